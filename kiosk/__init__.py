@@ -1,0 +1,3 @@
+"""A terminal ordering kiosk for restaurants, on the Storefront API."""
+
+__version__ = "0.1.0"
