@@ -1,0 +1,44 @@
+"""What a running kiosk is given: settings, a Storefront client per location, and where to keep state.
+
+Built by `kiosk.runtime` (the composition root) for the CLI and by test fixtures; read by the TUI and by
+`kiosk doctor`. Pure data: no Textual, no HTTP here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kiosk.config import Settings
+
+if TYPE_CHECKING:
+    from kiosk.api import StorefrontClient
+
+
+@dataclass
+class KioskServices:
+    settings: Settings
+    # Keys are location-specific (contract: Auth), so each location the kiosk may serve has its own client.
+    clients: Mapping[str, StorefrontClient]
+    # The locations offered on the location screen, in order; one entry means the screen is skipped.
+    location_ids: list[str]
+    merchant_slug: str | None = None
+    # True when the backend is the embedded demo: shows the demo mark and the approve/decline keys.
+    demo: bool = False
+    # Where the open cart's id is kept for crash resume (None: not kept).
+    state_dir: Path | None = None
+    # Called once when the app exits (closes clients, stops an in-process backend).
+    closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+
+    def client_for(self, location_id: str) -> StorefrontClient:
+        try:
+            return self.clients[location_id]
+        except KeyError:
+            raise LookupError(f"this kiosk has no API key for location {location_id!r}") from None
+
+    async def aclose(self) -> None:
+        for close in reversed(self.closers):
+            await close()
+        self.closers.clear()
