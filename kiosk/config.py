@@ -1,15 +1,39 @@
 """Settings: one frozen object, built from defaults < TOML file < KIOSK_* env < command-line flags.
 
-This module never imports Textual. The loader (TOML, env, flags, profiles, the secrets file) is filled in by
-issue 5; the fields below are the names every other part of the kiosk reads.
+This module never imports Textual. The file is `paths.config_dir()/config.toml`:
+
+    profile = "production"          # which [profiles.*] section applies
+    location = "downtown"
+    kiosk_mode = true
+
+    [profiles.production]
+    base_url = "https://api.example.com/api/v1"
+
+A profile section may set any field the top level may; it wins over the top level. The API key never
+comes from config.toml: it comes from KIOSK_API_KEY or from a secrets file
+(`config_dir()/secrets.toml`, or the file KIOSK_SECRETS_FILE names) only its owner may read (0600):
+
+    api_key = "..."                 # or per profile: [profiles.staging] api_key = "..."
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
+import ipaddress
+import os
+import secrets
+import stat
+import tomllib
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+
+from kiosk import paths
 
 PaymentMode = Literal["scan", "counter"]
 
@@ -36,3 +60,353 @@ class Settings(BaseModel):
     menu_ttl: float = 300.0
     demo_db: Path | None = None
     log_level: str = "INFO"
+
+
+class ConfigError(Exception):
+    """A configuration problem, worded so that the person at the terminal can fix it."""
+
+
+CONFIG_FILE_NAME = "config.toml"
+SECRETS_FILE_NAME = "secrets.toml"
+ENV_PREFIX = "KIOSK_"
+
+# The built-in profiles. Production and staging have no URL until the merchant sets one in
+# config.toml (or --base-url / KIOSK_BASE_URL); the demo profile has none on purpose: it means the
+# embedded backend.
+BUILTIN_PROFILES: dict[str, dict[str, Any]] = {
+    "production": {"base_url": None},
+    "staging": {"base_url": None},
+    "demo": {"base_url": None},
+}
+
+_FIELDS = tuple(Settings.model_fields)
+_LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+def config_file_path() -> Path:
+    return paths.config_dir() / CONFIG_FILE_NAME
+
+
+def secrets_file_path(env: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if env is None else env
+    named = env.get("KIOSK_SECRETS_FILE")
+    return Path(named) if named else paths.config_dir() / SECRETS_FILE_NAME
+
+
+# --- loading -------------------------------------------------------------------------------------
+
+
+class LoadedSettings:
+    """Settings plus where each value came from (for `kiosk config show`)."""
+
+    def __init__(self, settings: Settings, sources: dict[str, str]) -> None:
+        self.settings = settings
+        self.sources = sources
+
+
+def load_settings(
+    *,
+    flags: Mapping[str, object] | None = None,
+    env: Mapping[str, str] | None = None,
+    config_file: Path | None = None,
+) -> Settings:
+    """Build Settings: defaults < config.toml (top level < profile section) < KIOSK_* env < flags.
+
+    `flags` holds the options the user actually gave (None values are ignored). Raises ConfigError.
+    """
+    return load_settings_with_sources(flags=flags, env=env, config_file=config_file).settings
+
+
+def load_settings_with_sources(
+    *,
+    flags: Mapping[str, object] | None = None,
+    env: Mapping[str, str] | None = None,
+    config_file: Path | None = None,
+) -> LoadedSettings:
+    env = os.environ if env is None else env
+    flags = {k: v for k, v in (flags or {}).items() if v is not None}
+    path = config_file if config_file is not None else config_file_path()
+    data = _read_config_file(path)
+
+    file_profiles = data.pop("profiles", {})
+    if not isinstance(file_profiles, dict) or not all(
+        isinstance(v, dict) for v in file_profiles.values()
+    ):
+        raise ConfigError(f"{path}: 'profiles' must be tables such as [profiles.production]")
+    _check_keys(data, f"{path}")
+    for name, section in file_profiles.items():
+        if "profile" in section:
+            raise ConfigError(f"{path}: [profiles.{name}] cannot set 'profile'")
+        _check_keys(section, f"{path} [profiles.{name}]")
+
+    env_values = _env_values(env)
+
+    # Which profile applies: flag > env > file > default.
+    profile: str = "demo"
+    profile_source = "default"
+    choices: list[tuple[str, Mapping[str, object]]] = [
+        ("config.toml", data),
+        ("KIOSK_PROFILE", env_values),
+        ("--profile", flags),
+    ]
+    for source_name, values in choices:
+        if "profile" in values:
+            profile = str(values["profile"])
+            profile_source = source_name
+    known = {**{k: {} for k in BUILTIN_PROFILES}, **file_profiles}
+    if profile not in known:
+        names = ", ".join(sorted(known))
+        raise ConfigError(
+            f"unknown profile {profile!r} (from {profile_source}); known profiles: {names}. "
+            f"Add a [profiles.{profile}] section to {path} to define it."
+        )
+
+    merged: dict[str, Any] = {}
+    sources: dict[str, str] = {name: "default" for name in _FIELDS}
+    layers: list[tuple[str, Mapping[str, Any]]] = [
+        (f"built-in profile {profile}", BUILTIN_PROFILES.get(profile, {})),
+        (str(path), data),
+        (f"{path} [profiles.{profile}]", file_profiles.get(profile, {})),
+        ("env", env_values),
+        ("flag", flags),
+    ]
+    for source_name, values in layers:
+        for key, value in values.items():
+            if key not in _FIELDS:
+                raise ConfigError(f"unknown setting {key!r} (from {source_name})")
+            if value is None and source_name.startswith("built-in"):
+                continue
+            merged[key] = value
+            sources[key] = _source_label(source_name, key)
+    merged["profile"] = profile
+    sources["profile"] = profile_source
+
+    if "api_key" not in merged:
+        secret, secret_source = _read_secrets_file(secrets_file_path(env), profile)
+        if secret is not None:
+            merged["api_key"] = secret
+            sources["api_key"] = secret_source
+
+    settings = _validate(merged, sources)
+    if settings.base_url is not None:
+        check_base_url(settings.base_url)
+    return LoadedSettings(settings, sources)
+
+
+def _source_label(layer: str, key: str) -> str:
+    if layer == "env":
+        return ENV_PREFIX + key.upper()
+    if layer == "flag":
+        return "command line"
+    return layer
+
+
+def _read_config_file(path: Path) -> dict[str, Any]:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path} is not valid TOML: {exc}") from None
+    return data
+
+
+def _check_keys(values: Mapping[str, Any], where: str) -> None:
+    if "api_key" in values:
+        raise ConfigError(
+            f"{where} contains api_key: the API key must not be kept in config.toml. Remove it, "
+            f"then put it in KIOSK_API_KEY or in {secrets_file_path()} (chmod 600)."
+        )
+    for key in values:
+        if key not in _FIELDS:
+            raise ConfigError(f"{where}: unknown setting {key!r}")
+
+
+def _env_values(env: Mapping[str, str]) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for name in _FIELDS:
+        value = env.get(ENV_PREFIX + name.upper())
+        # An empty variable counts as unset, as shells make that easy to do by accident.
+        if value is not None and value != "":
+            found[name] = value
+    return found
+
+
+def _read_secrets_file(path: Path, profile: str) -> tuple[str | None, str]:
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return None, ""
+    except OSError as exc:
+        raise ConfigError(f"cannot read the secrets file {path}: {exc.strerror}") from None
+    if os.name == "posix" and info.st_mode & (stat.S_IRWXG | stat.S_IRWXO):
+        mode = stat.S_IMODE(info.st_mode)
+        raise ConfigError(
+            f"the secrets file {path} can be read by other users (mode {mode:04o}); "
+            f"it must be 0600: run  chmod 600 {path}"
+        )
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        # Never echo the parser's message: it may quote the line holding the key.
+        raise ConfigError(f"the secrets file {path} is not valid TOML") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read the secrets file {path}: {exc.strerror}") from None
+    profiles = data.get("profiles")
+    section = profiles.get(profile, {}) if isinstance(profiles, dict) else {}
+    key = section.get("api_key") if isinstance(section, dict) else None
+    if key is None:
+        key = data.get("api_key")
+    if key is None:
+        return None, ""
+    if not isinstance(key, str) or not key.strip():
+        raise ConfigError(f"the secrets file {path}: api_key must be a non-empty string")
+    return key.strip(), str(path)
+
+
+def _validate(merged: dict[str, Any], sources: Mapping[str, str]) -> Settings:
+    level = merged.get("log_level")
+    if isinstance(level, str):
+        merged["log_level"] = level.upper()
+        if merged["log_level"] not in _LOG_LEVELS:
+            raise ConfigError(
+                f"log_level {level!r} (from {sources.get('log_level')}) must be one of "
+                + ", ".join(_LOG_LEVELS)
+            )
+    try:
+        return Settings.model_validate(merged)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = str(first["loc"][0]) if first["loc"] else "?"
+        # Never quote the input of api_key.
+        shown = "" if field == "api_key" else f" (got {first.get('input')!r})"
+        raise ConfigError(
+            f"setting {field} from {sources.get(field, '?')}: {first['msg']}{shown}"
+        ) from None
+
+
+# --- rules on values ------------------------------------------------------------------------------
+
+
+def is_loopback_host(host: str) -> bool:
+    host = host.strip("[]").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_base_url(url: str) -> str:
+    """Refuse what would send the key in clear text: https is required except to this machine."""
+    parts = urlsplit(url)
+    host = parts.hostname
+    if parts.scheme not in ("http", "https") or not host:
+        raise ConfigError(
+            f"base URL {url!r} is not an http(s) URL; expected e.g. https://api.example.com/api/v1"
+        )
+    if parts.username or parts.password:
+        raise ConfigError("the base URL must not contain a user name or password")
+    if parts.scheme == "http" and not is_loopback_host(host):
+        raise ConfigError(
+            f"base URL {url!r} uses plain http to {host}, which would send the API key "
+            "unencrypted; use https (plain http is allowed only for 127.0.0.1, ::1 and localhost)"
+        )
+    return url
+
+
+def redacted_key(key: SecretStr | str | None, source: str | None = None) -> str:
+    """How the key may be shown: its kind of prefix and nothing more."""
+    if key is None:
+        return "not set"
+    value = key.get_secret_value() if isinstance(key, SecretStr) else key
+    prefix = value.split("_", 1)[0] + "_" if "_" in value[:8] else ""
+    shown = f"{prefix}…(redacted)"
+    return f"{shown}, set (from {source})" if source else shown
+
+
+# --- the staff PIN --------------------------------------------------------------------------------
+
+_SCRYPT_N, _SCRYPT_R, _SCRYPT_P = 2**14, 8, 1
+PIN_MIN, PIN_MAX = 4, 12
+
+
+def check_pin_format(pin: str) -> None:
+    if not pin.isdigit() or not PIN_MIN <= len(pin) <= PIN_MAX:
+        raise ConfigError(f"the staff PIN must be {PIN_MIN} to {PIN_MAX} digits")
+
+
+def hash_pin(pin: str, *, salt: bytes | None = None) -> str:
+    """A salted scrypt hash, self-describing: scrypt$n$r$p$salt$hash (base64)."""
+    check_pin_format(pin)
+    salt = salt if salt is not None else secrets.token_bytes(16)
+    digest = hashlib.scrypt(
+        pin.encode(), salt=salt, n=_SCRYPT_N, r=_SCRYPT_R, p=_SCRYPT_P, dklen=32
+    )
+    b64 = base64.b64encode
+    return f"scrypt${_SCRYPT_N}${_SCRYPT_R}${_SCRYPT_P}${b64(salt).decode()}${b64(digest).decode()}"
+
+
+def verify_pin(pin: str, stored: str | None) -> bool:
+    """True when `pin` matches the stored hash. A missing or malformed hash matches nothing."""
+    if not stored:
+        return False
+    try:
+        scheme, n, r, p, salt_b64, digest_b64 = stored.split("$")
+        if scheme != "scrypt":
+            return False
+        salt = base64.b64decode(salt_b64, validate=True)
+        expected = base64.b64decode(digest_b64, validate=True)
+        got = hashlib.scrypt(
+            pin.encode(), salt=salt, n=int(n), r=int(r), p=int(p), dklen=len(expected)
+        )
+    except (ValueError, TypeError):
+        return False
+    return hmac.compare_digest(got, expected)
+
+
+def write_pin_hash(pin_hash: str, config_file: Path | None = None) -> Path:
+    """Set `staff_pin_hash` at the top level of config.toml, keeping the rest of the file as is."""
+    path = config_file if config_file is not None else config_file_path()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        text = ""
+    new_line = f'staff_pin_hash = "{pin_hash}"'
+    lines = text.splitlines()
+    first_table = next(
+        (i for i, line in enumerate(lines) if line.lstrip().startswith("[")), len(lines)
+    )
+    for i in range(first_table):
+        if lines[i].split("=", 1)[0].strip() == "staff_pin_hash":
+            lines[i] = new_line
+            break
+    else:
+        lines.insert(first_table, new_line)
+        if first_table < len(lines) - 1:
+            lines.insert(first_table + 1, "")
+    new_text = "\n".join(lines) + "\n"
+    try:
+        parsed = tomllib.loads(new_text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path} is not valid TOML, fix it first: {exc}") from None
+    if parsed.get("staff_pin_hash") != pin_hash:
+        raise ConfigError(f"could not set staff_pin_hash in {path}; edit the file by hand")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        # The hash of a short PIN can be brute-forced offline: keep a new file private.
+        mode = 0o600
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(new_text)
+    os.chmod(tmp, mode)
+    os.replace(tmp, path)
+    return path
