@@ -1,0 +1,837 @@
+"""StorefrontClient: one async method per contract row, over one long-lived httpx.AsyncClient.
+
+Resilience (the rules the rest of the kiosk relies on):
+- Reads (GET, and the two idempotent DELETEs and the validate POST: see endpoints.py) retry
+  connection errors, timeouts, 429 and 5xx with capped exponential backoff and jitter.
+- Any other write is retried only when it certainly never reached the server: a connect error, a
+  connect or pool timeout, or a 429 (the server refused it before doing anything). After a read
+  timeout, a dropped connection once the request was sent, or a 5xx, the outcome is unknown: the
+  client raises AmbiguousWriteError and the caller re-reads the cart: an item is never added twice.
+- Waits honour the body's `retryAfter`, the `Retry-After` header (seconds or an HTTP date) and
+  `X-RateLimit-Reset`; a wait longer than `max_wait` (or past the call's deadline) is raised as
+  RateLimitedError(retry_after=...) instead of slept.
+- Each attempt has its own timeout; each call has an overall deadline. Clock, sleep and jitter are
+  injectable so tests compute exact waits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+import random
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable, Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
+
+import httpx
+from pydantic import BaseModel, SecretStr, ValidationError
+
+from .endpoints import ENDPOINTS, Endpoint
+from .errors import (
+    AmbiguousWriteError,
+    APIConnectionError,
+    APITimeoutError,
+    ResponseFormatError,
+    StorefrontError,
+    error_from_response,
+)
+from .models import (
+    Cart,
+    CartValidation,
+    DeliveryAddress,
+    FulfillmentMethod,
+    Location,
+    MenuProduct,
+    MenusResponse,
+    Merchant,
+    OrderingSession,
+    PaymentIntent,
+    ProductDetail,
+    Selection,
+    TimeIntervals,
+    TipSettings,
+)
+from .money import to_decimal_string
+
+__all__ = ["ClientStats", "RateBudget", "RetryPolicy", "StorefrontClient", "key_identity"]
+
+log = logging.getLogger("kiosk.api")
+
+M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
+
+# Unix timestamps are above this; a smaller X-RateLimit-Reset is read as "seconds from now"
+# (assumption A: the spec says Unix seconds, some gateways send a delta).
+_EPOCH_THRESHOLD = 1_000_000_000
+
+
+def key_identity(api_key: str) -> str:
+    """A short, non-reversible identity of an API key (sha256's first 8 hex) for keys and repr."""
+    return hashlib.sha256(api_key.encode("utf-8")).hexdigest()[:8]
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Capped exponential backoff with jitter.
+
+    Retry number n (1 = the first retry) waits
+        min(max_delay, base_delay * multiplier ** (n - 1)) * (1 - jitter * random())
+    `random` is injectable (tests pass a constant); `max_attempts` counts the first try.
+    """
+
+    max_attempts: int = 4
+    base_delay: float = 0.5
+    max_delay: float = 8.0
+    multiplier: float = 2.0
+    jitter: float = 0.25
+    random: Callable[[], float] = field(default=random.random, compare=False, repr=False)
+
+    def backoff(self, retry_number: int) -> float:
+        delay = min(self.max_delay, self.base_delay * self.multiplier ** max(0, retry_number - 1))
+        return max(0.0, delay * (1.0 - self.jitter * self.random()))
+
+
+class RateBudget:
+    """What is left of the rate limit window, from the last response's X-RateLimit-* headers.
+
+    Callers slow polling and defer optional reads when `is_low`. Before any response `remaining` is
+    None (unknown); after the window's reset time has passed it reads as the full `limit` again.
+    """
+
+    LOW_FRACTION = 0.2
+
+    def __init__(self, limit: int, clock: Callable[[], float]) -> None:
+        self.limit = limit
+        self._clock = clock
+        self._remaining: int | None = None
+        self.reset_at: float | None = None
+        self.updated_at: float | None = None
+
+    @property
+    def remaining(self) -> int | None:
+        if self._remaining is None:
+            return None
+        if self.reset_at is not None and self._clock() >= self.reset_at:
+            return self.limit
+        return self._remaining
+
+    @property
+    def is_low(self) -> bool:
+        left = self.remaining
+        return left is not None and left < self.limit * self.LOW_FRACTION
+
+    def seconds_until_reset(self) -> float | None:
+        if self.reset_at is None:
+            return None
+        return max(0.0, self.reset_at - self._clock())
+
+    def update(self, headers: httpx.Headers) -> None:
+        now = self._clock()
+        limit = _header_int(headers, "x-ratelimit-limit")
+        if limit is not None and limit > 0:
+            self.limit = limit
+        remaining = _header_int(headers, "x-ratelimit-remaining")
+        if remaining is not None:
+            self._remaining = max(0, remaining)
+            self.updated_at = now
+        reset = _header_float(headers, "x-ratelimit-reset")
+        if reset is not None:
+            self.reset_at = reset if reset >= _EPOCH_THRESHOLD else now + reset
+
+    def __repr__(self) -> str:
+        return (
+            f"RateBudget(remaining={self.remaining}, limit={self.limit}, reset_at={self.reset_at})"
+        )
+
+
+@dataclass
+class ClientStats:
+    """Counters for benchmarks and the staff screen. `requests` counts HTTP attempts sent."""
+
+    requests: int = 0
+    by_method: Counter[str] = field(default_factory=Counter)
+    by_endpoint: Counter[str] = field(default_factory=Counter)
+    retries: int = 0
+    cache_hits: int = 0
+    cache_misses: int = 0
+    shared_flights: int = 0
+
+    def reset(self) -> None:
+        self.requests = self.retries = self.cache_hits = self.cache_misses = 0
+        self.shared_flights = 0
+        self.by_method.clear()
+        self.by_endpoint.clear()
+
+
+@dataclass
+class _Entry:
+    value: Any
+    expires_at: float
+
+
+def _header_float(headers: httpx.Headers, name: str) -> float | None:
+    raw = headers.get(name)
+    if raw is None:
+        return None
+    try:
+        value = float(raw.strip())
+    except ValueError:
+        return None
+    return value if value == value and abs(value) != float("inf") else None
+
+
+def _header_int(headers: httpx.Headers, name: str) -> int | None:
+    value = _header_float(headers, name)
+    return None if value is None else int(value)
+
+
+# httpx errors raised before any byte of the request left: safe to retry any request.
+_NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+
+
+class StorefrontClient:
+    """The Storefront API, one async method per contract row. Use as an async context manager."""
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        retry: RetryPolicy | None = None,
+        timeout: float = 10.0,
+        deadline: float = 30.0,
+        menu_ttl: float = 300.0,
+        location_ttl: float = 3600.0,
+        slots_ttl: float = 60.0,
+        max_wait: float = 30.0,
+        rate_limit: int = 200,
+        user_agent: str = "kiosk",
+    ) -> None:
+        base = base_url.strip().rstrip("/")
+        parts = urlsplit(base)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ValueError("base_url must be an http(s) URL ending with /api/v1")
+        if not parts.path.endswith("/api/v1"):
+            raise ValueError("base_url must end with /api/v1 (the contract's version prefix)")
+        if not api_key:
+            raise ValueError("api_key must not be empty")
+        self.base_url = base
+        self._origin = f"{parts.scheme}://{parts.netloc}"
+        self._api_key = SecretStr(api_key)
+        self.key_id = key_identity(api_key)
+        self._clock = clock
+        self._sleep = sleep
+        self.retry = retry or RetryPolicy()
+        self.timeout = timeout
+        self.deadline = deadline
+        # Spec: menus may be cached 5 to 10 minutes.
+        self.menu_ttl = min(600.0, max(300.0, menu_ttl))
+        self.location_ttl = location_ttl
+        # Order-time slots move with the clock (a slot in the past disappears): a short TTL (A).
+        self.slots_ttl = slots_ttl
+        self.max_wait = max_wait
+        self.rate_budget = RateBudget(rate_limit, clock)
+        self.stats = ClientStats()
+        self.last_error: StorefrontError | None = None
+        self.last_success_at: float | None = None
+        self._cache: dict[tuple[Hashable, ...], _Entry] = {}
+        self._inflight: dict[tuple[Hashable, ...], asyncio.Future[Any]] = {}
+        self._generation = 0
+        self._http = httpx.AsyncClient(
+            base_url=base + "/",
+            transport=transport,
+            timeout=timeout,
+            headers={"Accept": "application/json", "User-Agent": user_agent},
+            follow_redirects=False,
+        )
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def __aenter__(self) -> StorefrontClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        for task in list(self._inflight.values()):
+            task.cancel()
+        self._inflight.clear()
+        await self._http.aclose()
+
+    @property
+    def is_closed(self) -> bool:
+        return self._http.is_closed
+
+    def __repr__(self) -> str:
+        return f"StorefrontClient(base_url={self.base_url!r}, key_id={self.key_id!r})"
+
+    # ------------------------------------------------------------------ cache
+
+    def clear_cache(self) -> None:
+        """Forget every cached read (in-flight reads finish but are not stored)."""
+        self._generation += 1
+        self._cache.clear()
+        self._inflight.clear()
+
+    def invalidate(self, location_id: str | None = None, kind: str | None = None) -> int:
+        """Forget cached reads of one location and/or one kind ("menus", "products", "product",
+        "location", "gratuity", "time_intervals", "merchant"). Returns how many entries went."""
+        self._generation += 1
+
+        def match(key: tuple[Hashable, ...]) -> bool:
+            return (location_id is None or key[2] == location_id) and (
+                kind is None or key[1] == kind
+            )
+
+        gone = [k for k in self._cache if match(k)]
+        for key in gone:
+            del self._cache[key]
+        for key in [k for k in self._inflight if match(k)]:
+            del self._inflight[key]
+        return len(gone)
+
+    async def _cached(
+        self,
+        kind: str,
+        scope: str,
+        extra: tuple[Hashable, ...],
+        ttl: float,
+        fetch: Callable[[], Awaitable[T]],
+    ) -> T:
+        key: tuple[Hashable, ...] = (self.key_id, kind, scope, *extra)
+        entry = self._cache.get(key)
+        if entry is not None:
+            if entry.expires_at > self._clock():
+                self.stats.cache_hits += 1
+                return entry.value
+            del self._cache[key]
+        flight = self._inflight.get(key)
+        if flight is None:
+            self.stats.cache_misses += 1
+            flight = asyncio.ensure_future(self._fill(key, ttl, fetch, self._generation))
+            self._inflight[key] = flight
+            flight.add_done_callback(lambda done: self._landed(key, done))
+        else:
+            self.stats.shared_flights += 1
+        # Shielded: one waiter giving up (a screen closed) does not cancel the read for the others.
+        return await asyncio.shield(flight)
+
+    async def _fill(
+        self,
+        key: tuple[Hashable, ...],
+        ttl: float,
+        fetch: Callable[[], Awaitable[T]],
+        generation: int,
+    ) -> T:
+        value = await fetch()
+        if generation == self._generation:  # not invalidated while the read was in flight
+            now = self._clock()
+            if len(self._cache) >= 256:
+                for stale in [k for k, e in self._cache.items() if e.expires_at <= now]:
+                    del self._cache[stale]
+            self._cache[key] = _Entry(value, now + ttl)
+        return value
+
+    def _landed(self, key: tuple[Hashable, ...], done: asyncio.Future[Any]) -> None:
+        if self._inflight.get(key) is done:
+            del self._inflight[key]
+        if not done.cancelled():
+            done.exception()  # mark retrieved: every waiter may have gone away
+
+    # ------------------------------------------------------------------ transport
+
+    async def _call(
+        self,
+        endpoint: Endpoint,
+        path_params: Mapping[str, str],
+        *,
+        body: Any = None,
+        query: Mapping[str, str] | None = None,
+        secrets: Iterable[str] = (),
+    ) -> Any:
+        """Send one contract row with retries; return the parsed JSON body (None when empty)."""
+        try:
+            result = await self._attempts(endpoint, path_params, body, query, tuple(secrets))
+        except StorefrontError as exc:
+            self.last_error = exc
+            raise
+        self.last_success_at = self._clock()
+        return result
+
+    async def _attempts(
+        self,
+        endpoint: Endpoint,
+        path_params: Mapping[str, str],
+        body: Any,
+        query: Mapping[str, str] | None,
+        extra_secrets: tuple[str, ...],
+    ) -> Any:
+        path = endpoint.path(**path_params)
+        url = self._origin + path if endpoint.outside_base else path.lstrip("/")
+        secrets = (self._api_key.get_secret_value(), *extra_secrets)
+        content = None if body is None else json.dumps(body, separators=(",", ":")).encode()
+        headers = {"X-API-Key": self._api_key.get_secret_value()}
+        if content is not None:
+            headers["Content-Type"] = "application/json"
+        shown = path + (("?" + "&".join(f"{k}={v}" for k, v in query.items())) if query else "")
+        retry_safe = endpoint.idempotent
+        ends_at = self._clock() + self.deadline
+        policy = self.retry
+        attempt = 0
+        while True:
+            attempt += 1
+            left = ends_at - self._clock()
+            if left <= 0:
+                raise APITimeoutError(
+                    "The ordering service is taking too long. Please try again.",
+                    endpoint=endpoint.name,
+                )
+            per_attempt = min(self.timeout, left)
+            request = self._http.build_request(
+                endpoint.method,
+                url,
+                content=content,
+                params=query,
+                headers=headers,
+                timeout=httpx.Timeout(per_attempt),
+            )
+            self.stats.requests += 1
+            self.stats.by_method[endpoint.method] += 1
+            self.stats.by_endpoint[endpoint.name] += 1
+            started = time.perf_counter()
+            failure: StorefrontError
+            try:
+                # httpx times each phase; this caps the whole attempt (a trickling body).
+                async with asyncio.timeout(per_attempt + 1.0):
+                    response = await self._http.send(request)
+            except (httpx.TransportError, TimeoutError) as exc:
+                elapsed = (time.perf_counter() - started) * 1000
+                log.warning(
+                    "%s %s -> %s after %.0f ms", endpoint.method, shown, type(exc).__name__, elapsed
+                )
+                not_sent = isinstance(exc, _NOT_SENT)
+                failure = (
+                    APITimeoutError(endpoint=endpoint.name)
+                    if isinstance(exc, httpx.TimeoutException | TimeoutError)
+                    else APIConnectionError(endpoint=endpoint.name)
+                )
+                failure.details["cause"] = type(exc).__name__
+                if not not_sent and not retry_safe:
+                    raise AmbiguousWriteError(cause=failure, endpoint=endpoint.name) from exc
+                if isinstance(exc, httpx.UnsupportedProtocol | httpx.ProxyError):
+                    raise failure from exc  # configuration, not weather: retrying will not help
+                wait = policy.backoff(attempt)
+                if attempt >= policy.max_attempts or self._clock() + wait > ends_at:
+                    raise failure from exc
+                await self._pause(wait, attempt, endpoint, shown)
+                continue
+
+            elapsed = (time.perf_counter() - started) * 1000
+            status = response.status_code
+            self.rate_budget.update(response.headers)
+            level = (
+                logging.DEBUG if status < 400 else logging.INFO if status < 500 else logging.WARNING
+            )
+            log.log(level, "%s %s -> %d in %.0f ms", endpoint.method, shown, status, elapsed)
+
+            if 200 <= status < 300:
+                return self._decode(response, endpoint, secrets)
+
+            failure = error_from_response(
+                status, response.content, secrets=secrets, endpoint=endpoint.name
+            )
+            if status == 429:
+                told = self._told_wait(response, failure)
+                wait = told if told is not None else policy.backoff(attempt)
+                failure.retry_after = wait
+                if wait > self.max_wait:
+                    raise failure
+                if attempt >= policy.max_attempts or self._clock() + wait > ends_at:
+                    raise failure
+                await self._pause(wait, attempt, endpoint, shown)
+                continue
+            if status >= 500:
+                if not retry_safe:
+                    raise AmbiguousWriteError(
+                        cause=failure, status=status, code=failure.code, endpoint=endpoint.name
+                    ) from failure
+                told = self._told_wait(response, None)
+                wait = told if told is not None else policy.backoff(attempt)
+                if told is not None:
+                    failure.retry_after = told
+                if wait > self.max_wait or attempt >= policy.max_attempts:
+                    raise failure
+                if self._clock() + wait > ends_at:
+                    raise failure
+                await self._pause(wait, attempt, endpoint, shown)
+                continue
+            raise failure
+
+    async def _pause(self, wait: float, attempt: int, endpoint: Endpoint, shown: str) -> None:
+        self.stats.retries += 1
+        log.info(
+            "%s %s: retry %d/%d in %.2f s",
+            endpoint.method,
+            shown,
+            attempt,
+            self.retry.max_attempts - 1,
+            wait,
+        )
+        await self._sleep(wait)
+
+    def _told_wait(self, response: httpx.Response, failure: StorefrontError | None) -> float | None:
+        """Seconds the server asked us to wait: body retryAfter, Retry-After, X-RateLimit-Reset."""
+        if failure is not None and failure.retry_after is not None:
+            return failure.retry_after
+        raw = response.headers.get("retry-after")
+        if raw is not None:
+            raw = raw.strip()
+            try:
+                return max(0.0, float(raw))
+            except ValueError:
+                pass
+            with contextlib.suppress(TypeError, ValueError, IndexError, OverflowError):
+                return max(0.0, parsedate_to_datetime(raw).timestamp() - self._clock())
+        reset = _header_float(response.headers, "x-ratelimit-reset")
+        if reset is not None:
+            return max(0.0, reset - self._clock()) if reset >= _EPOCH_THRESHOLD else max(0.0, reset)
+        return None
+
+    def _decode(self, response: httpx.Response, endpoint: Endpoint, secrets: Sequence[str]) -> Any:
+        content = response.content
+        if not content.strip():
+            return None
+        try:
+            data = json.loads(content)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise ResponseFormatError(status=response.status_code, endpoint=endpoint.name) from exc
+        # A 2xx that says {success: false} is an error in disguise (tolerated, assumption A).
+        if isinstance(data, dict) and data.get("success") is False:
+            raise error_from_response(
+                response.status_code, content, secrets=secrets, endpoint=endpoint.name
+            )
+        return data
+
+    def _parse(self, model: type[M], data: Any, endpoint: str) -> M:
+        try:
+            return model.model_validate(data)
+        except ValidationError as exc:
+            # Locations and types only: the input may hold a client secret.
+            where = [".".join(str(p) for p in e["loc"]) + f": {e['type']}" for e in exc.errors()]
+            raise ResponseFormatError(
+                endpoint=endpoint, details={"errors": "; ".join(where[:5])}
+            ) from None
+
+    def _parse_list(self, model: type[M], data: Any, endpoint: str, key: str) -> list[M]:
+        if isinstance(data, dict) and isinstance(data.get(key), list):
+            data = data[key]  # tolerated wrapper: {"products": [...]}
+        if not isinstance(data, list):
+            raise ResponseFormatError(endpoint=endpoint, details={"errors": "expected a list"})
+        return [self._parse(model, item, endpoint) for item in data]
+
+    async def _cart_result(self, data: Any, location_id: str, cart_id: str, endpoint: str) -> Cart:
+        """A write's cart: `{cartId, cart}` (contract) or a bare Cart; when the body carries no cart
+        (tolerated), the cart is read back once."""
+        if isinstance(data, dict):
+            inner = data.get("cart")
+            if isinstance(inner, dict):
+                return self._parse(Cart, inner, endpoint)
+            if "id" in data and ("items" in data or "status" in data):
+                return self._parse(Cart, data, endpoint)
+            new_id = data.get("cartId")
+            if isinstance(new_id, str) and new_id:
+                cart_id = new_id
+        return await self.get_cart(location_id, cart_id)
+
+    # ------------------------------------------------------------------ rows 1-7: reads
+
+    async def get_merchant(self, merchant_slug: str) -> Merchant:
+        ep = ENDPOINTS["merchant"]
+
+        async def fetch() -> Merchant:
+            data = await self._call(ep, {"merchant_slug": merchant_slug})
+            return self._parse(Merchant, data, ep.name)
+
+        return await self._cached("merchant", merchant_slug, (), self.location_ttl, fetch)
+
+    async def get_location(self, location_id: str) -> Location:
+        ep = ENDPOINTS["location"]
+
+        async def fetch() -> Location:
+            data = await self._call(ep, {"location_id": location_id})
+            return self._parse(Location, data, ep.name)
+
+        return await self._cached("location", location_id, (), self.location_ttl, fetch)
+
+    async def get_time_intervals(self, location_id: str) -> TimeIntervals:
+        ep = ENDPOINTS["time_intervals"]
+
+        async def fetch() -> TimeIntervals:
+            data = await self._call(ep, {"location_id": location_id})
+            return self._parse(TimeIntervals, data, ep.name)
+
+        return await self._cached("time_intervals", location_id, (), self.slots_ttl, fetch)
+
+    async def get_gratuity(self, location_id: str) -> TipSettings:
+        ep = ENDPOINTS["gratuity"]
+
+        async def fetch() -> TipSettings:
+            data = await self._call(ep, {"location_id": location_id})
+            return self._parse(TipSettings, data, ep.name)
+
+        # Tip settings are menu-like configuration: the menu TTL (A).
+        return await self._cached("gratuity", location_id, (), self.menu_ttl, fetch)
+
+    async def get_menus(
+        self, location_id: str, order_date: str | None = None, order_time: str | None = None
+    ) -> MenusResponse:
+        ep = ENDPOINTS["menus"]
+        query = {}
+        if order_date:
+            query["orderDate"] = order_date
+        if order_time:
+            query["orderTime"] = order_time
+
+        async def fetch() -> MenusResponse:
+            data = await self._call(ep, {"location_id": location_id}, query=query or None)
+            if isinstance(data, list):
+                data = {"menus": data}  # tolerated: a bare list of menus
+            return self._parse(MenusResponse, data, ep.name)
+
+        return await self._cached(
+            "menus", location_id, (order_date or "", order_time or ""), self.menu_ttl, fetch
+        )
+
+    async def list_products(self, location_id: str) -> list[MenuProduct]:
+        ep = ENDPOINTS["products"]
+
+        async def fetch() -> list[MenuProduct]:
+            data = await self._call(ep, {"location_id": location_id})
+            return self._parse_list(MenuProduct, data, ep.name, "products")
+
+        return list(await self._cached("products", location_id, (), self.menu_ttl, fetch))
+
+    async def get_product(self, location_id: str, product_id: str) -> ProductDetail:
+        ep = ENDPOINTS["product"]
+
+        async def fetch() -> ProductDetail:
+            data = await self._call(ep, {"location_id": location_id, "product_id": product_id})
+            return self._parse(ProductDetail, data, ep.name)
+
+        return await self._cached("product", location_id, (product_id,), self.menu_ttl, fetch)
+
+    # ------------------------------------------------------------------ rows 8-11: cart lifecycle
+
+    async def start_ordering_session(
+        self,
+        location_id: str,
+        fulfillment_method: FulfillmentMethod | str,
+        existing_cart_id: str | None = None,
+        marketplace_id: str | None = None,
+    ) -> OrderingSession:
+        """Row 8. The session's `error_message` (e.g. "closed") is returned, not raised."""
+        ep = ENDPOINTS["ordering_session"]
+        body: dict[str, Any] = {"fulfillmentMethod": str(fulfillment_method)}
+        if existing_cart_id:
+            body["existingCartId"] = existing_cart_id
+        if marketplace_id:
+            body["marketplaceId"] = marketplace_id
+        data = await self._call(ep, {"location_id": location_id}, body=body)
+        if isinstance(data, dict) and "cartId" not in data and isinstance(data.get("cart"), dict):
+            data = {**data, "cartId": data["cart"].get("id", "")}
+        return self._parse(OrderingSession, data, ep.name)
+
+    async def create_or_resume_cart(self, location_id: str, current_cart_id: str = "") -> str:
+        """Row 9: the cart id (`currentCartId` "" means start a new cart)."""
+        ep = ENDPOINTS["create_cart"]
+        body = {"marketplaceId": location_id, "currentCartId": current_cart_id}
+        data = await self._call(ep, {"location_id": location_id}, body=body)
+        if isinstance(data, dict):
+            for candidate in (data.get("cartId"), data.get("id")):
+                if isinstance(candidate, str) and candidate:
+                    return candidate
+            inner = data.get("cart")
+            if isinstance(inner, dict) and isinstance(inner.get("id"), str) and inner["id"]:
+                return str(inner["id"])
+        raise ResponseFormatError(endpoint=ep.name, details={"errors": "no cartId in the reply"})
+
+    async def get_cart(self, location_id: str, cart_id: str) -> Cart:
+        """Row 10. Never cached: the server's cart is the truth (and revalidates discounts)."""
+        ep = ENDPOINTS["cart"]
+        data = await self._call(ep, {"location_id": location_id, "cart_id": cart_id})
+        if isinstance(data, dict) and isinstance(data.get("cart"), dict) and "id" not in data:
+            data = data["cart"]  # tolerated wrapper
+        return self._parse(Cart, data, ep.name)
+
+    async def delete_cart(self, location_id: str, cart_id: str) -> None:
+        """Row 11. Idempotent: retried like a read."""
+        ep = ENDPOINTS["delete_cart"]
+        await self._call(ep, {"location_id": location_id, "cart_id": cart_id})
+
+    # ------------------------------------------------------------------ rows 12-19: cart writes
+
+    async def add_item(
+        self,
+        location_id: str,
+        cart_id: str,
+        product_id: str,
+        quantity: int,
+        modifiers: Sequence[Selection | Mapping[str, Any]] | None = None,
+        special_instructions: str | None = None,
+    ) -> Cart:
+        """Row 12. Never retried once it may have reached the server (AmbiguousWriteError)."""
+        if isinstance(quantity, bool) or not isinstance(quantity, int) or quantity < 1:
+            raise ValueError("quantity must be a positive integer")
+        ep = ENDPOINTS["add_item"]
+        body: dict[str, Any] = {"productId": product_id, "quantity": quantity}
+        if modifiers:
+            body["modifiers"] = [
+                m.to_request() if isinstance(m, Selection) else dict(m) for m in modifiers
+            ]
+        if special_instructions:
+            body["specialInstructions"] = special_instructions
+        data = await self._call(ep, {"location_id": location_id, "cart_id": cart_id}, body=body)
+        return await self._cart_result(data, location_id, cart_id, ep.name)
+
+    async def set_item_quantity(
+        self, location_id: str, cart_id: str, item_id: str, quantity: int
+    ) -> Cart:
+        """Row 13. Quantity 0 removes the line."""
+        if isinstance(quantity, bool) or not isinstance(quantity, int) or quantity < 0:
+            raise ValueError("quantity must be a non-negative integer")
+        ep = ENDPOINTS["item_quantity"]
+        data = await self._call(
+            ep,
+            {"location_id": location_id, "cart_id": cart_id, "item_id": item_id},
+            body={"quantity": quantity},
+        )
+        return await self._cart_result(data, location_id, cart_id, ep.name)
+
+    async def set_order_time(
+        self,
+        location_id: str,
+        cart_id: str,
+        pickup_type: str,
+        order_date: str,
+        order_time: str,
+    ) -> None:
+        """Row 14. `pickup_type` is "ASAP" or "LATER"."""
+        ep = ENDPOINTS["order_time"]
+        body = {"pickupType": pickup_type, "orderDate": order_date, "orderTime": order_time}
+        await self._call(ep, {"location_id": location_id, "cart_id": cart_id}, body=body)
+
+    async def update_customer(
+        self, location_id: str, cart_id: str, customer_name: str, email_address: str
+    ) -> None:
+        """Row 15 (the singular `cart` path). A 400 names the field (InvalidRequestError.field)."""
+        ep = ENDPOINTS["customer"]
+        body = {"customerName": customer_name, "emailAddress": email_address}
+        await self._call(ep, {"location_id": location_id, "cart_id": cart_id}, body=body)
+
+    async def set_tip(
+        self,
+        location_id: str,
+        cart_id: str,
+        *,
+        percentage: str | None = None,
+        amount_minor: int | None = None,
+    ) -> Cart:
+        """Row 16: a percentage ("18") or a fixed amount in minor units (sent as "5.00")."""
+        if (percentage is None) == (amount_minor is None):
+            raise ValueError("give exactly one of percentage or amount_minor")
+        body: dict[str, str]
+        if percentage is not None:
+            body = {"percentage": str(percentage)}
+        else:
+            assert amount_minor is not None
+            if amount_minor < 0:
+                raise ValueError("a tip amount must not be negative")
+            body = {"amount": to_decimal_string(amount_minor)}
+        ep = ENDPOINTS["tip"]
+        data = await self._call(ep, {"location_id": location_id, "cart_id": cart_id}, body=body)
+        return await self._cart_result(data, location_id, cart_id, ep.name)
+
+    async def set_delivery(self, location_id: str, cart_id: str, address: DeliveryAddress) -> Cart:
+        """Row 17."""
+        ep = ENDPOINTS["delivery"]
+        data = await self._call(
+            ep, {"location_id": location_id, "cart_id": cart_id}, body=address.to_request()
+        )
+        return await self._cart_result(data, location_id, cart_id, ep.name)
+
+    async def set_table(self, location_id: str, cart_id: str, table_number: str) -> Cart:
+        """Row 18."""
+        ep = ENDPOINTS["table"]
+        data = await self._call(
+            ep,
+            {"location_id": location_id, "cart_id": cart_id},
+            body={"tableNumber": str(table_number)},
+        )
+        return await self._cart_result(data, location_id, cart_id, ep.name)
+
+    async def set_room(
+        self, location_id: str, cart_id: str, last_name: str, room_number: str
+    ) -> Cart:
+        """Row 19."""
+        ep = ENDPOINTS["room"]
+        data = await self._call(
+            ep,
+            {"location_id": location_id, "cart_id": cart_id},
+            body={"lastName": last_name, "roomNumber": str(room_number)},
+        )
+        return await self._cart_result(data, location_id, cart_id, ep.name)
+
+    # ------------------------------------------------------------------ rows 20-24: checkout
+
+    async def apply_discount(self, location_id: str, cart_id: str, code: str) -> None:
+        """Row 20. A bad code raises InvalidRequestError (code INVALID_DISCOUNT_CODE)."""
+        ep = ENDPOINTS["apply_discount"]
+        await self._call(ep, {"location_id": location_id}, body={"code": code, "cartId": cart_id})
+
+    async def remove_discount(self, location_id: str, cart_id: str) -> Cart:
+        """Row 21. Idempotent: retried like a read."""
+        ep = ENDPOINTS["remove_discount"]
+        data = await self._call(ep, {"location_id": location_id, "cart_id": cart_id})
+        return await self._cart_result(data, location_id, cart_id, ep.name)
+
+    async def validate_cart(self, location_id: str, cart_id: str) -> CartValidation:
+        """Row 22. Only reads, so retried like a read."""
+        ep = ENDPOINTS["validate"]
+        data = await self._call(ep, {"location_id": location_id, "cart_id": cart_id})
+        return self._parse(CartValidation, data, ep.name)
+
+    async def cross_sell(self, location_id: str, cart_id: str) -> list[MenuProduct]:
+        """Row 23. Depends on the cart, so never cached."""
+        ep = ENDPOINTS["cross_sell"]
+        data = await self._call(ep, {"location_id": location_id, "cart_id": cart_id})
+        return self._parse_list(MenuProduct, data, ep.name, "products")
+
+    async def create_payment_intent(self, location_id: str, cart_id: str) -> PaymentIntent:
+        """Row 24. Locks the cart. Never retried once it may have reached the server."""
+        ep = ENDPOINTS["payment_intent"]
+        data = await self._call(ep, {"location_id": location_id, "cart_id": cart_id})
+        return self._parse(PaymentIntent, data, ep.name)
+
+    async def confirm_demo_payment(self, client_secret: SecretStr, card_number: str) -> None:
+        """The demo backend's processor (contract, payment section, A): POST on the base URL's
+        origin, outside /api/v1. A decline raises PaymentDeclinedError (402) or that status's
+        error."""
+        ep = ENDPOINTS["demo_confirm"]
+        secret = client_secret.get_secret_value()
+        await self._call(
+            ep,
+            {},
+            body={"clientSecret": secret, "cardNumber": card_number},
+            secrets=(secret, card_number, card_number.replace(" ", "")),
+        )

@@ -1,0 +1,110 @@
+"""Every path the kiosk sends: the one table (storefront-contract.md, "Endpoints").
+
+Nothing else in the program spells a path. A row tagged A (our assumption) in the contract is one
+line to change here when the real service differs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from string import Formatter
+from urllib.parse import quote
+
+__all__ = ["DEMO_CONFIRM", "ENDPOINTS", "Endpoint"]
+
+
+@dataclass(frozen=True, slots=True)
+class Endpoint:
+    """One contract row.
+
+    `is_write` marks a request that changes server state. `idempotent` marks a request whose
+    repetition is harmless, so the client may retry it after an ambiguous failure (a read timeout, a
+    dropped connection, a 5xx). GETs are idempotent; so are the two DELETEs (deleting twice leaves
+    the same state) and the validate POST (it only reads). Every other write is retried only when it
+    certainly never reached the server.
+    `outside_base` rows live on the base URL's origin, not below /api/v1 (the demo processor).
+    """
+
+    name: str
+    method: str
+    path_template: str
+    is_write: bool
+    idempotent: bool
+    contract_row: int | None
+    outside_base: bool = False
+
+    @property
+    def params(self) -> tuple[str, ...]:
+        return tuple(f for _, f, _, _ in Formatter().parse(self.path_template) if f)
+
+    def path(self, **params: str) -> str:
+        """The path with every parameter percent-encoded as one segment ("/" included)."""
+        missing = set(self.params) - params.keys()
+        extra = params.keys() - set(self.params)
+        if missing or extra:
+            raise TypeError(f"{self.name}: path parameters {sorted(self.params)} expected")
+        encoded: dict[str, str] = {}
+        for key, value in params.items():
+            if not isinstance(value, str) or not value.strip():
+                raise ValueError(f"{self.name}: {key} must be a non-empty string")
+            encoded[key] = quote(value, safe="")
+        return self.path_template.format(**encoded)
+
+
+def _row(
+    row: int | None,
+    name: str,
+    method: str,
+    template: str,
+    *,
+    idempotent: bool | None = None,
+    outside_base: bool = False,
+) -> Endpoint:
+    is_write = method != "GET"
+    return Endpoint(
+        name=name,
+        method=method,
+        path_template=template,
+        is_write=is_write,
+        idempotent=(not is_write) if idempotent is None else idempotent,
+        contract_row=row,
+        outside_base=outside_base,
+    )
+
+
+_LOC = "/locations/{location_id}"
+_CART = _LOC + "/carts/{cart_id}"
+
+_ROWS = (
+    _row(1, "merchant", "GET", "/merchant/{merchant_slug}"),
+    _row(2, "location", "GET", _LOC),
+    _row(3, "time_intervals", "GET", _LOC + "/time-intervals"),
+    _row(4, "gratuity", "GET", _LOC + "/gratuity"),
+    _row(5, "menus", "GET", _LOC + "/menus"),
+    _row(6, "products", "GET", _LOC + "/products"),
+    _row(7, "product", "GET", _LOC + "/products/{product_id}"),
+    _row(8, "ordering_session", "POST", _LOC + "/ordering-sessions"),
+    _row(9, "create_cart", "POST", _LOC + "/carts"),
+    _row(10, "cart", "GET", _CART),
+    _row(11, "delete_cart", "DELETE", _CART, idempotent=True),
+    _row(12, "add_item", "POST", _CART + "/cart-item"),
+    _row(13, "item_quantity", "PATCH", _CART + "/cart-item/{item_id}/quantity"),
+    _row(14, "order_time", "PUT", _CART + "/update-order-time"),
+    # Singular `cart` segment: the spec's own spelling (S), not a typo.
+    _row(15, "customer", "PUT", _LOC + "/cart/{cart_id}/validate-and-update"),
+    _row(16, "tip", "PUT", _CART + "/gratuity"),
+    _row(17, "delivery", "PUT", _CART + "/set-delivery"),
+    _row(18, "table", "PUT", _CART + "/set-table"),
+    _row(19, "room", "PUT", _CART + "/set-room"),
+    _row(20, "apply_discount", "POST", _LOC + "/discounts/apply-discount"),
+    _row(21, "remove_discount", "DELETE", _CART + "/discount", idempotent=True),
+    # Validation only reads the cart, so repeating it is harmless (assumption A, as is the row).
+    _row(22, "validate", "POST", _CART + "/validate", idempotent=True),
+    _row(23, "cross_sell", "GET", _CART + "/products"),
+    _row(24, "payment_intent", "POST", _CART + "/payment-intent"),
+    # The demo backend's processor (contract, payment section, A): on the origin, outside /api/v1.
+    _row(None, "demo_confirm", "POST", "/demo/processor/confirm", outside_base=True),
+)
+
+ENDPOINTS: dict[str, Endpoint] = {e.name: e for e in _ROWS}
+DEMO_CONFIRM = ENDPOINTS["demo_confirm"]

@@ -1,0 +1,316 @@
+"""One error hierarchy for everything the Storefront client can raise.
+
+Every error has a short, human `message` fit for a customer-facing screen; the server's own text
+(when there was one) is kept in `server_message` for staff. Neither ever contains the API key:
+server text is scrubbed of the secrets the client knows before it is stored.
+
+Error bodies come in three shapes (contract, "Errors"), all accepted:
+  A  {success: false, message, code}
+  B  {error, message, status?, details?: {field, code}, retryAfter?}
+     {error, message, statusCode}
+and anything else (plain text, HTML, empty) is survived, not parsed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+__all__ = [
+    "APIConnectionError",
+    "APITimeoutError",
+    "AmbiguousWriteError",
+    "AuthenticationError",
+    "ConflictError",
+    "InvalidRequestError",
+    "NotFoundError",
+    "PaymentDeclinedError",
+    "PermissionDeniedError",
+    "RateLimitedError",
+    "ResponseFormatError",
+    "ServerError",
+    "StorefrontError",
+    "UnprocessableError",
+    "error_from_response",
+    "parse_error_body",
+    "scrub",
+]
+
+_MAX_SERVER_TEXT = 160
+
+
+class StorefrontError(Exception):
+    """Base of every client error.
+
+    Attributes: `status` (HTTP status or None), `code` (the body's machine code, upper-cased:
+    `NOT_FOUND`, `VALIDATION_ERROR`, `CART_LOCKED`...), `message` (short, human, safe to show),
+    `server_message`, `field`, `modifier_group_id`, `retry_after` (seconds), `details` (the body's
+    details object), `endpoint` (the contract row's name, when known).
+    """
+
+    default_message = "Something went wrong. Please try again."
+    # Whether the server's own message is fit to show a customer for this kind of error.
+    show_server_message = False
+
+    def __init__(
+        self,
+        message: str | None = None,
+        *,
+        status: int | None = None,
+        code: str | None = None,
+        server_message: str | None = None,
+        field: str | None = None,
+        modifier_group_id: str | None = None,
+        retry_after: float | None = None,
+        details: Mapping[str, Any] | None = None,
+        endpoint: str | None = None,
+    ) -> None:
+        if message is None:
+            message = server_message if (self.show_server_message and server_message) else None
+        self.message: str = message or self.default_message
+        self.status = status
+        self.code = code.upper() if code else None
+        self.server_message = server_message
+        self.field = field
+        self.modifier_group_id = modifier_group_id
+        self.retry_after = retry_after
+        self.details: dict[str, Any] = dict(details or {})
+        self.endpoint = endpoint
+        super().__init__(self.message)
+
+    def has_code(self, *codes: str) -> bool:
+        return self.code is not None and self.code in {c.upper() for c in codes}
+
+    def __str__(self) -> str:
+        extra = [f"HTTP {self.status}"] if self.status is not None else []
+        if self.code:
+            extra.append(self.code)
+        if self.field:
+            extra.append(f"field={self.field}")
+        return f"{self.message} ({', '.join(extra)})" if extra else self.message
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}({self.message!r}, status={self.status!r}, code={self.code!r})"
+        )
+
+
+class AuthenticationError(StorefrontError):
+    """401: the API key is missing or invalid."""
+
+    default_message = "This kiosk is not signed in to the ordering service. Please ask staff."
+
+
+class PermissionDeniedError(StorefrontError):
+    """403: no subscription, or the key is not valid for this location (`LOCATION_MISMATCH`)."""
+
+    default_message = "This kiosk may not take orders here right now. Please ask staff."
+
+
+class NotFoundError(StorefrontError):
+    """404: the location, cart, product... does not exist."""
+
+    default_message = "We couldn't find that. It may no longer be available."
+    show_server_message = True
+
+
+class InvalidRequestError(StorefrontError):
+    """400: the request was refused; `field`, `code` and `modifier_group_id` say what to fix."""
+
+    default_message = "Something in your order needs another look."
+    show_server_message = True
+
+
+class PaymentDeclinedError(StorefrontError):
+    """402: the (demo) processor declined the card."""
+
+    default_message = "The payment was declined."
+    show_server_message = True
+
+
+class ConflictError(StorefrontError):
+    """409: the cart changed under us (e.g. it is locked for payment)."""
+
+    default_message = "Your order changed in the meantime. Please check it and try again."
+    show_server_message = True
+
+
+class UnprocessableError(StorefrontError):
+    """422: understood but not possible now (e.g. the location is closed)."""
+
+    default_message = "We can't take that order right now."
+    show_server_message = True
+
+
+class RateLimitedError(StorefrontError):
+    """429, or a wait the client would not sleep: `retry_after` says how many seconds to wait."""
+
+    default_message = "We're very busy right now. Please try again in a moment."
+
+
+class ServerError(StorefrontError):
+    """5xx from the server."""
+
+    default_message = "The ordering service is having trouble. Please try again."
+
+
+class APIConnectionError(StorefrontError):
+    """The server could not be reached (DNS, refused, reset)."""
+
+    default_message = "We can't reach the ordering service. Please try again."
+
+
+class APITimeoutError(APIConnectionError):
+    """No answer in time (per attempt or the call's overall deadline)."""
+
+    default_message = "The ordering service is taking too long. Please try again."
+
+
+class ResponseFormatError(StorefrontError):
+    """A success response whose body was not the JSON shape the contract describes."""
+
+    default_message = "The ordering service sent a reply we couldn't read. Please try again."
+
+
+class AmbiguousWriteError(StorefrontError):
+    """A write whose outcome is unknown: it may or may not have happened on the server.
+
+    Never retried by the client (an item would be added twice). Re-read the cart before retrying.
+    `cause` is the underlying error (a timeout, a dropped connection, a ServerError); it is also
+    chained as `__cause__`.
+    """
+
+    default_message = (
+        "We couldn't confirm that change. Please check your order before trying again."
+    )
+
+    def __init__(
+        self, message: str | None = None, *, cause: BaseException | None = None, **kw: Any
+    ):
+        super().__init__(message, **kw)
+        self.cause = cause
+
+
+# The class for each status; anything else 4xx is the base class, 5xx is ServerError.
+_BY_STATUS: dict[int, type[StorefrontError]] = {
+    400: InvalidRequestError,
+    401: AuthenticationError,
+    402: PaymentDeclinedError,
+    403: PermissionDeniedError,
+    404: NotFoundError,
+    409: ConflictError,
+    422: UnprocessableError,
+    429: RateLimitedError,
+}
+
+# Shape A codes, for a body that says {success:false} on a 2xx (tolerated, assumption A).
+_BY_CODE: dict[str, type[StorefrontError]] = {
+    "UNAUTHORIZED": AuthenticationError,
+    "FORBIDDEN": PermissionDeniedError,
+    "LOCATION_MISMATCH": PermissionDeniedError,
+    "NOT_FOUND": NotFoundError,
+    "GENERIC_ERROR": ServerError,
+    "RATE_LIMIT_EXCEEDED": RateLimitedError,
+}
+
+
+def scrub(text: str, secrets: Iterable[str]) -> str:
+    """Replace every known secret in `text` with a marker."""
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "[redacted]")
+    return text
+
+
+def _clean_text(value: Any, secrets: Iterable[str]) -> str | None:
+    if not isinstance(value, str):
+        return None
+    # One line, printable, bounded: server text may end up on a screen.
+    text = " ".join("".join(ch if ch.isprintable() else " " for ch in value).split())
+    text = scrub(text, secrets)
+    if not text or ("<" in text and ">" in text):
+        return None
+    if len(text) > _MAX_SERVER_TEXT:
+        text = text[: _MAX_SERVER_TEXT - 1].rstrip() + "…"
+    return text
+
+
+def _as_number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value) if value == value and value >= 0 else None
+    if isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            return None
+        return number if number == number and 0 <= number < float("inf") else None
+    return None
+
+
+def parse_error_body(content: bytes, secrets: Iterable[str] = ()) -> dict[str, Any]:
+    """What an error body says, as keyword arguments for StorefrontError; {} when it says nothing.
+
+    Never raises: bodies may be JSON of any shape, plain text, HTML or empty.
+    """
+    secrets = tuple(secrets)
+    try:
+        body = json.loads(content) if content.strip() else None
+    except (ValueError, UnicodeDecodeError):
+        body = None
+    if not isinstance(body, dict):
+        # Plain text is kept for staff when it is short and not HTML; it is never shown as parsed.
+        try:
+            text = content.decode("utf-8", errors="replace")
+        except Exception:  # pragma: no cover - decode with "replace" does not raise
+            text = ""
+        server_message = _clean_text(text, secrets) if body is None else None
+        return {"server_message": server_message} if server_message else {}
+    details = body.get("details")
+    details = details if isinstance(details, dict) else {}
+    code = body.get("code")
+    if not isinstance(code, str) or not code:
+        error = body.get("error")
+        code = error if isinstance(error, str) and error else details.get("code")
+    field = details.get("field", body.get("field"))
+    group = body.get("modifierGroupId", details.get("modifierGroupId"))
+    kwargs: dict[str, Any] = {
+        "code": code if isinstance(code, str) and code else None,
+        "server_message": _clean_text(body.get("message"), secrets),
+        "field": field if isinstance(field, str) else None,
+        "modifier_group_id": group if isinstance(group, str) else None,
+        "details": {
+            k: v for k, v in details.items() if isinstance(v, str | int | float | bool) or v is None
+        },
+        "retry_after": _as_number(body.get("retryAfter")),
+    }
+    status = body.get("status", body.get("statusCode"))
+    if isinstance(status, int) and not isinstance(status, bool):
+        kwargs["body_status"] = status
+    return kwargs
+
+
+def error_from_response(
+    status: int,
+    content: bytes,
+    *,
+    secrets: Iterable[str] = (),
+    endpoint: str | None = None,
+) -> StorefrontError:
+    """The typed error for a non-2xx response (or a 2xx saying {success: false})."""
+    kwargs = parse_error_body(content, secrets)
+    body_status = kwargs.pop("body_status", None)
+    cls: type[StorefrontError]
+    if 200 <= status < 300:
+        code = (kwargs.get("code") or "").upper()
+        cls = _BY_CODE.get(code, InvalidRequestError)
+        # Report the status the body claims, when it claims an error status.
+        if isinstance(body_status, int) and body_status >= 400:
+            status = body_status
+    elif status >= 500:
+        cls = ServerError
+    else:
+        cls = _BY_STATUS.get(status, StorefrontError)
+    return cls(status=status, endpoint=endpoint, **kwargs)

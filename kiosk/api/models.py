@@ -1,0 +1,729 @@
+"""Pydantic models of the contract's shapes: strict in what we send, tolerant in what we accept.
+
+Every response model is frozen, keeps unknown fields (`extra="allow"`), reads camelCase and
+snake_case, and never raises on a missing optional field. A JSON null where a field has a default
+gives the default (a null list is [], a null total is 0); a null for a required string gives "".
+Money is integer minor units, parsed by kiosk.api.money's rule; each keeps its display twin.
+"""
+
+from __future__ import annotations
+
+import math
+from enum import StrEnum
+from functools import cache
+from types import NoneType, UnionType
+from typing import Annotated, Any, ClassVar, Union, get_args, get_origin
+
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    SecretStr,
+    model_validator,
+)
+from pydantic.alias_generators import to_camel
+
+from .money import format_money, parse_money, to_decimal_string
+
+__all__ = [
+    "FULFILLMENT_ALIASES",
+    "AddressData",
+    "ApiModel",
+    "AvailableTime",
+    "Cart",
+    "CartItem",
+    "CartStatus",
+    "CartValidation",
+    "Category",
+    "ChildGroup",
+    "CustomerOrder",
+    "DeliveryAddress",
+    "DeliveryInfo",
+    "Fees",
+    "FulfillmentMethod",
+    "Location",
+    "Loyalty",
+    "Menu",
+    "MenuProduct",
+    "MenusResponse",
+    "Merchant",
+    "MerchantLocation",
+    "MethodsStatus",
+    "ModifierGroup",
+    "ModifierItem",
+    "ModifierRule",
+    "OpeningHours",
+    "OrderDay",
+    "OrderingSession",
+    "PaymentIntent",
+    "ProductDetail",
+    "RoomServiceInfo",
+    "SelectedOption",
+    "Selection",
+    "TableServiceInfo",
+    "TimeIntervals",
+    "TipSettings",
+    "ValidationIssue",
+    "normalize_fulfillment",
+]
+
+
+# --------------------------------------------------------------------------- field types
+
+
+def _money(value: Any) -> int:
+    return parse_money(value)
+
+
+def _optional_money(value: Any) -> int | None:
+    return None if value is None else parse_money(value)
+
+
+def _whole_number(value: Any) -> Any:
+    # Quantities and calories: accept 2.0 (tolerant); anything else is left for pydantic to judge.
+    if isinstance(value, float) and math.isfinite(value):
+        return round(value)
+    return value
+
+
+Money = Annotated[int, BeforeValidator(_money)]
+"""Integer minor units, from an API money string or int."""
+OptionalMoney = Annotated[int | None, BeforeValidator(_optional_money)]
+WholeNumber = Annotated[int, BeforeValidator(_whole_number)]
+OptionalWholeNumber = Annotated[int | None, BeforeValidator(_whole_number)]
+
+
+class FulfillmentMethod(StrEnum):
+    """What requests send as `fulfillmentMethod`."""
+
+    PICKUP = "pickup"
+    DELIVERY = "delivery"
+    DINE_IN = "dine_in"
+    TABLE_SERVICE = "table_service"
+    ROOM_SERVICE = "room_service"
+
+
+# Response spellings (contract: "Fulfillment values", A + P aliases). Compared case-insensitively.
+FULFILLMENT_ALIASES: dict[str, FulfillmentMethod] = {
+    "takeout": FulfillmentMethod.PICKUP,
+    "take_out": FulfillmentMethod.PICKUP,
+    "table_side": FulfillmentMethod.TABLE_SERVICE,
+    "table": FulfillmentMethod.TABLE_SERVICE,
+    "roomservice": FulfillmentMethod.ROOM_SERVICE,
+    "dinein": FulfillmentMethod.DINE_IN,
+}
+
+
+def normalize_fulfillment(value: Any) -> FulfillmentMethod | str | None:
+    """A response's fulfillment value as a FulfillmentMethod; unknown strings are kept as is."""
+    if value is None or isinstance(value, FulfillmentMethod):
+        return value
+    if not isinstance(value, str):
+        return str(value)
+    key = value.strip().lower()
+    try:
+        return FulfillmentMethod(key)
+    except ValueError:
+        return FULFILLMENT_ALIASES.get(key, value)
+
+
+# The validator turns known spellings into FulfillmentMethod members, which the union keeps as such.
+Fulfillment = Annotated[FulfillmentMethod | str | None, BeforeValidator(normalize_fulfillment)]
+
+
+class CartStatus:
+    """Known cart statuses (spec: OPEN; public API: the rest). Unknown values are kept."""
+
+    OPEN = "OPEN"
+    LOCKED = "LOCKED"
+    COMPLETED = "COMPLETED"
+    EXPIRED = "EXPIRED"
+
+
+# --------------------------------------------------------------------------- base
+
+
+def _accepts_none(annotation: Any) -> bool:
+    if annotation is None or annotation is NoneType or annotation is Any:
+        return True
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        return _accepts_none(get_args(annotation)[0])
+    if origin is Union or origin is UnionType:
+        return any(_accepts_none(arg) for arg in get_args(annotation))
+    return False
+
+
+@cache
+def _null_plan(cls: type[BaseModel]) -> tuple[frozenset[str], frozenset[str]]:
+    """(keys whose null means "use the default", keys whose null means "") for a model class."""
+    to_default: set[str] = set()
+    to_empty: set[str] = set()
+    for name, info in cls.model_fields.items():
+        if _accepts_none(info.annotation):
+            continue
+        keys = {name}
+        if info.alias:
+            keys.add(info.alias)
+        if isinstance(info.validation_alias, AliasChoices):
+            keys.update(c for c in info.validation_alias.choices if isinstance(c, str))
+        elif isinstance(info.validation_alias, str):
+            keys.add(info.validation_alias)
+        if not info.is_required():
+            to_default |= keys
+        elif info.annotation is str:
+            to_empty |= keys
+    return frozenset(to_default), frozenset(to_empty)
+
+
+class ApiModel(BaseModel):
+    """Base of every API shape: frozen, unknown fields kept, camelCase or snake_case accepted."""
+
+    model_config = ConfigDict(
+        frozen=True,
+        extra="allow",
+        alias_generator=to_camel,
+        validate_by_name=True,
+        validate_by_alias=True,
+        serialize_by_alias=True,
+        coerce_numbers_to_str=True,
+        hide_input_in_errors=True,
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _nulls_to_defaults(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        to_default, to_empty = _null_plan(cls)
+        if not any(v is None and (k in to_default or k in to_empty) for k, v in data.items()):
+            return data
+        out = {}
+        for key, value in data.items():
+            if value is None and key in to_default:
+                continue
+            out[key] = "" if value is None and key in to_empty else value
+        return out
+
+
+class RequestModel(BaseModel):
+    """Base of request shapes: strict (unknown fields refused), sent by alias without nulls."""
+
+    model_config = ConfigDict(
+        frozen=True,
+        extra="forbid",
+        alias_generator=to_camel,
+        validate_by_name=True,
+        validate_by_alias=True,
+        serialize_by_alias=True,
+    )
+
+    def to_request(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+# --------------------------------------------------------------------------- merchant, location
+
+
+class MethodsStatus(ApiModel):
+    """Which fulfillment methods a location offers now (keys as the API spells them)."""
+
+    pickup: bool = False
+    delivery: bool = False
+    table: bool = False
+    room_service: bool = False
+    dine_in: bool = False
+
+    def offers(self, method: FulfillmentMethod | str) -> bool:
+        key = normalize_fulfillment(method)
+        return {
+            FulfillmentMethod.PICKUP: self.pickup,
+            FulfillmentMethod.DELIVERY: self.delivery,
+            FulfillmentMethod.TABLE_SERVICE: self.table,
+            FulfillmentMethod.ROOM_SERVICE: self.room_service,
+            FulfillmentMethod.DINE_IN: self.dine_in,
+        }.get(key, False)  # type: ignore[call-overload]
+
+
+class MerchantLocation(ApiModel):
+    id: str
+    slug: str | None = None
+    restaurant_display_name: str = ""
+    address_string: str | None = None
+    methods_status: MethodsStatus | None = None
+
+    @property
+    def location_key(self) -> str:
+        """What to put in a path: the slug when there is one, else the id (interchangeable, S)."""
+        return self.slug or self.id
+
+
+class Merchant(ApiModel):
+    id: str
+    name: str = ""
+    currency: str = "usd"
+    locations: list[MerchantLocation] = Field(default_factory=list)
+
+
+class AddressData(ApiModel):
+    street: str | None = None
+    street_optional: str | None = None
+    city: str | None = None
+    state: str | None = None
+    zip_code: str | None = None
+    country: str | None = None
+    lat: float | None = None
+    lng: float | None = None
+
+
+class OpeningHours(ApiModel):
+    day: str = ""
+    open: str | None = None
+    close: str | None = None
+
+
+class Location(ApiModel):
+    id: str
+    restaurant_slug: str | None = None
+    restaurant_display_name: str = ""
+    restaurant_bio: str | None = None
+    address_data: AddressData | None = None
+    address_string: str | None = None
+    phone: str | None = None
+    timezone: str | None = None
+    currency: str = "usd"
+    is_ordering_allowed: bool | None = None
+    is_scheduled_order_allowed: bool | None = None
+    methods_status: MethodsStatus | None = None
+    hours: list[OpeningHours] = Field(default_factory=list)
+    delivery_radius_miles: float | None = None
+
+
+class OrderDay(ApiModel):
+    value: str = ""
+    label: str | None = None
+    intervals: list[str] = Field(default_factory=list)
+
+
+class TimeIntervals(ApiModel):
+    order_days: list[OrderDay] = Field(default_factory=list)
+    schedule_allowed: bool = False
+
+
+class TipSettings(ApiModel):
+    enabled: bool = False
+    should_allow_custom_tip: bool = False
+    tip_percentage: list[str] = Field(default_factory=list)
+    default_tip_percentage: str | None = None
+
+
+# --------------------------------------------------------------------------- menus and products
+
+
+class AvailableTime(ApiModel):
+    days: list[str] = Field(default_factory=list)
+    start: str | None = None
+    end: str | None = None
+
+
+class MenuProduct(ApiModel):
+    id: str
+    name: str = ""
+    description: str | None = None
+    price: Money = 0
+    display_price: str | None = None
+    currency: str | None = None
+    # A product that does not say is taken as available (assumption A); the server re-checks on add.
+    availability: str = "available"
+    images: list[str] = Field(default_factory=list)
+    modifier_ids: list[str] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=list)
+    calories: OptionalWholeNumber = None
+    available_times: list[AvailableTime] = Field(default_factory=list)
+
+    @property
+    def is_available(self) -> bool:
+        return self.availability.strip().lower() == "available"
+
+    def price_text(self, currency: str = "usd") -> str:
+        """The server's display price, or a fallback formatted here."""
+        return self.display_price or format_money(self.price, self.currency or currency)
+
+
+class ModifierRule(ApiModel):
+    """How many options of a group may be chosen in total. `max` None means no upper limit."""
+
+    min: WholeNumber = 0
+    max: OptionalWholeNumber = None
+
+
+class ChildGroup(ApiModel):
+    group_id: str = ""
+    group: ModifierGroup | None = None
+
+
+class ModifierItem(ApiModel):
+    id: str
+    name: str = ""
+    price: Money = 0
+    price_formatted: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("priceFormatted", "displayPrice", "price_formatted"),
+    )
+    # 0 means sold out (contract). Missing: at most one of this option (assumption A).
+    max_quantity: WholeNumber = 1
+    is_default: bool = False
+    child_groups: list[ChildGroup] = Field(default_factory=list)
+
+    @property
+    def is_sold_out(self) -> bool:
+        return self.max_quantity <= 0
+
+
+class ModifierGroup(ApiModel):
+    """A modifier group. `rule` is read from the new shape, or derived from the legacy trio
+    `required` / `quantity` / `isFixed` when `rule` is absent: required -> min 1; isFixed ->
+    min = max = quantity; quantity -> max, 0 or missing meaning no limit."""
+
+    id: str
+    name: str = ""
+    description: str | None = None
+    rule: ModifierRule = Field(default_factory=ModifierRule)
+    items: list[ModifierItem] = Field(default_factory=list)
+    required: bool | None = None
+    quantity: OptionalWholeNumber = None
+    is_fixed: bool | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _rule_from_legacy(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or isinstance(data.get("rule"), dict | ModifierRule):
+            return data
+        quantity = _whole_number(data.get("quantity"))
+        quantity = quantity if isinstance(quantity, int) and quantity > 0 else None
+        fixed = bool(data.get("isFixed", data.get("is_fixed")))
+        required = bool(data.get("required"))
+        rule: dict[str, int | None]
+        if fixed and quantity is not None:
+            rule = {"min": quantity, "max": quantity}
+        else:
+            rule = {"min": 1 if required else 0, "max": quantity}
+        return {**data, "rule": rule}
+
+    @property
+    def min_selections(self) -> int:
+        return self.rule.min
+
+    @property
+    def max_selections(self) -> int | None:
+        return self.rule.max
+
+    @property
+    def is_required(self) -> bool:
+        return self.rule.min > 0
+
+
+class ProductDetail(MenuProduct):
+    modifiers: list[ModifierGroup] = Field(default_factory=list)
+
+
+class Category(ApiModel):
+    id: str
+    name: str = ""
+    products: list[MenuProduct] = Field(default_factory=list)
+
+
+class Menu(ApiModel):
+    id: str
+    name: str = ""
+    is_active: bool = True
+    time: str | None = None
+    categories: list[Category] = Field(default_factory=list)
+
+
+class MenusResponse(ApiModel):
+    menus: list[Menu] = Field(default_factory=list)
+    popular_products: list[MenuProduct] = Field(default_factory=list)
+
+
+# --------------------------------------------------------------------------- requests
+
+
+class SelectedOption(RequestModel):
+    option_id: str
+    quantity: int = Field(default=1, ge=1)
+    children: list[Selection] = Field(default_factory=list)
+
+    def to_request(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"optionId": self.option_id, "quantity": self.quantity}
+        if self.children:  # optional in the contract: sent only when there is something to send
+            out["children"] = [c.to_request() for c in self.children]
+        return out
+
+
+class Selection(RequestModel):
+    """One modifier group's choice, as add-item requests send it."""
+
+    group_id: str
+    selected_options: list[SelectedOption] = Field(default_factory=list)
+
+    def to_request(self) -> dict[str, Any]:
+        return {
+            "groupId": self.group_id,
+            "selectedOptions": [o.to_request() for o in self.selected_options],
+        }
+
+
+class DeliveryAddress(RequestModel):
+    street: str
+    city: str
+    state: str
+    zip_code: str
+    country: str
+    street_optional: str | None = None
+    lat: float | None = None
+    lng: float | None = None
+
+
+# --------------------------------------------------------------------------- cart
+
+
+class Fees(ApiModel):
+    """Rates (4-decimal fractions) and fixed amounts (2 decimals), strings as sent (spec 2.6)."""
+
+    enterprise_fee_rate: str | None = None
+    enterprise_fee_fix: str | None = None
+    service_fee_rate: str | None = None
+    service_fee_fix: str | None = None
+    tax_rate: str | None = None
+    tip_rate: str | None = None
+    fulfillment_method_fee_fix: str | None = None
+    fulfillment_method_fee_rate: str | None = None
+    payment_processing_fee_rate: str | None = None
+    payment_processing_fee_fix: str | None = None
+
+
+class DeliveryInfo(ApiModel):
+    address_string: str | None = None
+    address_data: dict[str, Any] | None = None
+
+
+class TableServiceInfo(ApiModel):
+    table_number: str | None = None
+
+
+class RoomServiceInfo(ApiModel):
+    last_name: str | None = None
+    room_number: str | None = None
+
+
+class CartItem(ApiModel):
+    id: str
+    product_id: str = ""
+    name: str = ""
+    description: str | None = None
+    image_url: str | None = None
+    quantity: WholeNumber = 0
+    price: Money = 0
+    price_formatted: str | None = None
+    total: Money = 0
+    total_formatted: str | None = None
+    discount: Money = 0
+    discount_formatted: str | None = None
+    # Entry shape not fixed by the spec: kept exactly as it came.
+    selections: list[Any] = Field(default_factory=list)
+    special_instructions: str | None = None
+
+
+_TOTALS = (
+    "sub_total",
+    "discount_total",
+    "waiter_tip_total",
+    "tax_total",
+    "tax_and_fee_total",
+    "service_fee_total",
+    "payment_processing_fee_total",
+    "application_fee_total",
+    "net_sales_total",
+    "fulfillment_method_fee_total",
+    "order_total_with_service_fee",
+    "order_total",
+    "enterprise_fee_total",
+    "sub_total_without_discount",
+)
+
+
+class Cart(ApiModel):
+    """The cart, spec 2.4 to 2.7. Totals are int minor units; `<total>_formatted` is the twin."""
+
+    TOTALS: ClassVar[tuple[str, ...]] = _TOTALS
+
+    id: str
+    location_id: str = ""
+    status: str = CartStatus.OPEN
+    locked_at: str | None = None
+    discount_code: str | None = None
+    currency: str = "usd"
+    # Responses spell it `fulfilmentMethod` (S); the other spelling is read too.
+    fulfilment_method: Fulfillment = Field(
+        default=None,
+        validation_alias=AliasChoices("fulfilmentMethod", "fulfillmentMethod", "fulfilment_method"),
+    )
+    statement_descriptor: str | None = None
+    pickup_type: str | None = None
+    order_date: str | None = None
+    order_time: str | None = None
+    total_quantity: WholeNumber = 0
+    restaurant_display_name: str = ""
+    delivery_info: DeliveryInfo | None = None
+    table_service_info: TableServiceInfo | None = None
+    room_service_info: RoomServiceInfo | None = None
+    fees: Fees = Field(default_factory=Fees)
+    items: list[CartItem] = Field(default_factory=list)
+    metadata: dict[str, Any] | None = None
+    checkout_url: str | None = None
+    fulfillment_identifier: str | None = None
+
+    sub_total: Money = 0
+    sub_total_formatted: str | None = None
+    discount_total: Money = 0
+    discount_total_formatted: str | None = None
+    waiter_tip_total: Money = 0
+    waiter_tip_total_formatted: str | None = None
+    tax_total: Money = 0
+    tax_total_formatted: str | None = None
+    tax_and_fee_total: Money = 0
+    tax_and_fee_total_formatted: str | None = None
+    service_fee_total: Money = 0
+    service_fee_total_formatted: str | None = None
+    payment_processing_fee_total: Money = 0
+    payment_processing_fee_total_formatted: str | None = None
+    application_fee_total: Money = 0
+    application_fee_total_formatted: str | None = None
+    net_sales_total: Money = 0
+    net_sales_total_formatted: str | None = None
+    fulfillment_method_fee_total: Money = 0
+    fulfillment_method_fee_total_formatted: str | None = None
+    order_total_with_service_fee: Money = 0
+    order_total_with_service_fee_formatted: str | None = None
+    order_total: Money = 0
+    order_total_formatted: str | None = None
+    enterprise_fee_total: Money = 0
+    enterprise_fee_total_formatted: str | None = None
+    sub_total_without_discount: Money = 0
+    sub_total_without_discount_formatted: str | None = None
+    # Spec: minor units as a number; the vendor fixture sends 5.5 (major units). Kept as sent;
+    # screens show the string totals instead.
+    order_total_with_service_fee_amount: int | float | None = None
+
+    @property
+    def fulfillment_method(self) -> FulfillmentMethod | str | None:
+        """The same value under the request spelling."""
+        return self.fulfilment_method
+
+    @property
+    def status_upper(self) -> str:
+        return (self.status or "").strip().upper()
+
+    @property
+    def is_open(self) -> bool:
+        return self.status_upper == CartStatus.OPEN and self.locked_at is None
+
+    @property
+    def is_locked(self) -> bool:
+        """Not editable any more: LOCKED, or `lockedAt` set (spec), or already COMPLETED."""
+        return (
+            self.status_upper in (CartStatus.LOCKED, CartStatus.COMPLETED)
+            or self.locked_at is not None
+        )
+
+    @property
+    def is_completed(self) -> bool:
+        return self.status_upper == CartStatus.COMPLETED
+
+    @property
+    def is_expired(self) -> bool:
+        return self.status_upper == CartStatus.EXPIRED
+
+    @property
+    def item_count(self) -> int:
+        return self.total_quantity or sum(item.quantity for item in self.items)
+
+    def formatted(self, total: str) -> str:
+        """Display text of a total: the server's twin, else a local fallback. `total` is a name in
+        Cart.TOTALS (snake_case)."""
+        if total not in _TOTALS:
+            raise KeyError(total)
+        twin = getattr(self, f"{total}_formatted")
+        return twin if twin else format_money(getattr(self, total), self.currency)
+
+
+class ValidationIssue(ApiModel):
+    code: str = ""
+    message: str = ""
+    item_id: str | None = None
+
+
+class CartValidation(ApiModel):
+    valid: bool = False
+    errors: list[ValidationIssue] = Field(default_factory=list)
+
+
+class OrderingSession(ApiModel):
+    """Row 8's result. A refusal may come as `errorMessage` with no cart: check `ok`."""
+
+    cart_id: str = ""
+    error_message: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.cart_id) and not self.error_message
+
+
+class PaymentIntent(ApiModel):
+    """The processor's hand-off. `client_secret` is a SecretStr: repr and str never show it."""
+
+    client_secret: SecretStr
+    payment_intent_id: str | None = None
+    amount: OptionalMoney = None
+    currency: str | None = None
+
+    def amount_text(self) -> str | None:
+        return None if self.amount is None else to_decimal_string(self.amount)
+
+
+# --------------------------------------------------------------------------- other vendor shapes
+
+
+class CustomerOrder(ApiModel):
+    """The vendor's order shape (vendor-fixtures/customer_order.json). No contract row reads orders;
+    kept so the client can parse it if a backend ever returns one (e.g. inside a completed cart)."""
+
+    id: str
+    short_id: str | None = None
+    status: str | None = None
+    fulfillment_method: Fulfillment = Field(
+        default=None,
+        validation_alias=AliasChoices(
+            "fulfillmentMethod", "fulfilmentMethod", "fulfillment_method"
+        ),
+    )
+    fulfillment_identifier: str | None = None
+    currency: str = "usd"
+    order_total: Money = 0
+    total_quantity: WholeNumber = 0
+    items: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class Loyalty(ApiModel):
+    """The vendor's loyalty shape (vendor-fixtures/loyalty.json). Not offered by the kiosk; parsed
+    loosely so such a body never breaks anything."""
+
+    quote: dict[str, Any] | None = None
+    ledger: dict[str, Any] | None = None
+
+
+ChildGroup.model_rebuild()
+SelectedOption.model_rebuild()
