@@ -3,7 +3,8 @@
 The contract's rule (tag A, covering spec 2.4 and the public API): a money string that contains "."
 is a decimal amount in major units ("12.50" -> 1250, "0.00" -> 0); without "." it is an integer
 amount in minor units ("1250" -> 1250). Every currency is assumed to have two decimals
-(assumption A: the contract's currencies are usd/eur/gbp-like; a zero-decimal currency would need an exponent here).
+(assumption A: the contract's currencies are usd/eur/gbp-like; a zero-decimal currency would
+need an exponent here).
 """
 
 from __future__ import annotations
