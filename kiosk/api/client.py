@@ -243,6 +243,7 @@ class StorefrontClient:
         self.rate_budget = RateBudget(rate_limit, clock)
         self.stats = ClientStats()
         self.last_error: StorefrontError | None = None
+        self.last_error_at: float | None = None
         self.last_success_at: float | None = None
         self._cache: dict[tuple[Hashable, ...], _Entry] = {}
         self._inflight: dict[tuple[Hashable, ...], asyncio.Future[Any]] = {}
@@ -365,6 +366,7 @@ class StorefrontClient:
             result = await self._attempts(endpoint, path_params, body, query, tuple(secrets))
         except StorefrontError as exc:
             self.last_error = exc
+            self.last_error_at = self._clock()
             raise
         self.last_success_at = self._clock()
         return result
@@ -413,24 +415,23 @@ class StorefrontClient:
             failure: StorefrontError
             try:
                 # httpx times each phase; this caps the whole attempt (a trickling body).
-                async with asyncio.timeout(per_attempt + 1.0):
+                async with asyncio.timeout(per_attempt + min(1.0, per_attempt / 10)):
                     response = await self._http.send(request)
             except (httpx.TransportError, TimeoutError) as exc:
                 elapsed = (time.perf_counter() - started) * 1000
                 log.warning(
                     "%s %s -> %s after %.0f ms", endpoint.method, shown, type(exc).__name__, elapsed
                 )
-                not_sent = isinstance(exc, _NOT_SENT)
                 failure = (
                     APITimeoutError(endpoint=endpoint.name)
                     if isinstance(exc, httpx.TimeoutException | TimeoutError)
                     else APIConnectionError(endpoint=endpoint.name)
                 )
                 failure.details["cause"] = type(exc).__name__
-                if not not_sent and not retry_safe:
-                    raise AmbiguousWriteError(cause=failure, endpoint=endpoint.name) from exc
                 if isinstance(exc, httpx.UnsupportedProtocol | httpx.ProxyError):
                     raise failure from exc  # configuration, not weather: retrying will not help
+                if not retry_safe and not isinstance(exc, _NOT_SENT):
+                    raise AmbiguousWriteError(cause=failure, endpoint=endpoint.name) from exc
                 wait = policy.backoff(attempt)
                 if attempt >= policy.max_attempts or self._clock() + wait > ends_at:
                     raise failure from exc
