@@ -1,0 +1,397 @@
+"""The `kiosk` command.
+
+    kiosk [--base-url URL] [--location ID]     the kiosk on the configured backend (KIOSK_API_KEY)
+    kiosk demo [--location ID] [--db PATH] [--server URL]
+    kiosk demo-server [--host H] [--port N] [--db PATH] [--allow-remote]
+    kiosk doctor                               check key, location, menus, rate budget, a cart
+    kiosk config path|show                     where the config is; what is in effect (key redacted)
+    kiosk set-pin [--stdin]                    set the staff PIN (stored hashed)
+    kiosk serve [--port N]                     `kiosk demo` in a browser (textual-serve, 127.0.0.1)
+
+Common flags: --profile NAME, --kiosk, --log-level LEVEL. Exit status: 0 ok, 1 a failed check or
+run, 2 a usage or configuration error (one line on stderr, no traceback).
+
+Imports here stay cheap: Textual, httpx and the demo backend load only when a command needs them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, NoReturn
+
+if TYPE_CHECKING:
+    from kiosk.config import LoadedSettings, Settings
+    from kiosk.ordering.services import KioskServices
+    from kiosk.runtime import ServicesFactory
+
+PROG = "kiosk"
+DEFAULT_DEMO_PORT = 8765
+DEFAULT_SERVE_PORT = 8000
+
+
+class UsageError(Exception):
+    """A command-line mistake: printed as one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        # One line, no usage dump: staff read it on a counter terminal.
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    # SUPPRESS: a subcommand's parser must not overwrite what was given before the subcommand.
+    s = argparse.SUPPRESS
+    parser.add_argument("--profile", metavar="NAME", default=s, help="config profile to use")
+    parser.add_argument(
+        "--kiosk",
+        dest="kiosk_mode",
+        action="store_true",
+        default=s,
+        help="kiosk mode: quit/suspend keys are disabled; staff leave with the PIN",
+    )
+    parser.add_argument(
+        "--log-level",
+        metavar="LEVEL",
+        default=s,
+        type=str.upper,
+        choices=["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"],
+        help="log file level (default INFO)",
+    )
+
+
+def _backend(parser: argparse.ArgumentParser) -> None:
+    s = argparse.SUPPRESS
+    parser.add_argument(
+        "--base-url", metavar="URL", default=s, help="Storefront base URL (/api/v1)"
+    )
+    parser.add_argument("--location", metavar="ID", default=s, help="location id or slug")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from kiosk import __version__
+
+    parser = _Parser(
+        prog=PROG,
+        description="A terminal ordering kiosk for the Storefront API.",
+        epilog="The API key comes from KIOSK_API_KEY or the secrets file, never from a flag.",
+    )
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    _common(parser)
+    _backend(parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    demo = sub.add_parser("demo", help="run the kiosk on the embedded demo backend")
+    _common(demo)
+    demo.add_argument("--location", metavar="ID", default=argparse.SUPPRESS)
+    demo.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS, help="demo SQLite file")
+    demo.add_argument(
+        "--server",
+        metavar="URL",
+        default=None,
+        help="use a `kiosk demo-server` (e.g. http://127.0.0.1:8765/api/v1) instead of in-process",
+    )
+
+    server = sub.add_parser("demo-server", help="serve the demo backend over HTTP")
+    _common(server)
+    server.add_argument("--host", default="127.0.0.1")
+    server.add_argument("--port", type=int, default=DEFAULT_DEMO_PORT)
+    server.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS)
+    server.add_argument(
+        "--allow-remote", action="store_true", help="allow a host other than this machine"
+    )
+
+    doctor = sub.add_parser("doctor", help="check that this kiosk can take orders")
+    _common(doctor)
+    _backend(doctor)
+
+    config = sub.add_parser("config", help="where the config is, and what is in effect")
+    _common(config)
+    config.add_argument("action", choices=["path", "show"])
+
+    pin = sub.add_parser("set-pin", help="set the staff PIN (stored hashed in config.toml)")
+    _common(pin)
+    pin.add_argument("--stdin", action="store_true", help="read the PIN from stdin (scripts)")
+
+    serve = sub.add_parser("serve", help="publish `kiosk demo` to a browser (textual-serve)")
+    _common(serve)
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=DEFAULT_SERVE_PORT)
+    serve.add_argument("--location", metavar="ID", default=argparse.SUPPRESS)
+    serve.add_argument(
+        "--allow-remote", action="store_true", help="allow a host other than this machine"
+    )
+    return parser
+
+
+# --- settings -------------------------------------------------------------------------------------
+
+
+def _flags(args: argparse.Namespace, *names: str) -> dict[str, object]:
+    fields = ("profile", "kiosk_mode", "log_level", "base_url", "location", *names)
+    return {name: getattr(args, name) for name in fields if getattr(args, name, None) is not None}
+
+
+def _load(args: argparse.Namespace, **overrides: object) -> LoadedSettings:
+    from kiosk.config import load_settings_with_sources
+
+    flags = _flags(args)
+    if getattr(args, "db", None) is not None:
+        flags["demo_db"] = args.db
+    flags.update({k: v for k, v in overrides.items() if v is not None})
+    return load_settings_with_sources(flags=flags)
+
+
+def _start_logging(settings: Settings) -> None:
+    from kiosk.logs import register_secret, setup_logging
+
+    if settings.api_key is not None:
+        register_secret(settings.api_key.get_secret_value())
+    setup_logging(settings.log_level)
+
+
+# --- commands -------------------------------------------------------------------------------------
+
+
+def _run_tui(settings: Settings, factory: ServicesFactory) -> int:
+    import asyncio
+    import contextlib
+    import inspect
+
+    try:
+        from kiosk.tui.app import KioskApp
+    except ImportError:
+        print(
+            f"{PROG}: the UI is not built yet (kiosk.tui.app.KioskApp is missing)", file=sys.stderr
+        )
+        return 1
+    app_class: Any = KioskApp
+    services: KioskServices | None = None
+    if "services_factory" in inspect.signature(app_class).parameters:
+        # The app paints first, then awaits the factory in a worker (fast first frame).
+        app = app_class(services_factory=factory)
+    else:
+        services = asyncio.run(factory())
+        app = app_class(services)
+    try:
+        app.run()
+    finally:
+        services = services or getattr(app, "services", None)
+        if services is not None and services.closers:
+            # The app closes its services on exit; this only catches an app that did not.
+            # Closing after the app's loop ended is best effort.
+            with contextlib.suppress(Exception):
+                asyncio.run(services.aclose())
+    return int(app.return_code or 0)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from kiosk.runtime import services_factory, uses_demo
+
+    settings = _load(args).settings
+    _start_logging(settings)
+    if uses_demo(settings):
+        # The unconfigured kiosk (demo profile, no base URL) runs the demo, visibly marked as such.
+        return _run_tui(settings, services_factory(settings, demo=True))
+    return _run_tui(settings, services_factory(settings, demo=False))
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from kiosk.config import check_base_url
+    from kiosk.runtime import services_factory
+
+    server = args.server
+    if server is not None:
+        check_base_url(server)
+    # `kiosk demo` is always the demo profile; its base URL is the demo server's or none.
+    loaded = _load(args, profile="demo")
+    settings = loaded.settings.model_copy(update={"base_url": server})
+    _start_logging(settings)
+    factory = services_factory(
+        settings,
+        demo=True,
+        base_url=server,
+        location=getattr(args, "location", None),
+        db_path=settings.demo_db,
+    )
+    return _run_tui(settings, factory)
+
+
+def cmd_demo_server(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from kiosk.config import is_loopback_host
+
+    host: str = args.host
+    if not is_loopback_host(host) and not args.allow_remote:
+        raise UsageError(
+            f"refusing to serve the demo on {host!r}: other machines could reach it; use "
+            "127.0.0.1, or add --allow-remote if you mean it"
+        )
+    if not 0 < args.port < 65536:
+        raise UsageError(f"--port {args.port} is not a TCP port (1-65535)")
+    settings = _load(args, profile="demo").settings
+    _start_logging(settings)
+    from kiosk.demo.data import LOCATIONS, MERCHANT_SLUG
+    from kiosk.demo.server import run
+    from kiosk.runtime import default_demo_db
+
+    db = Path(args.db) if getattr(args, "db", None) else default_demo_db(settings)
+    db.parent.mkdir(parents=True, exist_ok=True)
+    shown_host = f"[{host}]" if ":" in host else host
+    base_url = f"http://{shown_host}:{args.port}/api/v1"
+    out = sys.stdout
+    out.write(f"Storefront demo backend: {base_url}\n")
+    out.write(f"merchant: {MERCHANT_SLUG}   database: {db}\n")
+    out.write("demo API keys (demo secrets, for this backend only):\n")
+    for loc in LOCATIONS:
+        out.write(f"  {loc.id:<16} {loc.slug:<20} {loc.api_key}\n")
+    out.write(f"run the kiosk on it:  {PROG} demo --server {base_url}\n")
+    if not is_loopback_host(host):
+        out.write("warning: plain http off this machine sends the demo keys unencrypted\n")
+    out.flush()
+    run(host, args.port, db)
+    return 0
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from kiosk.api import RetryPolicy
+    from kiosk.doctor import run_doctor
+    from kiosk.runtime import build_services, uses_demo
+
+    loaded = _load(args)
+    settings = loaded.settings
+    _start_logging(settings)
+    if uses_demo(settings):
+        key_source = "the demo keys"
+    else:
+        key_source = f"from {loaded.sources.get('api_key', '?')}"
+    # A diagnosis wants a prompt answer: one retry, a short deadline.
+    options: dict[str, Any] = {"retry": RetryPolicy(max_attempts=2), "deadline": 15.0}
+    services = build_services(settings, client_options=options)
+
+    async def go() -> bool:
+        try:
+            return await run_doctor(services, sys.stdout, key_source=key_source)
+        finally:
+            await services.aclose()
+
+    return 0 if asyncio.run(go()) else 1
+
+
+def cmd_config(args: argparse.Namespace) -> int:
+    from kiosk import paths
+    from kiosk.config import config_file_path, redacted_key, secrets_file_path
+
+    if args.action == "path":
+        print(config_file_path())
+        return 0
+    loaded = _load(args)
+    settings, sources = loaded.settings, loaded.sources
+    config_file = config_file_path()
+    secrets = secrets_file_path()
+    rows: list[tuple[str, str]] = [
+        ("config file", f"{config_file} ({'found' if config_file.exists() else 'not found'})"),
+        ("secrets file", f"{secrets} ({'found' if secrets.exists() else 'not found'})"),
+        ("log dir", str(paths.log_dir())),
+        ("state dir", str(paths.state_dir())),
+        ("data dir", str(paths.data_dir())),
+    ]
+    for name, value in settings:
+        if name == "api_key":
+            shown = redacted_key(settings.api_key, sources.get("api_key"))
+            rows.append((name, shown))
+            continue
+        if name == "staff_pin_hash":
+            shown = "set (hashed)" if value else "not set (`kiosk set-pin`)"
+        else:
+            shown = "-" if value is None else str(value)
+        source = sources.get(name, "default")
+        rows.append((name, f"{shown}   [{source}]"))
+    width = max(len(name) for name, _ in rows)
+    for name, value in rows:
+        print(f"{name:<{width}}  {value}")
+    return 0
+
+
+def cmd_set_pin(args: argparse.Namespace) -> int:
+    from kiosk.config import check_pin_format, hash_pin, write_pin_hash
+
+    if args.stdin:
+        pin = sys.stdin.readline().strip()
+        check_pin_format(pin)
+    else:
+        import getpass
+
+        pin = getpass.getpass("New staff PIN (4-12 digits): ")
+        check_pin_format(pin)
+        if getpass.getpass("The same PIN again: ") != pin:
+            raise UsageError("the two PINs differ; nothing was changed")
+    path = write_pin_hash(hash_pin(pin))
+    print(f"staff PIN set (hashed) in {path}")
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import shlex
+
+    from kiosk.config import is_loopback_host
+
+    host: str = args.host
+    if not is_loopback_host(host) and not args.allow_remote:
+        raise UsageError(
+            f"refusing to publish the kiosk on {host!r}: anyone who can reach it could use it; "
+            "use 127.0.0.1 (and an SSH tunnel), or add --allow-remote if you mean it"
+        )
+    try:
+        from textual_serve.server import Server
+    except ImportError:
+        raise UsageError("textual-serve is not installed: pip install 'kiosk[serve]'") from None
+    command = [sys.executable, "-m", "kiosk"]
+    for flag, value in (("--profile", None), ("--log-level", getattr(args, "log_level", None))):
+        if value:
+            command += [flag, value]
+    command.append("demo")
+    if getattr(args, "kiosk_mode", False):
+        command.append("--kiosk")
+    if getattr(args, "location", None):
+        command += ["--location", args.location]
+    server = Server(shlex.join(command), host=host, port=args.port, title="Kiosk demo")
+    print(f"serving `kiosk demo` on http://{host}:{args.port} (Ctrl+C stops)", flush=True)
+    server.serve()
+    return 0
+
+
+COMMANDS = {
+    None: cmd_run,
+    "demo": cmd_demo,
+    "demo-server": cmd_demo_server,
+    "doctor": cmd_doctor,
+    "config": cmd_config,
+    "set-pin": cmd_set_pin,
+    "serve": cmd_serve,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    command = COMMANDS[args.command]
+    from kiosk.config import ConfigError
+
+    try:
+        return command(args)
+    except (ConfigError, UsageError) as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # `kiosk config show | head`: the reader left; nothing is wrong.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0

@@ -1,0 +1,226 @@
+"""The composition root: from Settings to the KioskServices a kiosk (or the doctor) is given.
+
+This is the one place that knows both the client (kiosk.api) and the embedded backend (kiosk.demo).
+It imports neither, nor httpx, at import time: the CLI imports this module before the first frame,
+and those imports cost about half a second. The `*_factory` functions return an async callable for
+the TUI to await after its first paint; the slow imports then run in a thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kiosk import paths
+from kiosk.config import ConfigError, Settings, check_base_url
+from kiosk.logs import register_secret
+from kiosk.ordering.services import KioskServices
+
+if TYPE_CHECKING:
+    from kiosk.api import StorefrontClient
+
+ServicesFactory = Callable[[], Coroutine[Any, Any, KioskServices]]
+
+# The embedded backend has no network address; the client still needs an origin ending in /api/v1.
+# It is a loopback name, so it passes the https rule, and nothing ever resolves it.
+EMBEDDED_BASE_URL = "http://embedded-demo.localhost/api/v1"
+DEMO_DB_NAME = "demo.sqlite3"
+
+_CLIENT_MODULES = ("httpx", "kiosk.api")
+_DEMO_MODULES = ("kiosk.demo.data", "kiosk.demo")
+
+
+def default_demo_db(settings: Settings) -> Path:
+    return settings.demo_db if settings.demo_db is not None else paths.data_dir() / DEMO_DB_NAME
+
+
+def state_dir_for(settings: Settings) -> Path:
+    # One folder a profile, so that a demo cart id is never offered to the production backend.
+    return paths.state_dir() / settings.profile
+
+
+def _client(
+    base_url: str,
+    api_key: str,
+    settings: Settings,
+    transport: Any = None,
+    options: Mapping[str, Any] | None = None,
+) -> StorefrontClient:
+    from kiosk.api import StorefrontClient
+
+    register_secret(api_key)
+    return StorefrontClient(
+        base_url,
+        api_key,
+        transport=transport,
+        menu_ttl=settings.menu_ttl,
+        **dict(options or {}),
+    )
+
+
+def _demo_location_ids(settings: Settings, location: str | None) -> list[str]:
+    from kiosk.demo.data import ALL_LOCATIONS, LOCATIONS
+
+    wanted = location or settings.location
+    if not wanted:
+        return [loc.id for loc in LOCATIONS]
+    for loc in ALL_LOCATIONS:
+        if wanted in (loc.id, loc.slug):
+            return [loc.id]
+    known = ", ".join(f"{loc.id} ({loc.slug})" for loc in LOCATIONS)
+    raise ConfigError(f"the demo has no location {wanted!r}; its locations are: {known}")
+
+
+def build_demo_services(
+    settings: Settings,
+    *,
+    db_path: Path | None = None,
+    base_url: str | None = None,
+    location: str | None = None,
+    client_options: Mapping[str, Any] | None = None,
+) -> KioskServices:
+    """The kiosk on the demo backend: every demo location, each with its own client and key.
+
+    Without `base_url` the backend runs in-process (httpx.ASGITransport over kiosk.demo.create_app,
+    its SQLite file in the data dir unless `db_path`/settings.demo_db say otherwise). With
+    `base_url` (a `kiosk demo-server`, e.g. http://127.0.0.1:8765/api/v1) the same over HTTP.
+    """
+    from kiosk.demo.data import ALL_LOCATIONS, MERCHANT_SLUG
+
+    location_ids = _demo_location_ids(settings, location)
+    keys = {loc.id: loc.api_key for loc in ALL_LOCATIONS}
+    closers: list[Callable[[], Awaitable[None]]] = []
+    transport: Any = None
+    if base_url is None:
+        import httpx
+
+        from kiosk.demo import create_app
+
+        db = db_path if db_path is not None else default_demo_db(settings)
+        db.parent.mkdir(parents=True, exist_ok=True)
+        app = create_app(db)
+        transport = httpx.ASGITransport(app=app)
+        url = EMBEDDED_BASE_URL
+        closer = getattr(app, "aclose", None) or getattr(
+            getattr(app, "state", None), "aclose", None
+        )
+        if closer is not None:
+            closers.append(closer)
+    else:
+        url = check_base_url(base_url)
+
+    clients: dict[str, StorefrontClient] = {}
+    for location_id in location_ids:
+        client = _client(url, keys[location_id], settings, transport, client_options)
+        clients[location_id] = client
+        closers.append(client.aclose)
+    return KioskServices(
+        settings=settings,
+        clients=clients,
+        location_ids=location_ids,
+        merchant_slug=MERCHANT_SLUG,
+        demo=True,
+        state_dir=state_dir_for(settings),
+        closers=closers,
+    )
+
+
+def build_remote_services(
+    settings: Settings,
+    *,
+    client_options: Mapping[str, Any] | None = None,
+    transport: Any = None,
+) -> KioskServices:
+    """The kiosk on a real Storefront backend: one location, the key from the settings."""
+    check_remote_settings(settings)
+    assert settings.base_url is not None and settings.api_key is not None
+    assert settings.location is not None
+    client = _client(
+        settings.base_url,
+        settings.api_key.get_secret_value(),
+        settings,
+        transport,
+        client_options,
+    )
+    return KioskServices(
+        settings=settings,
+        clients={settings.location: client},
+        location_ids=[settings.location],
+        merchant_slug=settings.merchant,
+        demo=False,
+        state_dir=state_dir_for(settings),
+        closers=[client.aclose],
+    )
+
+
+def check_remote_settings(settings: Settings) -> None:
+    """What a real backend needs, each missing piece named with where to set it."""
+    if settings.base_url is None:
+        raise ConfigError(
+            f"no base URL for profile {settings.profile!r}: pass --base-url URL, set "
+            f"KIOSK_BASE_URL, or set base_url in [profiles.{settings.profile}] of config.toml "
+            "(`kiosk config path` prints where it is); or run `kiosk demo`"
+        )
+    check_base_url(settings.base_url)
+    if settings.api_key is None:
+        raise ConfigError(
+            "no API key: set KIOSK_API_KEY, or put api_key in the secrets file "
+            "(`kiosk config show` prints where it is) with mode 0600"
+        )
+    if not settings.location:
+        raise ConfigError(
+            "no location: pass --location ID, set KIOSK_LOCATION, or set location in config.toml "
+            "(keys are location-specific, so the kiosk serves the one location its key is for)"
+        )
+
+
+def uses_demo(settings: Settings) -> bool:
+    """The demo profile without a base URL means the embedded backend."""
+    return settings.base_url is None and settings.profile == "demo"
+
+
+def build_services(settings: Settings, **kwargs: Any) -> KioskServices:
+    """The demo or the remote backend, whichever the settings describe."""
+    if uses_demo(settings):
+        return build_demo_services(settings, **kwargs)
+    return build_remote_services(settings, **kwargs)
+
+
+def _preload(modules: tuple[str, ...]) -> None:
+    for name in modules:
+        importlib.import_module(name)
+
+
+def services_factory(
+    settings: Settings,
+    *,
+    demo: bool | None = None,
+    db_path: Path | None = None,
+    base_url: str | None = None,
+    location: str | None = None,
+) -> ServicesFactory:
+    """An async callable building the services, for the TUI to await after its first frame.
+
+    The slow imports (httpx, pydantic models, Starlette, SQLite) run in a thread so the event loop
+    keeps drawing; the objects are then built on the loop's thread. Configuration problems found
+    cheaply (a missing key, URL or location) are raised now, before any UI appears.
+    """
+    use_demo = uses_demo(settings) if demo is None else demo
+    if not use_demo:
+        check_remote_settings(settings)
+    elif base_url is not None:
+        check_base_url(base_url)
+
+    async def factory() -> KioskServices:
+        modules = _CLIENT_MODULES + (_DEMO_MODULES if use_demo else ())
+        await asyncio.to_thread(_preload, modules)
+        if use_demo:
+            return build_demo_services(
+                settings, db_path=db_path, base_url=base_url, location=location
+            )
+        return build_remote_services(settings)
+
+    return factory

@@ -1,0 +1,260 @@
+"""The `kiosk` command line: usage errors, config path/show, set-pin, refusals. No UI."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kiosk import __version__, cli, paths
+from kiosk.config import load_settings, verify_pin
+
+KEY = "sk_live_Qw3rTy8UiOp2AsDf6GhJkL"
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    try:
+        code = cli.main(list(argv))
+    except SystemExit as exc:  # argparse exits on its own for --help, --version, usage errors
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _one_line_error(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert "Traceback" not in err
+    # "kiosk: error: ..." or, from a subcommand's parser, "kiosk demo: error: ..."
+    assert lines[0].startswith("kiosk") and ": error: " in lines[0]
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--bogus"],
+        ["frobnicate"],
+        ["config"],
+        ["config", "delete"],
+        ["demo-server", "--port", "eighty"],
+        ["--log-level", "loud", "doctor"],
+        ["demo", "--kiosk=yes"],
+    ],
+)
+def test_usage_errors_exit_2_with_one_line(
+    capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    code, out, err = _run(capsys, *argv)
+    assert code == 2
+    assert out == ""
+    _one_line_error(err)
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "--version")
+    assert code == 0
+    assert out.strip() == f"kiosk {__version__}"
+
+
+def test_help_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "--help")
+    assert code == 0
+    for command in ("demo", "demo-server", "doctor", "config", "set-pin", "serve"):
+        assert command in out
+
+
+def test_config_path(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "config", "path")
+    assert code == 0
+    assert out.strip() == str(paths.config_dir() / "config.toml")
+
+
+def test_config_show_redacts_the_key_from_env(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KIOSK_API_KEY", KEY)
+    monkeypatch.setenv("KIOSK_LOCATION", "loc_1")
+    code, out, err = _run(capsys, "config", "show")
+    assert code == 0, err
+    assert KEY not in out and KEY[3:12] not in out
+    key_line = next(line for line in out.splitlines() if line.startswith("api_key"))
+    assert "sk_…(redacted)" in key_line
+    assert "set (from KIOSK_API_KEY)" in key_line
+    assert "loc_1   [KIOSK_LOCATION]" in out
+
+
+def test_config_show_redacts_the_key_from_the_secrets_file(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    secrets = paths.config_dir() / "secrets.toml"
+    secrets.parent.mkdir(parents=True)
+    secrets.write_text(f'api_key = "{KEY}"\n')
+    secrets.chmod(0o600)
+    code, out, _ = _run(capsys, "config", "show")
+    assert code == 0
+    assert KEY not in out
+    assert f"set (from {secrets})" in out
+
+
+def test_config_show_without_a_key(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "config", "show")
+    assert code == 0
+    assert any(line.startswith("api_key") and "not set" in line for line in out.splitlines())
+
+
+def test_config_show_shows_flag_sources(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "--kiosk", "--log-level", "debug", "config", "show")
+    assert code == 0
+    assert "kiosk_mode" in out and "True   [command line]" in out
+    assert "DEBUG   [command line]" in out
+
+
+def test_a_world_readable_secrets_file_is_a_one_line_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    secrets = paths.config_dir() / "secrets.toml"
+    secrets.parent.mkdir(parents=True)
+    secrets.write_text(f'api_key = "{KEY}"\n')
+    secrets.chmod(0o644)
+    code, out, err = _run(capsys, "config", "show")
+    assert code == 2
+    line = _one_line_error(err)
+    assert "chmod 600" in line and KEY not in err + out
+
+
+def test_an_api_key_in_config_toml_is_a_one_line_error(capsys: pytest.CaptureFixture[str]) -> None:
+    config = paths.config_dir() / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(f'api_key = "{KEY}"\n')
+    code, _, err = _run(capsys, "doctor")
+    assert code == 2
+    assert KEY not in _one_line_error(err)
+
+
+def test_plain_http_to_a_remote_host_is_a_one_line_error(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KIOSK_API_KEY", KEY)
+    code, _, err = _run(
+        capsys, "--base-url", "http://api.example.com/api/v1", "--location", "x", "doctor"
+    )
+    assert code == 2
+    assert "https" in _one_line_error(err)
+
+
+@pytest.mark.parametrize(
+    ("env", "argv", "needle"),
+    [
+        ({}, ["--profile", "production", "doctor"], "no base URL"),
+        (
+            {},
+            ["--base-url", "https://api.example.com/api/v1", "--location", "x", "doctor"],
+            "API key",
+        ),
+        (
+            {"KIOSK_API_KEY": KEY},
+            ["--base-url", "https://api.example.com/api/v1", "doctor"],
+            "location",
+        ),
+        ({}, ["--profile", "nope", "config", "show"], "unknown profile"),
+        ({}, ["demo", "--server", "http://10.1.2.3:8765/api/v1"], "https"),
+    ],
+)
+def test_missing_configuration_is_named(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    env: dict[str, str],
+    argv: list[str],
+    needle: str,
+) -> None:
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    code, _, err = _run(capsys, *argv)
+    assert code == 2
+    assert needle in _one_line_error(err)
+
+
+def test_flags_before_or_after_the_command(capsys: pytest.CaptureFixture[str]) -> None:
+    args = cli.build_parser().parse_args(["--profile", "staging", "doctor", "--location", "L"])
+    assert (args.profile, args.location, args.command) == ("staging", "L", "doctor")
+    args = cli.build_parser().parse_args(["doctor", "--profile", "staging", "--kiosk"])
+    assert (args.profile, args.kiosk_mode) == ("staging", True)
+    # A flag given only before the command is not reset by the command's parser.
+    args = cli.build_parser().parse_args(["--kiosk", "demo"])
+    assert args.kiosk_mode is True
+
+
+@pytest.mark.parametrize("command", ["demo-server", "serve"])
+def test_servers_refuse_a_remote_host(capsys: pytest.CaptureFixture[str], command: str) -> None:
+    code, _, err = _run(capsys, command, "--host", "0.0.0.0")
+    assert code == 2
+    assert "--allow-remote" in _one_line_error(err)
+
+
+def test_set_pin_from_stdin(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO("97531\n"))
+    code, out, _ = _run(capsys, "set-pin", "--stdin")
+    assert code == 0
+    assert "97531" not in out
+    stored = load_settings(env={}).staff_pin_hash
+    assert verify_pin("97531", stored)
+    assert not verify_pin("97532", stored)
+    assert "97531" not in (paths.config_dir() / "config.toml").read_text()
+
+
+def test_set_pin_interactive_must_match(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    answers = iter(["2468", "2469"])
+    monkeypatch.setattr("getpass.getpass", lambda prompt="": next(answers))
+    code, _, err = _run(capsys, "set-pin")
+    assert code == 2
+    assert "differ" in _one_line_error(err)
+    assert load_settings(env={}).staff_pin_hash is None
+
+    answers = iter(["2468", "2468"])
+    code, _, _ = _run(capsys, "set-pin")
+    assert code == 0
+    assert verify_pin("2468", load_settings(env={}).staff_pin_hash)
+
+
+def test_set_pin_refuses_a_bad_pin(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO("12\n"))
+    code, _, err = _run(capsys, "set-pin", "--stdin")
+    assert code == 2
+    assert "digits" in _one_line_error(err)
+
+
+def test_a_real_process_prints_one_line_and_no_traceback(kiosk_home: Path) -> None:
+    env = {**os.environ, "KIOSK_HOME": str(kiosk_home)}
+    done = subprocess.run(
+        [sys.executable, "-m", "kiosk", "--profile", "production", "doctor"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert "no base URL" in done.stderr
+
+
+def test_importing_the_cli_stays_light() -> None:
+    # `kiosk --help` and the first frame pay for what kiosk.cli imports at module level.
+    code = (
+        "import sys, kiosk.cli; "
+        "names = ('textual', 'httpx', 'pydantic', 'starlette', 'kiosk.demo', 'kiosk.api'); "
+        "print([m for m in names if m in sys.modules])"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "[]", done.stderr
