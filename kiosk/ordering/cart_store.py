@@ -1,0 +1,799 @@
+"""CartStore: the one source of truth for the customer's cart.
+
+Every screen asks the store to change the cart and watches what it publishes; no widget keeps a
+copy.
+The rules it keeps (issue 4, 5 and 6):
+- Mutations are serialised (one asyncio.Lock, FIFO, nothing dropped) and the cart is refreshed after
+  each one from the server: the Cart the write returns, or one GET when it returns none (order time,
+  discount, customer details). Nothing is re-read when the write already returned the cart.
+- No double writes. After AmbiguousWriteError (the outcome is unknown) the cart is re-read and the
+  write is sent again only if the re-read shows it did not land (an add compares the product's
+  quantity before and after). "Set" writes (tip, order time, customer, delivery, table, room) leave
+  the same state when repeated, so they are simply sent again.
+- A rate limit (RateLimitedError: the request never reached the server) is waited out with a
+  countdown on the status channel, then the same write is sent again: the order goes through after
+  the reset and the customer sees a calm wait, never an error screen.
+- Other errors propagate as the typed StorefrontError, after a re-read where the cart may have moved
+  (409 conflict, 422); the last good cart is never dropped by an error.
+- Crash resume: the open cart's id (and location) is kept in `cart_id_file` (written atomically),
+  and the file is removed when the cart completes, expires or is discarded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import math
+import os
+import tempfile
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
+
+from kiosk.api.errors import (
+    AmbiguousWriteError,
+    ConflictError,
+    NotFoundError,
+    RateLimitedError,
+    StorefrontError,
+    UnprocessableError,
+)
+from kiosk.api.models import (
+    Cart,
+    CartValidation,
+    DeliveryAddress,
+    FulfillmentMethod,
+    PaymentIntent,
+)
+from kiosk.ordering.modifiers import SelectionState
+
+if TYPE_CHECKING:
+    from kiosk.api.client import StorefrontClient
+
+__all__ = [
+    "CartStore",
+    "CheckoutResult",
+    "NoCartError",
+    "SavedCart",
+    "StoreStatus",
+    "load_saved_cart",
+]
+
+log = logging.getLogger("kiosk.ordering")
+
+T = TypeVar("T")
+Sleep = Callable[[float], Awaitable[None]]
+CartListener = Callable[[Cart | None], None]
+StatusListener = Callable[["StoreStatus"], None]
+
+
+class NoCartError(StorefrontError):
+    """A cart operation was asked for before an ordering session started (or after it ended)."""
+
+    default_message = "Your order has not been started. Please start a new order."
+
+
+@dataclass(frozen=True, slots=True)
+class StoreStatus:
+    """What the store is doing, for a calm line on screen.
+
+    kind "idle" (nothing pending), "busy" (a request is on its way), "waiting" (the rate limit: the
+    write goes out by itself after `seconds_left`), "error" (the last operation failed: `message` is
+    the error's customer-safe text).
+    """
+
+    kind: Literal["idle", "busy", "waiting", "error"] = "idle"
+    message: str = ""
+    seconds_left: int | None = None
+
+    def __str__(self) -> str:
+        if self.kind == "waiting":
+            return f"waiting for rate limit: {self.seconds_left or 0} s"
+        if self.kind == "error":
+            return f"error: {self.message}"
+        return "busy" if self.kind == "busy" else ""
+
+
+IDLE = StoreStatus()
+BUSY = StoreStatus("busy")
+
+
+@dataclass(frozen=True, slots=True)
+class CheckoutResult:
+    """What `checkout()` did: the validation, and the payment intent when the cart was valid."""
+
+    validation: CartValidation
+    intent: PaymentIntent | None
+
+
+@dataclass(frozen=True, slots=True)
+class SavedCart:
+    cart_id: str
+    location_id: str
+
+
+def load_saved_cart(path: Path | None) -> SavedCart | None:
+    """The cart id a previous run left in `path` (None when there is none or it is unreadable)."""
+    if path is None:
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    cart_id, location_id = data.get("cartId"), data.get("locationId")
+    if isinstance(cart_id, str) and cart_id and isinstance(location_id, str):
+        return SavedCart(cart_id, location_id)
+    return None
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _product_quantity(cart: Cart | None, product_id: str) -> int:
+    if cart is None:
+        return 0
+    return sum(item.quantity for item in cart.items if item.product_id == product_id)
+
+
+class _Landed:
+    """Returned by _write when the re-read after an ambiguous failure showed the write landed."""
+
+
+_LANDED = _Landed()
+
+
+class CartStore:
+    """The customer's cart, kept true to the server. One store per customer session."""
+
+    def __init__(
+        self,
+        client: StorefrontClient,
+        location_id: str,
+        *,
+        clock: Callable[[], float] = time.time,
+        sleep: Sleep = asyncio.sleep,
+        cart_id_file: Path | None = None,
+        location_aliases: Sequence[str] = (),
+        max_rate_waits: int = 20,
+        max_ambiguous_retries: int = 3,
+    ) -> None:
+        self.client = client
+        self.location_id = location_id
+        self._clock = clock
+        self._sleep = sleep
+        self.cart_id_file = cart_id_file
+        # The location's id and slug are interchangeable (S): a cart naming either is ours.
+        self._location_keys = {location_id, *location_aliases}
+        self.max_rate_waits = max_rate_waits
+        self.max_ambiguous_retries = max_ambiguous_retries
+
+        self.cart: Cart | None = None
+        self.cart_id: str | None = None
+        # What the ordering session said besides the cart id (e.g. "ordering for later only").
+        self.session_message: str | None = None
+        self.payment_intent: PaymentIntent | None = None
+        self.status: StoreStatus = IDLE
+        self.last_error: StorefrontError | None = None
+
+        self._lock = asyncio.Lock()
+        self._pending = 0
+        # True right after a new session: the server's cart is known to be empty without a GET.
+        self._known_empty = False
+        # True when a write may have changed the cart without our seeing it (cancelled mid-write).
+        self._stale = False
+        self._cart_listeners: list[CartListener] = []
+        self._status_listeners: list[StatusListener] = []
+
+    def __repr__(self) -> str:
+        return f"CartStore(location_id={self.location_id!r}, cart_id={self.cart_id!r})"
+
+    # ------------------------------------------------------------------ subscriptions
+
+    def subscribe(self, callback: CartListener) -> Callable[[], None]:
+        """Call `callback(cart)` with every cart the store publishes. Returns an unsubscribe."""
+        self._cart_listeners.append(callback)
+        return lambda: self._remove(self._cart_listeners, callback)
+
+    def subscribe_status(self, callback: StatusListener) -> Callable[[], None]:
+        """Call `callback(status)` on every status change. Returns an unsubscribe."""
+        self._status_listeners.append(callback)
+        return lambda: self._remove(self._status_listeners, callback)
+
+    @staticmethod
+    def _remove(listeners: list[Any], callback: Any) -> None:
+        with contextlib.suppress(ValueError):
+            listeners.remove(callback)
+
+    def _publish(self, cart: Cart | None) -> None:
+        if cart is not None and cart.id and cart.id != self.cart_id:
+            # The server answered with another cart id (a resumed or replaced cart): follow it.
+            self.cart_id = cart.id
+            self._save_id()
+        self.cart = cart
+        self._known_empty = False
+        self._stale = False
+        if cart is not None and (cart.is_completed or cart.is_expired):
+            self._forget_file()
+        for callback in list(self._cart_listeners):
+            try:
+                callback(cart)
+            except Exception:  # a listener's bug must not break the order
+                log.exception("cart listener failed")
+
+    def _set_status(self, status: StoreStatus) -> None:
+        if status == self.status:
+            return
+        self.status = status
+        for callback in list(self._status_listeners):
+            try:
+                callback(status)
+            except Exception:
+                log.exception("status listener failed")
+
+    # ------------------------------------------------------------------ the cart id file
+
+    def _save_id(self) -> None:
+        if self.cart_id_file is None or self.cart_id is None:
+            return
+        data = {"cartId": self.cart_id, "locationId": self.location_id}
+        try:
+            _atomic_write(self.cart_id_file, json.dumps(data))
+        except OSError:
+            log.warning("could not keep the cart id for crash resume", exc_info=True)
+
+    def _forget_file(self) -> None:
+        if self.cart_id_file is None:
+            return
+        with contextlib.suppress(FileNotFoundError):
+            try:
+                self.cart_id_file.unlink()
+            except OSError:
+                log.warning("could not remove the crash-resume file", exc_info=True)
+
+    def _forget(self) -> None:
+        self._forget_file()
+        self.cart_id = None
+        self.payment_intent = None
+        self.session_message = None
+        self._known_empty = False
+        self._stale = False
+        self._publish(None)
+
+    # ------------------------------------------------------------------ the engine
+
+    async def _operation(self, body: Callable[[], Awaitable[T]]) -> T:
+        """Run one operation under the lock, with the status channel kept up to date."""
+        self._pending += 1
+        self._set_status(BUSY)
+        try:
+            async with self._lock:
+                result = await body()
+        except StorefrontError as exc:
+            self.last_error = exc
+            self._pending -= 1
+            self._set_status(StoreStatus("error", exc.message))
+            raise
+        except BaseException:
+            self._pending -= 1
+            if self._pending == 0:
+                self._set_status(IDLE)
+            raise
+        self._pending -= 1
+        self.last_error = None
+        if self._pending == 0:
+            self._set_status(IDLE)
+        return result
+
+    def _need_cart(self) -> str:
+        if self.cart_id is None:
+            raise NoCartError()
+        return self.cart_id
+
+    def _need_editable(self) -> str:
+        cart_id = self._need_cart()
+        if self.cart is not None and self.cart.is_locked:
+            # Refused here: the server would say the same (409 CART_LOCKED) for one more request.
+            raise ConflictError(
+                "Your order is being paid for and can't be changed now.", code="CART_LOCKED"
+            )
+        return cart_id
+
+    async def _wait_out(self, seconds: float | None) -> None:
+        """Wait out a rate limit, publishing a whole-second countdown. Uses the injected clock and
+        sleep; also counts what it slept, so a sleep that does not move the clock still ends."""
+        if seconds is None:
+            seconds = self.client.rate_budget.seconds_until_reset() or 5.0
+        seconds = max(1.0, float(seconds))
+        deadline = self._clock() + seconds
+        slept = 0.0
+        try:
+            while slept < seconds:
+                left = min(deadline - self._clock(), seconds - slept)
+                if left <= 0:
+                    break
+                self._set_status(StoreStatus("waiting", seconds_left=math.ceil(left)))
+                step = min(1.0, left)
+                await self._sleep(step)
+                slept += step
+        finally:
+            self._set_status(BUSY)
+
+    async def _respect_budget(self) -> None:
+        # The last response said nothing is left until the reset: wait rather than spend a 429.
+        budget = self.client.rate_budget
+        if budget.remaining == 0:
+            left = budget.seconds_until_reset()
+            if left:
+                await self._wait_out(left)
+
+    async def _send(self, call: Callable[[], Awaitable[T]]) -> T:
+        """One request that changes nothing on the server if repeated: rate limits waited out."""
+        waits = 0
+        while True:
+            await self._respect_budget()
+            try:
+                return await call()
+            except RateLimitedError as exc:
+                waits += 1
+                if waits > self.max_rate_waits:
+                    raise
+                await self._wait_out(exc.retry_after)
+
+    async def _get(self) -> Cart:
+        cart_id = self._need_cart()
+        return await self._send(lambda: self.client.get_cart(self.location_id, cart_id))
+
+    async def _write(
+        self,
+        call: Callable[[], Awaitable[T]],
+        *,
+        landed: Callable[[Cart], bool] | None = None,
+    ) -> T | _Landed:
+        """Send one write: rate limits waited out; an unknown outcome resolved by a re-read.
+
+        `landed(cart)` tells from a re-read cart whether the write happened. Without it the write
+        is a "set" that may simply be repeated. Returns the call's result, or _LANDED when the
+        re-read showed the write had landed (that cart is already published).
+        """
+        unknown = 0
+        while True:
+            try:
+                return await self._send(call)
+            except AmbiguousWriteError:
+                unknown += 1
+                if unknown > self.max_ambiguous_retries:
+                    await self._reread_quietly()
+                    raise
+                if landed is None:
+                    log.info("write outcome unknown; repeating a set-style write")
+                    continue
+                try:
+                    after = await self._get()
+                except StorefrontError as exc:
+                    # Neither the write nor the check can be confirmed: say so, keep the cart.
+                    raise AmbiguousWriteError(cause=exc) from exc
+                self._publish(after)
+                if landed(after):
+                    log.info("write outcome unknown; the re-read cart shows it landed")
+                    return _LANDED
+                log.info("write outcome unknown; the re-read cart shows it did not land: resend")
+            except (ConflictError, UnprocessableError):
+                # The cart may have moved under us (locked, closed): show the truth, then fail.
+                await self._reread_quietly()
+                raise
+            except asyncio.CancelledError:
+                self._stale = True
+                raise
+
+    async def _reread_quietly(self) -> None:
+        if self.cart_id is None:
+            return
+        try:
+            cart = await self.client.get_cart(self.location_id, self.cart_id)
+        except NotFoundError:
+            log.info("the cart is gone on the server; forgetting it")
+            self._forget()
+        except StorefrontError:
+            log.info("could not re-read the cart after an error", exc_info=True)
+        else:
+            self._publish(cart)
+
+    async def _baseline(self) -> Cart | None:
+        """The cart as it is now, for an add's before/after comparison (a GET only when unknown)."""
+        if self._known_empty:
+            return None
+        if self.cart is None or self._stale:
+            cart = await self._get()
+            self._publish(cart)
+        return self.cart
+
+    async def _finish(self, result: Cart | _Landed | None) -> Cart | None:
+        """Publish a write's cart, or read it once when the write returned none."""
+        if isinstance(result, _Landed):
+            return self.cart
+        if result is None:
+            result = await self._get()
+        self._publish(result)
+        return result
+
+    # ------------------------------------------------------------------ session
+
+    async def start(
+        self,
+        fulfillment_method: FulfillmentMethod | str,
+        *,
+        table_number: str | None = None,
+        delivery: DeliveryAddress | None = None,
+        room: tuple[str, str] | None = None,
+    ) -> Cart | None:
+        """Start an ordering session (row 8), then send the fulfillment's details (set-table,
+        set-delivery or set-room). With a cart already open, the session switches that cart's
+        fulfillment method and keeps its lines. Returns the cart when a detail write returned
+        one; a fresh pickup or dine-in cart is known to be empty and is not read back."""
+        method = str(fulfillment_method)
+
+        async def body() -> Cart | None:
+            existing = self.cart_id
+            session = await self._write(
+                lambda: self.client.start_ordering_session(
+                    self.location_id, method, existing_cart_id=existing
+                )
+            )
+            assert not isinstance(session, _Landed)
+            if not session.cart_id:
+                raise UnprocessableError(server_message=session.error_message)
+            self.session_message = session.error_message
+            if session.cart_id != existing:
+                self.cart_id = session.cart_id
+                self.payment_intent = None
+                self._save_id()
+                self._publish(None)
+                # A brand-new session's cart is empty: no need to read it back.
+                self._known_empty = existing is None
+            return await self._set_details(table_number, delivery, room)
+
+        return await self._operation(body)
+
+    async def _set_details(
+        self,
+        table_number: str | None,
+        delivery: DeliveryAddress | None,
+        room: tuple[str, str] | None,
+    ) -> Cart | None:
+        cart_id = self._need_cart()
+        loc = self.location_id
+        call: Callable[[], Awaitable[Cart]] | None = None
+        if delivery is not None:
+            call = lambda: self.client.set_delivery(loc, cart_id, delivery)  # noqa: E731
+        elif table_number is not None:
+            call = lambda: self.client.set_table(loc, cart_id, table_number)  # noqa: E731
+        elif room is not None:
+            last_name, room_number = room
+            call = lambda: self.client.set_room(loc, cart_id, last_name, room_number)  # noqa: E731
+        if call is None:
+            # No details to send: a new cart is known empty; a switched one is read once (its
+            # fees may have changed with the method).
+            return None if self._known_empty else await self._finish(None)
+        return await self._finish(await self._write(call))
+
+    async def set_delivery(self, address: DeliveryAddress) -> Cart | None:
+        return await self._operation(lambda: self._set_details(None, address, None))
+
+    async def set_table(self, table_number: str) -> Cart | None:
+        return await self._operation(lambda: self._set_details(table_number, None, None))
+
+    async def set_room(self, last_name: str, room_number: str) -> Cart | None:
+        return await self._operation(
+            lambda: self._set_details(None, None, (last_name, room_number))
+        )
+
+    async def resume(self, cart_id: str, location_id: str | None = None) -> Cart | None:
+        """Resume a cart after a crash (row 9 with `currentCartId`). The cart is read first: when it
+        is gone, COMPLETED, EXPIRED or another location's, it is forgotten and None returned. A
+        LOCKED cart (the crash came mid-payment) is returned as it is, for the payment screen."""
+
+        async def body() -> Cart | None:
+            if location_id is not None and location_id not in self._location_keys:
+                self._forget()
+                return None
+            self.cart_id = cart_id
+            try:
+                cart = await self._get()
+            except (NotFoundError, ConflictError, UnprocessableError):
+                self._forget()
+                return None
+            except StorefrontError as exc:
+                if exc.status in (400, 403):  # not ours (another location's key or id)
+                    self._forget()
+                    return None
+                self.cart_id = None
+                raise
+            foreign = bool(cart.location_id) and cart.location_id not in self._location_keys
+            if foreign or cart.is_completed or cart.is_expired or not cart.id:
+                self._forget()
+                return None
+            if not cart.is_locked:
+                resumed = await self._write(
+                    lambda: self.client.create_or_resume_cart(self.location_id, cart_id)
+                )
+                if resumed != cart_id:
+                    # The server would not resume it and made a new cart: drop that one too.
+                    with contextlib.suppress(StorefrontError):
+                        await self.client.delete_cart(self.location_id, str(resumed))
+                    self._forget()
+                    return None
+            self.cart_id = cart_id
+            self._save_id()
+            self._publish(cart)
+            return cart
+
+        return await self._operation(body)
+
+    async def discard(self) -> bool:
+        """End the session: delete the cart on the server (unless it became an order) and forget
+        it. Best effort, never waits on a rate limit: True when the server confirmed the delete
+        (or the cart was already gone or completed)."""
+
+        async def body() -> bool:
+            cart_id = self.cart_id
+            if cart_id is None:
+                self._forget()
+                return True
+            done = True
+            if not (self.cart is not None and self.cart.is_completed):
+                try:
+                    await self.client.delete_cart(self.location_id, cart_id)
+                except NotFoundError:
+                    pass
+                except StorefrontError:
+                    log.info("could not delete the cart; forgetting it anyway", exc_info=True)
+                    done = False
+            self._forget()
+            return done
+
+        return await self._operation(body)
+
+    # ------------------------------------------------------------------ reads
+
+    async def refresh(self) -> Cart | None:
+        """Read the cart once and publish it."""
+
+        async def body() -> Cart | None:
+            if self.cart_id is None:
+                return None
+            try:
+                cart = await self._get()
+            except NotFoundError:
+                self._forget()
+                raise
+            self._publish(cart)
+            return cart
+
+        return await self._operation(body)
+
+    async def poll(self) -> Cart | None:
+        """One GET while waiting for the payment (the cart turns COMPLETED, with its number)."""
+        return await self.refresh()
+
+    # ------------------------------------------------------------------ lines
+
+    async def add_item(
+        self,
+        product_id: str,
+        quantity: int,
+        selections: SelectionState | Sequence[Mapping[str, Any]] | None = None,
+        special_instructions: str | None = None,
+    ) -> Cart | None:
+        """Add a line (row 12). `selections` is a SelectionState or its to_request() list."""
+        modifiers: list[Mapping[str, Any]] | None
+        if isinstance(selections, SelectionState):
+            modifiers = list(selections.to_request())
+        else:
+            modifiers = list(selections) if selections is not None else None
+
+        async def body() -> Cart | None:
+            cart_id = self._need_editable()
+            before = _product_quantity(await self._baseline(), product_id)
+            result = await self._write(
+                lambda: self.client.add_item(
+                    self.location_id,
+                    cart_id,
+                    product_id,
+                    quantity,
+                    modifiers or None,
+                    special_instructions,
+                ),
+                landed=lambda after: _product_quantity(after, product_id) >= before + quantity,
+            )
+            return await self._finish(result)
+
+        return await self._operation(body)
+
+    async def set_quantity(self, item_id: str, quantity: int) -> Cart | None:
+        """Change a line's quantity (row 13); 0 removes the line."""
+
+        def landed(after: Cart) -> bool:
+            line = next((i for i in after.items if i.id == item_id), None)
+            return line is None if quantity == 0 else line is not None and line.quantity == quantity
+
+        async def body() -> Cart | None:
+            cart_id = self._need_editable()
+            result = await self._write(
+                lambda: self.client.set_item_quantity(self.location_id, cart_id, item_id, quantity),
+                landed=landed,
+            )
+            return await self._finish(result)
+
+        return await self._operation(body)
+
+    async def remove_item(self, item_id: str) -> Cart | None:
+        return await self.set_quantity(item_id, 0)
+
+    # ------------------------------------------------------------------ discount, tip, time
+
+    async def apply_discount(self, code: str) -> Cart | None:
+        """Apply a code (row 20), then read the cart once. A refused code raises
+        InvalidRequestError with the server's reason and leaves the cart as it was."""
+        code = code.strip()
+
+        def landed(after: Cart) -> bool:
+            return (after.discount_code or "").strip().upper() == code.upper()
+
+        async def body() -> Cart | None:
+            cart_id = self._need_editable()
+            result = await self._write(
+                lambda: self.client.apply_discount(self.location_id, cart_id, code), landed=landed
+            )
+            return await self._finish(result)
+
+        return await self._operation(body)
+
+    async def remove_discount(self) -> Cart | None:
+        async def body() -> Cart | None:
+            cart_id = self._need_editable()
+            result = await self._write(
+                lambda: self.client.remove_discount(self.location_id, cart_id),
+                landed=lambda after: not after.discount_code,
+            )
+            return await self._finish(result)
+
+        return await self._operation(body)
+
+    async def set_tip(
+        self, percentage: str | int | None = None, amount_minor: int | None = None
+    ) -> Cart | None:
+        """A tip as a percentage ("18") or a fixed amount in minor units (row 16)."""
+        pct = None if percentage is None else str(percentage)
+
+        async def body() -> Cart | None:
+            cart_id = self._need_editable()
+            result = await self._write(
+                lambda: self.client.set_tip(
+                    self.location_id, cart_id, percentage=pct, amount_minor=amount_minor
+                )
+            )
+            return await self._finish(result)
+
+        return await self._operation(body)
+
+    async def set_no_tip(self) -> Cart | None:
+        return await self.set_tip(amount_minor=0)
+
+    async def set_order_time_asap(
+        self, order_date: str | None = None, order_time: str | None = None
+    ) -> Cart | None:
+        """ASAP (row 14). The row wants a date and time too: given, else the cart's own, else now
+        on the kiosk's clock."""
+        return await self._order_time("ASAP", order_date, order_time)
+
+    async def set_order_time_later(self, order_date: str, order_time: str) -> Cart | None:
+        """A later slot (row 14): `order_date` YYYY-MM-DD and `order_time` HH:MM, location-local,
+        as the server's time-intervals list them."""
+        return await self._order_time("LATER", order_date, order_time)
+
+    async def _order_time(
+        self, pickup_type: str, order_date: str | None, order_time: str | None
+    ) -> Cart | None:
+        async def body() -> Cart | None:
+            cart_id = self._need_editable()
+            now = datetime.fromtimestamp(self._clock())
+            day = order_date or (self.cart.order_date if self.cart else None) or f"{now:%Y-%m-%d}"
+            at = order_time or (self.cart.order_time if self.cart else None) or f"{now:%H:%M}"
+            result = await self._write(
+                lambda: self.client.set_order_time(self.location_id, cart_id, pickup_type, day, at)
+            )
+            return await self._finish(result)
+
+        return await self._operation(body)
+
+    # ------------------------------------------------------------------ checkout
+
+    async def set_customer(self, name: str, email: str) -> Cart | None:
+        """Customer details (row 15), then read the cart once. A 400 names the field."""
+
+        async def body() -> Cart | None:
+            cart_id = self._need_editable()
+            result = await self._write(
+                lambda: self.client.update_customer(self.location_id, cart_id, name, email)
+            )
+            return await self._finish(result)
+
+        return await self._operation(body)
+
+    async def validate(self) -> CartValidation:
+        """Ask the server whether the cart can be paid for (row 22). Changes nothing."""
+
+        async def body() -> CartValidation:
+            cart_id = self._need_cart()
+            return await self._send(lambda: self.client.validate_cart(self.location_id, cart_id))
+
+        return await self._operation(body)
+
+    async def begin_payment(self) -> PaymentIntent:
+        """Create the payment intent (row 24; the cart turns LOCKED), then read the cart once to
+        learn its checkoutUrl. The intent's clientSecret is for the processor only."""
+
+        async def body() -> PaymentIntent:
+            cart_id = self._need_cart()
+            if self.payment_intent is not None and self.cart is not None and self.cart.is_locked:
+                # Already locked by our own intent (a retry after a decline): reuse it.
+                return self.payment_intent
+            intent = await self._create_intent(cart_id)
+            self._publish(await self._get())
+            return intent
+
+        return await self._operation(body)
+
+    async def _create_intent(self, cart_id: str) -> PaymentIntent:
+        result = await self._write(
+            lambda: self.client.create_payment_intent(self.location_id, cart_id)
+        )
+        assert not isinstance(result, _Landed)
+        self.payment_intent = result
+        return result
+
+    async def checkout(self, name: str, email: str) -> CheckoutResult:
+        """The checkout screen's one step: customer details, validation and, when the cart is
+        valid, the payment intent, with ONE read of the cart at the end (instead of one after the
+        details and another after the intent: the details do not show in the cart). On a refused
+        name or email nothing else is sent."""
+
+        async def body() -> CheckoutResult:
+            cart_id = self._need_editable()
+            await self._write(
+                lambda: self.client.update_customer(self.location_id, cart_id, name, email)
+            )
+            validation = await self._send(
+                lambda: self.client.validate_cart(self.location_id, cart_id)
+            )
+            intent = await self._create_intent(cart_id) if validation.valid else None
+            self._publish(await self._get())
+            return CheckoutResult(validation, intent)
+
+        return await self._operation(body)
+
+    async def confirm_demo_payment(self, card_number: str) -> None:
+        """Demo only: pay the open intent as the demo processor would (declines raise)."""
+        if self.payment_intent is None:
+            raise NoCartError("There is no payment to confirm.")
+        intent = self.payment_intent
+        await self.client.confirm_demo_payment(intent.client_secret, card_number)
