@@ -1,0 +1,528 @@
+"""The Starlette app of the demo backend: /api/v1 (the contract) and /demo/* (faults, processor).
+
+A pure-ASGI gate in front of /api/v1 counts requests, rate-limits per client IP, injects faults and
+adds the X-RateLimit-* headers; each endpoint then authenticates, parses a size-capped JSON body and
+calls one Backend method.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from html import escape
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs
+
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import BaseRoute, Match, Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from kiosk.demo.backend import Backend
+from kiosk.demo.errors import ApiError, not_found, validation
+from kiosk.demo.money import fmt
+
+log = logging.getLogger("kiosk.demo")
+
+API = "/api/v1"
+MAX_BODY = 64 * 1024
+LOOPBACK = {"127.0.0.1", "::1", "localhost", "testclient"}
+
+
+@dataclass
+class Call:
+    """One authenticated API call, as the route table's handlers see it."""
+
+    b: Backend
+    loc: dict[str, Any]  # empty for /merchant
+    p: dict[str, str]
+    body: dict[str, Any]
+    request: Request
+
+    @property
+    def cart(self) -> str:
+        return self.p["cartId"]
+
+
+Handler = Callable[[Call], Any]
+
+
+def error_response(exc: ApiError) -> JSONResponse:
+    return JSONResponse(exc.body(), status_code=exc.status, headers=exc.headers)
+
+
+async def read_json(request: Request) -> dict[str, Any]:
+    length = request.headers.get("content-length")
+    if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+        raise ApiError(413, "PAYLOAD_TOO_LARGE", f"The body is over {MAX_BODY} bytes", field="body")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise ApiError(
+                413, "PAYLOAD_TOO_LARGE", f"The body is over {MAX_BODY} bytes", field="body"
+            )
+        chunks.append(chunk)
+    raw = b"".join(chunks)
+    if not raw.strip():
+        return {}
+    try:
+        body = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        raise validation("The body is not valid JSON", "body") from None
+    if not isinstance(body, dict):
+        raise validation("The body must be a JSON object", "body")
+    return body
+
+
+def authenticate(backend: Backend, request: Request) -> dict[str, Any] | None:
+    """Check X-API-Key against the path's location; return the location (None for /merchant)."""
+    key = request.headers.get("x-api-key", "")
+    lid = backend.catalog.keys.get(key) if key else None
+    if lid is None:
+        raise ApiError(401, "UNAUTHORIZED", "Missing or invalid API key")
+    key_loc = backend.catalog.locations[lid]
+    if not key_loc["subscribed"]:
+        raise ApiError(
+            403,
+            "SUBSCRIPTION_REQUIRED",
+            "This merchant's subscription is not active for this location",
+        )
+    ident = request.path_params.get("locationId")
+    if ident is None:
+        return None
+    loc = backend.location(ident)
+    if loc is None:
+        raise not_found("Location not found")
+    if loc["id"] != lid:
+        raise ApiError(403, "LOCATION_MISMATCH", "This API key is not valid for this location")
+    return loc
+
+
+def endpoint(handler: Handler, *, body: bool) -> Callable[[Request], Awaitable[Response]]:
+    async def run(request: Request) -> Response:
+        backend: Backend = request.app.state.backend
+        try:
+            loc = authenticate(backend, request)
+            payload = await read_json(request) if body else {}
+            result = handler(Call(backend, loc or {}, request.path_params, payload, request))
+            return JSONResponse(result)
+        except ApiError as exc:
+            return error_response(exc)
+        except Exception:
+            log.exception(
+                "demo backend: unexpected error on %s %s", request.method, request.url.path
+            )
+            return error_response(ApiError(500, "GENERIC_ERROR", "Unexpected server error"))
+
+    return run
+
+
+def api_routes() -> list[Route]:
+    loc = API + "/locations/{locationId}"
+    cart = loc + "/carts/{cartId}"
+    table: list[tuple[str, str, Handler, bool]] = [
+        (
+            "GET",
+            API + "/merchant/{merchantSlug}",
+            lambda c: c.b.merchant_json(c.p["merchantSlug"]),
+            False,
+        ),
+        ("GET", loc, lambda c: c.b.location_json(c.loc), False),
+        ("GET", loc + "/time-intervals", lambda c: c.b.time_intervals_json(c.loc), False),
+        ("GET", loc + "/gratuity", lambda c: c.b.gratuity_json(c.loc), False),
+        ("GET", loc + "/menus", _menus, False),
+        ("GET", loc + "/products", lambda c: c.b.products_json(c.loc), False),
+        (
+            "GET",
+            loc + "/products/{productId}",
+            lambda c: c.b.product_json(c.loc, c.p["productId"]),
+            False,
+        ),
+        ("POST", loc + "/ordering-sessions", lambda c: c.b.start_session(c.loc, c.body), True),
+        ("POST", loc + "/carts", lambda c: c.b.create_or_resume_cart(c.loc, c.body), True),
+        ("GET", cart, lambda c: c.b.get_cart(c.loc, c.cart), False),
+        ("DELETE", cart, lambda c: c.b.delete_cart(c.loc, c.cart), False),
+        ("POST", cart + "/cart-item", lambda c: c.b.add_item(c.loc, c.cart, c.body), True),
+        (
+            "PATCH",
+            cart + "/cart-item/{itemId}/quantity",
+            lambda c: c.b.set_quantity(c.loc, c.cart, c.p["itemId"], c.body),
+            True,
+        ),
+        (
+            "PUT",
+            cart + "/update-order-time",
+            lambda c: c.b.update_order_time(c.loc, c.cart, c.body),
+            True,
+        ),
+        (
+            "PUT",
+            loc + "/cart/{cartId}/validate-and-update",
+            lambda c: c.b.validate_and_update(c.loc, c.cart, c.body),
+            True,
+        ),
+        ("PUT", cart + "/gratuity", lambda c: c.b.set_gratuity(c.loc, c.cart, c.body), True),
+        ("PUT", cart + "/set-delivery", lambda c: c.b.set_delivery(c.loc, c.cart, c.body), True),
+        ("PUT", cart + "/set-table", lambda c: c.b.set_table(c.loc, c.cart, c.body), True),
+        ("PUT", cart + "/set-room", lambda c: c.b.set_room(c.loc, c.cart, c.body), True),
+        (
+            "POST",
+            loc + "/discounts/apply-discount",
+            lambda c: c.b.apply_discount(c.loc, c.body),
+            True,
+        ),
+        ("DELETE", cart + "/discount", lambda c: c.b.remove_discount(c.loc, c.cart), False),
+        ("POST", cart + "/validate", lambda c: c.b.validate_cart(c.loc, c.cart), False),
+        ("GET", cart + "/products", lambda c: c.b.cross_sell(c.loc, c.cart), False),
+        ("POST", cart + "/payment-intent", _payment_intent, False),
+    ]
+    return [
+        Route(path, endpoint(h, body=body), methods=[method]) for method, path, h, body in table
+    ]
+
+
+def _menus(c: Call) -> Any:
+    q = c.request.query_params
+    return c.b.menus_json(c.loc, q.get("orderDate") or None, q.get("orderTime") or None)
+
+
+def _payment_intent(c: Call) -> Any:
+    return c.b.create_payment_intent(c.loc, c.cart, str(c.request.base_url).rstrip("/"))
+
+
+# --------------------------------------------------------------------------------------------------
+# The gate in front of /api/v1
+
+
+def _dropped_connection() -> Exception:
+    # Under ASGITransport the app's exception reaches the client as is: raise what httpx raises when
+    # a real peer closes mid-response. Under uvicorn, any exception after the status line cuts the
+    # socket.
+    try:
+        import httpx
+
+        return httpx.RemoteProtocolError(
+            "demo fault: connection dropped after the write was committed"
+        )
+    except ImportError:  # pragma: no cover - httpx is a dependency of the kiosk
+        return ConnectionResetError("demo fault: connection dropped after the write was committed")
+
+
+class Gate:
+    def __init__(self, app: ASGIApp, backend: Backend, routes: Sequence[BaseRoute]) -> None:
+        self.app = app
+        self.backend = backend
+        self.routes = routes
+
+    def _template(self, scope: Scope) -> tuple[str | None, bool]:
+        partial = False
+        for route in self.routes:
+            match, _ = route.matches(scope)
+            if match is Match.FULL:
+                return getattr(route, "path", None), False
+            if match is Match.PARTIAL:
+                partial = True
+        return None, partial
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path: str = scope["path"]
+        client = (scope.get("client") or ("unknown", 0))[0]
+        if path.startswith("/demo/") and not _demo_public(path) and client not in LOOPBACK:
+            body = {
+                "error": "forbidden",
+                "message": "/demo endpoints answer only on loopback",
+                "status": 403,
+            }
+            await JSONResponse(body, status_code=403)(scope, receive, send)
+            return
+        if not (path == API or path.startswith(API + "/")):
+            await self.app(scope, receive, send)
+            return
+
+        b = self.backend
+        faults = b.faults
+        method: str = scope["method"]
+        template, partial = self._template(scope)
+        b.stats.count(client, f"{method} {template or '<unmatched>'}")
+        if faults.latency_s > 0:
+            await asyncio.sleep(faults.latency_s)
+
+        allowed, remaining, reset, retry = b.limiter.hit(client)
+        headers = {
+            "X-RateLimit-Limit": str(b.limiter.limit),
+            "X-RateLimit-Remaining": str(remaining),
+            "X-RateLimit-Reset": str(reset),
+        }
+        early: ApiError | None = None
+        if faults.take_burst():
+            retry = faults.burst_retry_after_s
+            allowed = False
+        if not allowed:
+            early = ApiError(
+                429,
+                "RATE_LIMIT_EXCEEDED",
+                f"Too many requests; retry in {retry} s",
+                extra={"retryAfter": retry},
+                headers={"Retry-After": str(retry)},
+            )
+        elif faults.roll(faults.error_rate):
+            early = ApiError(500, "GENERIC_ERROR", "Injected fault: the server failed")
+            early.status = faults.error_status
+        elif template is None and partial:
+            early = ApiError(405, "METHOD_NOT_ALLOWED", f"{method} is not allowed here")
+        elif template is None:
+            early = not_found("No such endpoint")
+        if early is not None:
+            b.stats.count_status(early.status)
+            body = early.body()
+            if early.status >= 500:
+                body = {"success": False, "message": early.message, "code": "GENERIC_ERROR"}
+            response = JSONResponse(body, status_code=early.status, headers=headers | early.headers)
+            await response(scope, receive, send)
+            return
+
+        messages: list[Message] = []
+
+        async def capture(message: Message) -> None:
+            messages.append(message)
+
+        await self.app(scope, receive, capture)
+        start = messages[0]
+        status = int(start["status"])
+        b.stats.count_status(status)
+        raw_headers = list(start.get("headers", []))
+        raw_headers += [(k.lower().encode(), v.encode()) for k, v in headers.items()]
+        start = dict(start) | {"headers": raw_headers}
+        if (
+            method not in ("GET", "HEAD")
+            and status < 400
+            and faults.roll(faults.drop_after_commit_rate)
+        ):
+            await send(start)
+            raise _dropped_connection()
+        if faults.stall_s > 0:
+            await asyncio.sleep(faults.stall_s)
+        await send(start)
+        for message in messages[1:]:
+            await send(message)
+
+
+def _demo_public(path: str) -> bool:
+    # The checkout page and the processor are what a customer's phone reaches.
+    return path.startswith(("/demo/checkout/", "/demo/processor/", "/demo/health"))
+
+
+# --------------------------------------------------------------------------------------------------
+# /demo endpoints
+
+
+async def _json_body(request: Request) -> dict[str, Any]:
+    try:
+        return await read_json(request)
+    except ApiError:
+        raise
+
+
+async def demo_faults(request: Request) -> Response:
+    backend: Backend = request.app.state.backend
+    if request.method == "POST":
+        try:
+            values = await _json_body(request)
+            backend.faults.update(values)
+        except ApiError as exc:
+            return error_response(exc)
+        except ValueError as exc:
+            return error_response(validation(str(exc), "faults"))
+    return JSONResponse(backend.faults.as_dict())
+
+
+async def demo_faults_reset(request: Request) -> Response:
+    backend: Backend = request.app.state.backend
+    backend.faults.reset()
+    return JSONResponse(backend.faults.as_dict())
+
+
+async def demo_stats(request: Request) -> Response:
+    return JSONResponse(request.app.state.backend.stats.as_dict())
+
+
+async def demo_stats_reset(request: Request) -> Response:
+    backend: Backend = request.app.state.backend
+    backend.stats.reset()
+    return JSONResponse(backend.stats.as_dict())
+
+
+async def demo_rate_limit_reset(request: Request) -> Response:
+    request.app.state.backend.limiter.reset()
+    return JSONResponse({"success": True})
+
+
+async def demo_sold_out(request: Request) -> Response:
+    backend: Backend = request.app.state.backend
+    try:
+        body = await _json_body(request)
+        item = body.get("itemId")
+        flag = body.get("soldOut", True)
+        if not isinstance(item, str):
+            raise validation("itemId (a product or option id) is required", "itemId")
+        if not isinstance(flag, bool):
+            raise validation("soldOut must be true or false", "soldOut")
+        try:
+            backend.set_sold_out(item, flag)
+        except KeyError:
+            raise validation(f"unknown product or option {item!r}", "itemId") from None
+    except ApiError as exc:
+        return error_response(exc)
+    return JSONResponse({"itemId": item, "soldOut": flag})
+
+
+async def demo_health(request: Request) -> Response:
+    return JSONResponse({"ok": True, "service": "kiosk demo backend"})
+
+
+PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>{title}</title>
+<style>body{{font-family:system-ui,sans-serif;max-width:28rem;margin:2rem auto;padding:0 1rem}}
+input,button{{font-size:1.1rem;padding:.5rem;width:100%;box-sizing:border-box;margin:.3rem 0}}
+.note{{color:#555;font-size:.9rem}}</style></head><body>{body}</body></html>"""
+
+
+def _page(title: str, body: str, status: int = 200) -> HTMLResponse:
+    return HTMLResponse(PAGE.format(title=escape(title), body=body), status_code=status)
+
+
+async def demo_checkout(request: Request) -> Response:
+    backend: Backend = request.app.state.backend
+    intent = backend.intent_by_id(request.path_params["paymentIntentId"])
+    if intent is None:
+        return _page("Payment not found", "<h1>Payment not found</h1>", 404)
+    try:
+        cart = backend.get_cart_json(intent["cartId"])
+    except KeyError:
+        cart = None
+    if intent["status"] == "canceled" or cart is None:
+        return _page("Payment canceled", "<h1>This payment was canceled</h1>", 410)
+    name = escape(cart["restaurantDisplayName"])
+    amount = escape(fmt(int(intent["amount"]), intent["currency"]))
+    if intent["status"] == "succeeded":
+        number = escape(cart.get("fulfillmentIdentifier") or "")
+        return _page(
+            "Paid", f"<h1>Paid: {amount}</h1><p>{name}: your order number is <b>{number}</b>.</p>"
+        )
+    lines = "".join(
+        f"<li>{int(i['quantity'])} × {escape(i['name'])} — {escape(i['totalFormatted'])}</li>"
+        for i in cart["items"]
+    )
+    secret = escape(intent["clientSecret"], quote=True)
+    body = (
+        f"<h1>{name}</h1><ul>{lines}</ul><p><b>Total {amount}</b></p>"
+        '<form method="post" action="/demo/processor/confirm">'
+        f'<input type="hidden" name="clientSecret" value="{secret}">'
+        '<label>Card number <input name="cardNumber" inputmode="numeric" autocomplete="off" '
+        'placeholder="4242 4242 4242 4242"></label><button type="submit">Pay</button></form>'
+        '<p class="note">Demo processor: 4242 4242 4242 4242 approves, '
+        "4000 0000 0000 0002 declines.</p>"
+    )
+    return _page(f"Pay {amount}", body)
+
+
+async def demo_confirm(request: Request) -> Response:
+    backend: Backend = request.app.state.backend
+    is_form = request.headers.get("content-type", "").startswith(
+        "application/x-www-form-urlencoded"
+    )
+    try:
+        if is_form:
+            raw = await request.body()
+            if len(raw) > MAX_BODY:
+                raise ApiError(413, "PAYLOAD_TOO_LARGE", "The body is too large", field="body")
+            body = {k: v[0] for k, v in parse_qs(raw.decode("utf-8", "replace")).items()}
+        else:
+            body = await read_json(request)
+        secret = body.get("clientSecret")
+        card = body.get("cardNumber")
+        if not isinstance(secret, str) or not secret:
+            raise validation("clientSecret is required", "clientSecret")
+        if not isinstance(card, str) or not card.strip():
+            raise validation("cardNumber is required", "cardNumber")
+        result = backend.confirm_payment(secret, card)
+    except ApiError as exc:
+        if is_form:
+            msg = escape(exc.message)
+            back = ""
+            raw_secret = body.get("clientSecret")
+            pid = raw_secret.split("_secret_")[0] if isinstance(raw_secret, str) else ""
+            if pid:
+                back = f'<p><a href="/demo/checkout/{escape(pid, quote=True)}">Try again</a></p>'
+            return _page("Payment failed", f"<h1>Payment failed</h1><p>{msg}</p>{back}", exc.status)
+        return error_response(exc)
+    if is_form:
+        number = escape(str(result["orderNumber"]))
+        return _page("Paid", f"<h1>Thank you!</h1><p>Your order number is <b>{number}</b>.</p>")
+    return JSONResponse(result)
+
+
+async def index(request: Request) -> Response:
+    return _page(
+        "Kiosk demo backend",
+        "<h1>Kiosk demo backend</h1>"
+        "<p>The Storefront API is served below <code>/api/v1</code>.</p>",
+    )
+
+
+def demo_routes() -> list[Route]:
+    return [
+        Route("/", index, methods=["GET"]),
+        Route("/demo/health", demo_health, methods=["GET"]),
+        Route("/demo/faults", demo_faults, methods=["GET", "POST"]),
+        Route("/demo/faults/reset", demo_faults_reset, methods=["POST"]),
+        Route("/demo/stats", demo_stats, methods=["GET"]),
+        Route("/demo/stats/reset", demo_stats_reset, methods=["POST"]),
+        Route("/demo/rate-limit/reset", demo_rate_limit_reset, methods=["POST"]),
+        Route("/demo/sold-out", demo_sold_out, methods=["POST"]),
+        Route("/demo/checkout/{paymentIntentId}", demo_checkout, methods=["GET"]),
+        Route("/demo/processor/confirm", demo_confirm, methods=["POST"]),
+    ]
+
+
+def create_app(
+    db_path: str | Path = ":memory:",
+    *,
+    clock: Callable[[], float] | None = None,
+    rate_limit: int = 200,
+    rate_window: float = 600.0,
+    extra_products: int = 0,
+    public_base_url: str | None = None,
+    seed: bool = True,
+) -> Starlette:
+    """The demo Storefront backend as an ASGI app; `app.state.backend` is the Backend.
+
+    public_base_url: where checkout pages are reached (checkoutUrl); None = the request's URL.
+    """
+    backend = Backend(
+        str(db_path),
+        clock=clock,
+        rate_limit=rate_limit,
+        rate_window=rate_window,
+        extra_products=extra_products,
+        public_base_url=public_base_url,
+        seed=seed,
+    )
+    api = api_routes()
+    app = Starlette(
+        routes=[*api, *demo_routes()],
+        middleware=[Middleware(Gate, backend=backend, routes=api)],
+    )
+    app.state.backend = backend
+    return app
