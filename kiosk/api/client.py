@@ -23,7 +23,7 @@ import json
 import logging
 import random
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Awaitable, Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
@@ -248,6 +248,8 @@ class StorefrontClient:
         self._cache: dict[tuple[Hashable, ...], _Entry] = {}
         self._inflight: dict[tuple[Hashable, ...], asyncio.Future[Any]] = {}
         self._generation = 0
+        # Client secrets this client has handled, scrubbed from later server text (bounded).
+        self._seen_secrets: deque[str] = deque(maxlen=16)
         self._http = httpx.AsyncClient(
             base_url=base + "/",
             transport=transport,
@@ -381,7 +383,7 @@ class StorefrontClient:
     ) -> Any:
         path = endpoint.path(**path_params)
         url = self._origin + path if endpoint.outside_base else path.lstrip("/")
-        secrets = (self._api_key.get_secret_value(), *extra_secrets)
+        secrets = (self._api_key.get_secret_value(), *self._seen_secrets, *extra_secrets)
         content = None if body is None else json.dumps(body, separators=(",", ":")).encode()
         headers = {"X-API-Key": self._api_key.get_secret_value()}
         if content is not None:
@@ -822,7 +824,9 @@ class StorefrontClient:
         """Row 24. Locks the cart. Never retried once it may have reached the server."""
         ep = ENDPOINTS["payment_intent"]
         data = await self._call(ep, {"location_id": location_id, "cart_id": cart_id})
-        return self._parse(PaymentIntent, data, ep.name)
+        intent = self._parse(PaymentIntent, data, ep.name)
+        self._seen_secrets.append(intent.client_secret.get_secret_value())
+        return intent
 
     async def confirm_demo_payment(self, client_secret: SecretStr, card_number: str) -> None:
         """The demo backend's processor (contract, payment section, A): POST on the base URL's
@@ -830,6 +834,8 @@ class StorefrontClient:
         error."""
         ep = ENDPOINTS["demo_confirm"]
         secret = client_secret.get_secret_value()
+        if secret not in self._seen_secrets:
+            self._seen_secrets.append(secret)
         await self._call(
             ep,
             {},

@@ -14,6 +14,7 @@ and anything else (plain text, HTML, empty) is survived, not parsed.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -38,6 +39,13 @@ __all__ = [
 ]
 
 _MAX_SERVER_TEXT = 160
+
+# Shapes of secrets the client may not know by value: a card number (13-19 digits, spaces or dashes
+# allowed) and a processor client secret ("pi_..._secret_..."). Scrubbed from any server text.
+_SECRET_SHAPES = (
+    (re.compile(r"(?<![0-9])[0-9](?:[ -]?[0-9]){12,18}(?![0-9])"), "[card]"),
+    (re.compile(r"[A-Za-z0-9]+_secret_[A-Za-z0-9_]+"), "[redacted]"),
+)
 
 
 class StorefrontError(Exception):
@@ -216,10 +224,13 @@ _BY_CODE: dict[str, type[StorefrontError]] = {
 
 
 def scrub(text: str, secrets: Iterable[str]) -> str:
-    """Replace every known secret in `text` with a marker."""
+    """Replace every known secret, and anything shaped like a card number or a client secret, in
+    `text` with a marker."""
     for secret in secrets:
         if secret and len(secret) >= 4:
             text = text.replace(secret, "[redacted]")
+    for pattern, marker in _SECRET_SHAPES:
+        text = pattern.sub(marker, text)
     return text
 
 

@@ -224,3 +224,15 @@ async def test_payment_decline_is_typed(client: StorefrontClient, server: Server
         await client.confirm_demo_payment(SecretStr("pi_9_secret_z"), "4000 0000 0000 0002")
     text = f"{info.value} {info.value!r} {info.value.server_message}"
     assert "pi_9_secret_z" not in text and "4000000000000002" not in text
+
+
+def test_secret_shapes_are_scrubbed_even_when_not_known_by_value() -> None:
+    body = (
+        b'{"message": "Card 4000-0000-0000-0002 declined for pi_77_secret_abcDEF (order A100,'
+        b' total $12.50, phone 212 555 0100)"}'
+    )
+    error = error_from_response(400, body)
+    assert "4000" not in error.message and "pi_77_secret_abcDEF" not in error.message
+    assert "[card]" in error.message and "[redacted]" in error.message
+    # Ordinary numbers survive.
+    assert "A100" in error.message and "$12.50" in error.message and "212 555 0100" in error.message
