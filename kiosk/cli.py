@@ -235,7 +235,6 @@ def cmd_demo_server(args: argparse.Namespace) -> int:
         raise UsageError(f"--port {args.port} is not a TCP port (1-65535)")
     settings = _load(args, profile="demo").settings
     _start_logging(settings)
-    from kiosk.demo.data import LOCATIONS, MERCHANT_SLUG
     from kiosk.demo.server import run
     from kiosk.runtime import default_demo_db
 
@@ -243,16 +242,10 @@ def cmd_demo_server(args: argparse.Namespace) -> int:
     db.parent.mkdir(parents=True, exist_ok=True)
     shown_host = f"[{host}]" if ":" in host else host
     base_url = f"http://{shown_host}:{args.port}/api/v1"
-    out = sys.stdout
-    out.write(f"Storefront demo backend: {base_url}\n")
-    out.write(f"merchant: {MERCHANT_SLUG}   database: {db}\n")
-    out.write("demo API keys (demo secrets, for this backend only):\n")
-    for loc in LOCATIONS:
-        out.write(f"  {loc.id:<16} {loc.slug:<20} {loc.api_key}\n")
-    out.write(f"run the kiosk on it:  {PROG} demo --server {base_url}\n")
+    # run() prints the base URL and the demo keys once the backend is built.
+    print(f"run the kiosk on it:  {PROG} demo --server {base_url}", flush=True)
     if not is_loopback_host(host):
-        out.write("warning: plain http off this machine sends the demo keys unencrypted\n")
-    out.flush()
+        print("warning: plain http off this machine sends the demo keys unencrypted", flush=True)
     run(host, args.port, db)
     return 0
 

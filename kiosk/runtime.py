@@ -104,11 +104,13 @@ def build_demo_services(
         app = create_app(db)
         transport = httpx.ASGITransport(app=app)
         url = EMBEDDED_BASE_URL
-        closer = getattr(app, "aclose", None) or getattr(
-            getattr(app, "state", None), "aclose", None
-        )
-        if closer is not None:
-            closers.append(closer)
+        backend = app.state.backend
+
+        async def close_backend() -> None:
+            backend.close()
+
+        # Closers run last-first: the clients close before the backend they talk to.
+        closers.append(close_backend)
     else:
         url = check_base_url(base_url)
 
