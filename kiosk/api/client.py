@@ -362,10 +362,17 @@ class StorefrontClient:
         body: Any = None,
         query: Mapping[str, str] | None = None,
         secrets: Iterable[str] = (),
+        gone_is_done: bool = False,
     ) -> Any:
-        """Send one contract row with retries; return the parsed JSON body (None when empty)."""
+        """Send one contract row with retries; return the parsed JSON body (None when empty).
+
+        `gone_is_done`: a 404 after an earlier attempt may have landed means that attempt did the
+        job (a retried DELETE); it returns None instead of raising.
+        """
         try:
-            result = await self._attempts(endpoint, path_params, body, query, tuple(secrets))
+            result = await self._attempts(
+                endpoint, path_params, body, query, tuple(secrets), gone_is_done
+            )
         except StorefrontError as exc:
             self.last_error = exc
             self.last_error_at = self._clock()
@@ -380,6 +387,7 @@ class StorefrontClient:
         body: Any,
         query: Mapping[str, str] | None,
         extra_secrets: tuple[str, ...],
+        gone_is_done: bool,
     ) -> Any:
         path = endpoint.path(**path_params)
         url = self._origin + path if endpoint.outside_base else path.lstrip("/")
@@ -390,6 +398,7 @@ class StorefrontClient:
             headers["Content-Type"] = "application/json"
         shown = path + (("?" + "&".join(f"{k}={v}" for k, v in query.items())) if query else "")
         retry_safe = endpoint.idempotent
+        maybe_landed = False  # an earlier attempt may have reached the server
         ends_at = self._clock() + self.deadline
         policy = self.retry
         attempt = 0
@@ -432,8 +441,10 @@ class StorefrontClient:
                 failure.details["cause"] = type(exc).__name__
                 if isinstance(exc, httpx.UnsupportedProtocol | httpx.ProxyError):
                     raise failure from exc  # configuration, not weather: retrying will not help
-                if not retry_safe and not isinstance(exc, _NOT_SENT):
-                    raise AmbiguousWriteError(cause=failure, endpoint=endpoint.name) from exc
+                if not isinstance(exc, _NOT_SENT):
+                    if not retry_safe:
+                        raise AmbiguousWriteError(cause=failure, endpoint=endpoint.name) from exc
+                    maybe_landed = True
                 wait = policy.backoff(attempt)
                 if attempt >= policy.max_attempts or self._clock() + wait > ends_at:
                     raise failure from exc
@@ -450,6 +461,8 @@ class StorefrontClient:
 
             if 200 <= status < 300:
                 return self._decode(response, endpoint, secrets)
+            if status == 404 and gone_is_done and maybe_landed:
+                return None
 
             failure = error_from_response(
                 status, response.content, secrets=secrets, endpoint=endpoint.name
@@ -469,6 +482,7 @@ class StorefrontClient:
                     raise AmbiguousWriteError(
                         cause=failure, status=status, code=failure.code, endpoint=endpoint.name
                     ) from failure
+                maybe_landed = True
                 told = self._told_wait(response, None)
                 wait = told if told is not None else policy.backoff(attempt)
                 if told is not None:
@@ -678,9 +692,10 @@ class StorefrontClient:
         return self._parse(Cart, data, ep.name)
 
     async def delete_cart(self, location_id: str, cart_id: str) -> None:
-        """Row 11. Idempotent: retried like a read."""
+        """Row 11. Idempotent: retried like a read. A 404 on a retry, after an attempt that may have
+        landed, counts as deleted; a 404 on the first attempt raises NotFoundError."""
         ep = ENDPOINTS["delete_cart"]
-        await self._call(ep, {"location_id": location_id, "cart_id": cart_id})
+        await self._call(ep, {"location_id": location_id, "cart_id": cart_id}, gone_is_done=True)
 
     # ------------------------------------------------------------------ rows 12-19: cart writes
 

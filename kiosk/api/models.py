@@ -689,6 +689,8 @@ class PaymentIntent(ApiModel):
     payment_intent_id: str | None = None
     amount: OptionalMoney = None
     currency: str | None = None
+    # Not in the contract's row 24; some backends (the demo) send it here too. The cart has it.
+    checkout_url: str | None = None
 
     def amount_text(self) -> str | None:
         return None if self.amount is None else to_decimal_string(self.amount)

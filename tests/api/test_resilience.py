@@ -18,6 +18,7 @@ from kiosk.api import (
     APITimeoutError,
     Cart,
     DeliveryAddress,
+    NotFoundError,
     RateLimitedError,
     RetryPolicy,
     ServerError,
@@ -466,3 +467,36 @@ async def test_rate_budget_ignores_garbage_headers(
 
 def test_rate_limit_is_configurable(make_client: ClientFactory) -> None:
     assert make_client(rate_limit=50).rate_budget.limit == 50
+
+
+async def test_delete_retried_after_it_may_have_landed_counts_404_as_done(
+    client: StorefrontClient, server: Server
+) -> None:
+    server.reply(httpx.ReadTimeout, httpx.Response(404, json={"code": "NOT_FOUND"}))
+    assert await client.delete_cart("loc_1", "cart_1") is None
+    assert len(server.requests) == 2
+
+
+async def test_delete_after_a_connect_error_still_reports_404(
+    client: StorefrontClient, server: Server
+) -> None:
+    # The first attempt never left, so a 404 means the cart really was not there.
+    server.reply(httpx.ConnectError, httpx.Response(404, json={"code": "NOT_FOUND"}))
+    with pytest.raises(NotFoundError):
+        await client.delete_cart("loc_1", "cart_1")
+
+
+async def test_delete_404_on_the_first_attempt_is_raised(
+    client: StorefrontClient, server: Server
+) -> None:
+    server.reply(httpx.Response(404, json={"code": "NOT_FOUND"}))
+    with pytest.raises(NotFoundError):
+        await client.delete_cart("loc_1", "cart_1")
+
+
+async def test_a_read_404_after_a_timeout_is_still_raised(
+    client: StorefrontClient, server: Server
+) -> None:
+    server.reply(httpx.ReadTimeout, httpx.Response(404, json={"code": "NOT_FOUND"}))
+    with pytest.raises(NotFoundError):
+        await client.get_cart("loc_1", "cart_1")
