@@ -206,6 +206,15 @@ class CartStore:
     def __repr__(self) -> str:
         return f"CartStore(location_id={self.location_id!r}, cart_id={self.cart_id!r})"
 
+    @property
+    def clock(self) -> Callable[[], float]:
+        """The injected clock (payment polling and countdowns use the same one)."""
+        return self._clock
+
+    @property
+    def sleep(self) -> Sleep:
+        return self._sleep
+
     # ------------------------------------------------------------------ subscriptions
 
     def subscribe(self, callback: CartListener) -> Callable[[], None]:
@@ -696,7 +705,8 @@ class CartStore:
         return await self._operation(body)
 
     async def set_no_tip(self) -> Cart | None:
-        return await self.set_tip(amount_minor=0)
+        # A zero percentage, not a zero amount: some locations take percentages only.
+        return await self.set_tip(percentage="0")
 
     async def set_order_time_asap(
         self, order_date: str | None = None, order_time: str | None = None

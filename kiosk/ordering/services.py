@@ -1,7 +1,7 @@
-"""What a running kiosk is given: settings, a Storefront client per location, and where to keep state.
+"""What a running kiosk is given: settings, a Storefront client per location, where to keep state.
 
-Built by `kiosk.runtime` (the composition root) for the CLI and by test fixtures; read by the TUI and by
-`kiosk doctor`. Pure data: no Textual, no HTTP here.
+Built by `kiosk.runtime` (the composition root) for the CLI and by test fixtures; read by the TUI
+and by `kiosk doctor`. Pure data: no Textual, no HTTP here.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 @dataclass
 class KioskServices:
     settings: Settings
-    # Keys are location-specific (contract: Auth), so each location the kiosk may serve has its own client.
+    # Keys are location-specific (contract: Auth): one client for each location the kiosk serves.
     clients: Mapping[str, StorefrontClient]
     # The locations offered on the location screen, in order; one entry means the screen is skipped.
     location_ids: list[str]

@@ -1,0 +1,214 @@
+"""The test rig for kiosk.ordering: the REAL embedded demo backend in-process, a virtual clock and a
+transport wrapper that can fail one request in a chosen way. Imported by the ordering tests (and the
+scripted customer); it holds no tests of its own beyond checking itself.
+
+- `FakeClock`: time stands still until something sleeps; `sleep(s)` moves it on and first runs any
+  action scheduled inside that span (a customer paying on a phone at t + 25 s), so runs with long
+  waits are instant and deterministic.
+- `FaultyTransport`: httpx.ASGITransport over `kiosk.demo.create_app`, counting the requests in
+  flight; `fail_next(method, path_end, when=...)` makes the next matching request fail with a
+  dropped connection either before it reaches the backend (nothing written) or after (committed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import itertools
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import httpx
+
+from kiosk.api import StorefrontClient
+from kiosk.demo import create_app
+from kiosk.demo.data import DOWNTOWN, DemoLocation
+from kiosk.ordering.cart_store import CartStore
+
+# Monday 2 March 2026, 16:00 UTC: 11:00 in New York, 08:00 in Los Angeles (both demo shops open).
+START = 1772467200.0
+BASE_URL = "http://demo.test/api/v1"
+
+
+class FakeClock:
+    def __init__(self, start: float = START) -> None:
+        self.now = start
+        self._timers: list[tuple[float, int, Callable[[], Awaitable[Any]]]] = []
+        self._seq = itertools.count()
+        self.slept: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def call_at(self, when: float, action: Callable[[], Awaitable[Any]]) -> None:
+        heapq.heappush(self._timers, (when, next(self._seq), action))
+
+    def call_later(self, delay: float, action: Callable[[], Awaitable[Any]]) -> None:
+        self.call_at(self.now + delay, action)
+
+    async def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        target = self.now + max(0.0, seconds)
+        while self._timers and self._timers[0][0] <= target:
+            when, _, action = heapq.heappop(self._timers)
+            self.now = max(self.now, when)
+            await action()
+        self.now = max(self.now, target)
+        await asyncio.sleep(0)
+
+
+@dataclass
+class _Fault:
+    method: str
+    path_end: str
+    when: Literal["before", "after"]
+
+
+@dataclass
+class FaultyTransport(httpx.AsyncBaseTransport):
+    inner: httpx.AsyncBaseTransport
+    faults: list[_Fault] = field(default_factory=list)
+    in_flight: int = 0
+    max_in_flight: int = 0
+    sent: list[str] = field(default_factory=list)
+
+    def fail_next(
+        self, method: str, path_end: str, when: Literal["before", "after"] = "after"
+    ) -> None:
+        self.faults.append(_Fault(method.upper(), path_end, when))
+
+    def _take(self, request: httpx.Request) -> _Fault | None:
+        for fault in self.faults:
+            if request.method == fault.method and request.url.path.endswith(fault.path_end):
+                self.faults.remove(fault)
+                return fault
+        return None
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.sent.append(f"{request.method} {request.url.path}")
+        fault = self._take(request)
+        if fault is not None and fault.when == "before":
+            raise httpx.RemoteProtocolError("test fault: dropped before the server saw it")
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            # Let other tasks run while this request is "on the wire".
+            await asyncio.sleep(0)
+            response = await self.inner.handle_async_request(request)
+            await response.aread()
+        finally:
+            self.in_flight -= 1
+        if fault is not None:
+            raise httpx.RemoteProtocolError("test fault: dropped after the server committed")
+        return response
+
+
+@dataclass
+class Rig:
+    app: Any
+    clock: FakeClock
+    transport: FaultyTransport
+    client: StorefrontClient
+    location: DemoLocation
+
+    @property
+    def backend(self) -> Any:
+        return self.app.state.backend
+
+    @property
+    def location_id(self) -> str:
+        return self.location.id
+
+    def store(self, cart_id_file: Path | None = None, **kw: Any) -> CartStore:
+        return CartStore(
+            self.client,
+            self.location.id,
+            clock=self.clock,
+            sleep=self.clock.sleep,
+            cart_id_file=cart_id_file,
+            location_aliases=(self.location.slug,),
+            **kw,
+        )
+
+    def requests(self) -> dict[str, int]:
+        """Requests the backend counted, by "METHOD /template" (without /api/v1/locations/{id})."""
+        by_path = self.backend.stats.as_dict()["byPath"]
+        return {
+            k.replace("/api/v1/locations/{locationId}", ""): v for k, v in sorted(by_path.items())
+        }
+
+    def total(self) -> int:
+        return int(self.backend.stats.total)
+
+    def reset_counts(self) -> None:
+        self.backend.stats.reset()
+
+    def server_cart(self, cart_id: str) -> dict[str, Any] | None:
+        try:
+            return dict(self.backend.get_cart_json(cart_id))
+        except KeyError:
+            return None
+
+    def faults(self, **values: Any) -> None:
+        self.backend.faults.update(values)
+
+    def new_client(self, **kw: Any) -> StorefrontClient:
+        """A second client on the same backend (e.g. a kiosk restarted after a crash)."""
+        return StorefrontClient(
+            BASE_URL,
+            self.location.api_key,
+            transport=self.transport,
+            clock=self.clock,
+            sleep=self.clock.sleep,
+            **kw,
+        )
+
+
+@asynccontextmanager
+async def demo_rig(
+    location: DemoLocation = DOWNTOWN, *, start: float = START, client_kw: Any = None, **app_kw: Any
+) -> AsyncIterator[Rig]:
+    clock = FakeClock(start)
+    app = create_app(":memory:", clock=clock, **app_kw)
+    transport = FaultyTransport(httpx.ASGITransport(app=app))
+    client = StorefrontClient(
+        BASE_URL,
+        location.api_key,
+        transport=transport,
+        clock=clock,
+        sleep=clock.sleep,
+        **(client_kw or {}),
+    )
+    try:
+        yield Rig(app, clock, transport, client, location)
+    finally:
+        await client.aclose()
+        app.state.backend.close()
+
+
+async def test_the_rig_counts_what_the_backend_counts() -> None:
+    async with demo_rig() as rig:
+        await rig.client.get_location(rig.location_id)
+        assert rig.total() == 1
+        assert rig.requests() == {"GET ": 1}
+        rig.transport.fail_next("GET", f"/locations/{rig.location_id}", when="before")
+        rig.client.clear_cache()
+        await rig.client.get_location(rig.location_id)  # a read: retried by the client
+        assert rig.total() == 2  # the failed attempt never reached the backend
+
+
+async def test_the_fake_clock_runs_due_actions_inside_a_sleep() -> None:
+    clock = FakeClock(100.0)
+    seen: list[float] = []
+
+    async def note() -> None:
+        seen.append(clock())
+
+    clock.call_later(5, note)
+    await clock.sleep(3)
+    assert seen == [] and clock() == 103.0
+    await clock.sleep(10)
+    assert seen == [105.0] and clock() == 113.0
