@@ -100,6 +100,8 @@ def register_secret(secret: str | None) -> None:
     REDACTOR.add_secret(secret)
 
 
+_NOISY = ("httpx", "httpcore")
+
 # What setup_logging changed, for shutdown_logging to put back.
 _saved: dict[str, Any] = {}
 
@@ -147,6 +149,11 @@ def setup_logging(
     handler.addFilter(REDACTOR)
     root.addHandler(handler)
     root.setLevel(level.upper() if isinstance(level, str) else level)
+    # httpx repeats every request kiosk.api already logs (with timing): only its warnings, unless
+    # the whole log is at DEBUG.
+    noisy = logging.DEBUG if root.level <= logging.DEBUG else logging.WARNING
+    for name in _NOISY:
+        logging.getLogger(name).setLevel(noisy)
     # Without a handler Python would print WARNING records to stderr (logging.lastResort).
     logging.lastResort = None
     logging.captureWarnings(True)
@@ -164,5 +171,7 @@ def shutdown_logging() -> None:
             found = True
     if found:
         root.setLevel(_saved.get("level", logging.WARNING))
+        for name in _NOISY:
+            logging.getLogger(name).setLevel(logging.NOTSET)
         logging.lastResort = _saved.get("last_resort", logging.lastResort)
         logging.captureWarnings(False)

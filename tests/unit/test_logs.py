@@ -153,3 +153,19 @@ def test_shutdown_restores_the_root_level(kiosk_home: Path) -> None:
     logs.shutdown_logging()
     assert root.level == before
     assert not any(getattr(h, "_kiosk", False) for h in root.handlers)
+
+
+def test_httpx_repeats_are_quiet_unless_debug(kiosk_home: Path) -> None:
+    path = logs.setup_logging("INFO")
+    try:
+        logging.getLogger("httpx").info("HTTP Request: GET https://x/api/v1/a")
+        logging.getLogger("kiosk.api").info("GET /a -> 404 in 3 ms")
+        _flush()
+        text = path.read_text()
+        assert "HTTP Request" not in text and "GET /a -> 404" in text
+        logs.setup_logging("DEBUG")
+        logging.getLogger("httpx").info("HTTP Request: GET https://x/api/v1/b")
+        _flush()
+        assert "api/v1/b" in path.read_text()
+    finally:
+        logs.shutdown_logging()
