@@ -402,14 +402,12 @@ class StorefrontClient:
         ends_at = self._clock() + self.deadline
         policy = self.retry
         attempt = 0
+        failure: StorefrontError | None = None
         while True:
             attempt += 1
             left = ends_at - self._clock()
-            if left <= 0:
-                raise APITimeoutError(
-                    "The ordering service is taking too long. Please try again.",
-                    endpoint=endpoint.name,
-                )
+            if left <= 0:  # only when the injected sleep overran its wait
+                raise failure or APITimeoutError(endpoint=endpoint.name)
             per_attempt = min(self.timeout, left)
             request = self._http.build_request(
                 endpoint.method,
@@ -423,7 +421,6 @@ class StorefrontClient:
             self.stats.by_method[endpoint.method] += 1
             self.stats.by_endpoint[endpoint.name] += 1
             started = time.perf_counter()
-            failure: StorefrontError
             try:
                 # httpx times each phase; this caps the whole attempt (a trickling body).
                 async with asyncio.timeout(per_attempt + min(1.0, per_attempt / 10)):
@@ -446,7 +443,7 @@ class StorefrontClient:
                         raise AmbiguousWriteError(cause=failure, endpoint=endpoint.name) from exc
                     maybe_landed = True
                 wait = policy.backoff(attempt)
-                if attempt >= policy.max_attempts or self._clock() + wait > ends_at:
+                if attempt >= policy.max_attempts or self._clock() + wait >= ends_at:
                     raise failure from exc
                 await self._pause(wait, attempt, endpoint, shown)
                 continue
@@ -473,7 +470,7 @@ class StorefrontClient:
                 failure.retry_after = wait
                 if wait > self.max_wait:
                     raise failure
-                if attempt >= policy.max_attempts or self._clock() + wait > ends_at:
+                if attempt >= policy.max_attempts or self._clock() + wait >= ends_at:
                     raise failure
                 await self._pause(wait, attempt, endpoint, shown)
                 continue
@@ -483,13 +480,13 @@ class StorefrontClient:
                         cause=failure, status=status, code=failure.code, endpoint=endpoint.name
                     ) from failure
                 maybe_landed = True
-                told = self._told_wait(response, None)
+                told = self._told_wait(response, failure)
                 wait = told if told is not None else policy.backoff(attempt)
                 if told is not None:
                     failure.retry_after = told
                 if wait > self.max_wait or attempt >= policy.max_attempts:
                     raise failure
-                if self._clock() + wait > ends_at:
+                if self._clock() + wait >= ends_at:
                     raise failure
                 await self._pause(wait, attempt, endpoint, shown)
                 continue

@@ -500,3 +500,34 @@ async def test_a_read_404_after_a_timeout_is_still_raised(
     server.reply(httpx.ReadTimeout, httpx.Response(404, json={"code": "NOT_FOUND"}))
     with pytest.raises(NotFoundError):
         await client.get_cart("loc_1", "cart_1")
+
+
+async def test_5xx_body_retry_after_is_honoured_on_reads(
+    client: StorefrontClient, server: Server, clock: FakeClock
+) -> None:
+    server.reply(httpx.Response(503, json={"error": "down", "retryAfter": 6}), ok({"id": "l"}))
+    await client.get_location("l")
+    assert clock.sleeps == [6.0]
+
+
+async def test_a_wait_ending_exactly_at_the_deadline_is_not_taken(
+    make_client: ClientFactory, server: Server, clock: FakeClock
+) -> None:
+    client = make_client(deadline=1.5)
+    server.default = httpx.ConnectError
+    with pytest.raises(APIConnectionError):
+        await client.get_location("l")
+    assert clock.sleeps == [0.5] and len(server.requests) == 2
+
+
+async def test_an_overrunning_sleep_raises_the_last_failure(
+    make_client: ClientFactory, server: Server, clock: FakeClock
+) -> None:
+    async def slow_sleep(seconds: float) -> None:
+        clock.now += seconds + 100  # the machine was suspended
+
+    client = make_client(sleep=slow_sleep)
+    server.default = httpx.Response(503)
+    with pytest.raises(ServerError):
+        await client.get_location("l")
+    assert len(server.requests) == 1
