@@ -1,0 +1,182 @@
+"""Waiting for the payment: poll the cart until it is COMPLETED, frugally.
+
+The API has no push (S), so the kiosk polls. Each poll is one GET of a 200-per-10-minutes budget
+that several terminals may share, and a customer paying on a phone needs 15 to 60 s, so the
+schedule starts at a few seconds and grows: 4 s, then 8, 8, then every 10 s (GETs at 4, 12, 20 and
+30 s: four polls in the first 30 s). When the budget runs low every interval doubles; when it is
+spent, the next poll waits for the reset. A `poll_now` event (the demo's approve key, an "I have
+paid" button) polls at once.
+
+The countdown is driven from here, once a second through `on_tick`, so a TUI worker can show it
+without a timer of its own. Transient errors (network, 5xx, rate limit) do not end the wait: the
+next poll simply comes later; only a cart that is gone or expired does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import logging
+import math
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from kiosk.api.errors import NotFoundError, RateLimitedError, StorefrontError
+from kiosk.api.models import Cart
+from kiosk.ordering.cart_store import CartStore
+
+__all__ = ["PaymentOutcome", "PaymentResult", "PaymentTick", "PollSchedule", "wait_for_payment"]
+
+log = logging.getLogger("kiosk.ordering")
+
+
+@dataclass(frozen=True, slots=True)
+class PollSchedule:
+    """Seconds between polls: `intervals` in turn, then the last one repeated; × `low_budget_factor`
+    when the rate budget is low (capped at `max_interval`)."""
+
+    intervals: tuple[float, ...] = (4.0, 8.0, 8.0, 10.0)
+    low_budget_factor: float = 2.0
+    max_interval: float = 30.0
+    # After a failed poll: wait at least this long before the next.
+    error_interval: float = 10.0
+
+    def interval(self, poll_number: int, *, budget_low: bool = False) -> float:
+        """The wait before poll `poll_number` (0 = the first poll)."""
+        base = self.intervals[min(poll_number, len(self.intervals) - 1)]
+        if budget_low:
+            base = min(self.max_interval, base * self.low_budget_factor)
+        return base
+
+
+class PaymentOutcome(enum.Enum):
+    COMPLETED = "completed"  # the order exists: cart.fulfillment_identifier is its number
+    TIMED_OUT = "timed_out"  # the payment timer ran out
+    CANCELLED = "cancelled"  # the customer pressed Cancel
+    GONE = "gone"  # the cart expired or was deleted: nothing will be paid
+
+
+@dataclass(frozen=True, slots=True)
+class PaymentTick:
+    """Once a second while waiting: what the payment screen shows."""
+
+    elapsed: float
+    seconds_left: int  # until the payment times out
+    next_poll_in: int
+    polls: int
+    cart: Cart | None
+    error: StorefrontError | None  # the last poll's failure, if the last poll failed
+
+
+@dataclass(frozen=True, slots=True)
+class PaymentResult:
+    outcome: PaymentOutcome
+    cart: Cart | None
+    polls: int
+    elapsed: float
+
+    @property
+    def order_number(self) -> str | None:
+        return self.cart.fulfillment_identifier if self.cart is not None else None
+
+
+async def wait_for_payment(
+    store: CartStore,
+    *,
+    # The payment timer on the store's injected clock, not an asyncio timeout.
+    timeout: float,  # noqa: ASYNC109
+    on_tick: Callable[[PaymentTick], None] | None = None,
+    cancel: asyncio.Event | None = None,
+    poll_now: asyncio.Event | None = None,
+    schedule: PollSchedule | None = None,
+) -> PaymentResult:
+    """Poll `store`'s cart until it is COMPLETED, the `timeout` (seconds) passes, `cancel` is set,
+    or the cart is gone. Uses the store's injected clock and sleep, so tests run it in no time.
+
+    Cancelling the task that runs this (a Textual worker) also stops it, between two requests or
+    during one; the cart is left as it is (locked, awaiting payment).
+    """
+    schedule = schedule or PollSchedule()
+    clock, sleep = store.clock, store.sleep
+    budget = store.client.rate_budget
+    started = clock()
+    polls = 0
+    last_error: StorefrontError | None = None
+    cart = store.cart
+
+    def done(outcome: PaymentOutcome) -> PaymentResult:
+        return PaymentResult(outcome, store.cart, polls, clock() - started)
+
+    if cart is not None and cart.is_completed:
+        return done(PaymentOutcome.COMPLETED)
+
+    next_poll = started + schedule.interval(0, budget_low=budget.is_low)
+    while True:
+        now = clock()
+        if cancel is not None and cancel.is_set():
+            return done(PaymentOutcome.CANCELLED)
+        if now - started >= timeout:
+            return done(PaymentOutcome.TIMED_OUT)
+        nudged = poll_now is not None and poll_now.is_set()
+        if nudged or now >= next_poll:
+            if poll_now is not None:
+                poll_now.clear()
+            polls += 1
+            wait = schedule.interval(polls, budget_low=budget.is_low)
+            try:
+                cart = await store.poll()
+                last_error = None
+            except NotFoundError:
+                return done(PaymentOutcome.GONE)
+            except StorefrontError as exc:
+                log.info("payment poll failed: %s", exc)
+                last_error = exc
+                wait = max(wait, schedule.error_interval)
+                if isinstance(exc, RateLimitedError) and exc.retry_after:
+                    # Only a 429's wait is honoured: other errors may carry a window's reset.
+                    wait = max(wait, exc.retry_after)
+            if cart is not None and cart.is_completed:
+                return done(PaymentOutcome.COMPLETED)
+            if store.cart_id is None or (cart is not None and cart.is_expired):
+                return done(PaymentOutcome.GONE)
+            if budget.remaining == 0:
+                wait = max(wait, budget.seconds_until_reset() or 0.0)
+            next_poll = clock() + wait
+        now = clock()
+        if on_tick is not None:
+            on_tick(
+                PaymentTick(
+                    elapsed=now - started,
+                    seconds_left=max(0, math.ceil(timeout - (now - started))),
+                    next_poll_in=max(0, math.ceil(next_poll - now)),
+                    polls=polls,
+                    cart=cart,
+                    error=last_error,
+                )
+            )
+        step = min(1.0, max(0.0, next_poll - now), max(0.0, timeout - (now - started)))
+        await _sleep_or_nudge(sleep, max(step, 0.05), poll_now, cancel)
+
+
+async def _sleep_or_nudge(
+    sleep: Callable[[float], Awaitable[None]],
+    seconds: float,
+    poll_now: asyncio.Event | None,
+    cancel: asyncio.Event | None,
+) -> None:
+    """Sleep up to `seconds`, waking early when `poll_now` or `cancel` is set."""
+    events = [e for e in (poll_now, cancel) if e is not None]
+    if any(e.is_set() for e in events):
+        return
+    nap = sleep(seconds)
+    if not events:
+        await nap
+        return
+    nap_task = asyncio.ensure_future(nap)
+    waiters = [asyncio.ensure_future(e.wait()) for e in events]
+    try:
+        await asyncio.wait([nap_task, *waiters], return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in (nap_task, *waiters):
+            if not task.done():
+                task.cancel()
