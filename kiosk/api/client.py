@@ -247,7 +247,6 @@ class StorefrontClient:
         self.last_success_at: float | None = None
         self._cache: dict[tuple[Hashable, ...], _Entry] = {}
         self._inflight: dict[tuple[Hashable, ...], asyncio.Future[Any]] = {}
-        self._generation = 0
         # Client secrets this client has handled, scrubbed from later server text (bounded).
         self._seen_secrets: deque[str] = deque(maxlen=16)
         self._http = httpx.AsyncClient(
@@ -283,14 +282,13 @@ class StorefrontClient:
 
     def clear_cache(self) -> None:
         """Forget every cached read (in-flight reads finish but are not stored)."""
-        self._generation += 1
         self._cache.clear()
         self._inflight.clear()
 
     def invalidate(self, location_id: str | None = None, kind: str | None = None) -> int:
         """Forget cached reads of one location and/or one kind ("menus", "products", "product",
-        "location", "gratuity", "time_intervals", "merchant"). Returns how many entries went."""
-        self._generation += 1
+        "location", "gratuity", "time_intervals", "merchant"). Returns how many entries went.
+        Matching reads in flight finish for their waiters but are not stored."""
 
         def match(key: tuple[Hashable, ...]) -> bool:
             return (location_id is None or key[2] == location_id) and (
@@ -322,7 +320,7 @@ class StorefrontClient:
         flight = self._inflight.get(key)
         if flight is None:
             self.stats.cache_misses += 1
-            flight = asyncio.ensure_future(self._fill(key, ttl, fetch, self._generation))
+            flight = asyncio.ensure_future(self._fill(key, ttl, fetch))
             self._inflight[key] = flight
             flight.add_done_callback(lambda done: self._landed(key, done))
         else:
@@ -335,10 +333,10 @@ class StorefrontClient:
         key: tuple[Hashable, ...],
         ttl: float,
         fetch: Callable[[], Awaitable[T]],
-        generation: int,
     ) -> T:
         value = await fetch()
-        if generation == self._generation:  # not invalidated while the read was in flight
+        # Stored only if still the registered flight: invalidate() unregisters stale ones.
+        if self._inflight.get(key) is asyncio.current_task():
             now = self._clock()
             if len(self._cache) >= 256:
                 for stale in [k for k, e in self._cache.items() if e.expires_at <= now]:

@@ -234,3 +234,19 @@ async def test_close_cancels_flights(client: StorefrontClient, server: Server) -
     await client.aclose()
     with pytest.raises(asyncio.CancelledError):
         await pending
+
+
+async def test_invalidating_one_location_keeps_another_flight(
+    client: StorefrontClient, server: Server
+) -> None:
+    gate = Gate(MENUS)
+    server.default = gate
+    one = asyncio.create_task(client.get_menus("loc_1"))
+    two = asyncio.create_task(client.get_menus("loc_2"))
+    await asyncio.sleep(0.01)
+    client.invalidate(location_id="loc_1")
+    gate.open.set()
+    await asyncio.gather(one, two)
+    await client.get_menus("loc_2")  # stored: not invalidated
+    await client.get_menus("loc_1")  # not stored: invalidated while in flight
+    assert len(server.requests) == 3
