@@ -1,0 +1,90 @@
+"""How a cart's parts read on screen: the totals that apply, a line's choices. Pure functions of a
+Cart.
+
+The kiosk never computes a price the server computes: every amount here is the server's formatted
+string.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from kiosk.tui.text import clean
+
+if TYPE_CHECKING:
+    from kiosk.api.models import Cart, CartItem
+
+
+def total_rows(cart: Cart) -> list[tuple[str, str, str]]:
+    """(label, amount text, kind) for every total that applies; kind is "", "discount" or "total".
+
+    Subtotal, tax and the total are always shown; discount, fees and tip only when not zero. The
+    total is what the customer pays: `orderTotalWithServiceFee` (it adds the service, processing and
+    platform fees to `orderTotal`), falling back to `orderTotal` when the server sends none.
+    """
+    rows: list[tuple[str, str, str]] = []
+    if cart.discount_total:
+        rows.append(("Subtotal", cart.formatted("sub_total_without_discount"), ""))
+        label = "Discount"
+        if cart.discount_code:
+            label = f"Discount ({clean(cart.discount_code, 24)})"
+        amount = cart.formatted("discount_total")
+        if not amount.lstrip().startswith(("-", "−")):
+            amount = "-" + amount
+        rows.append((label, amount, "discount"))
+    else:
+        rows.append(("Subtotal", cart.formatted("sub_total"), ""))
+    rows.append(("Tax", cart.formatted("tax_total"), ""))
+    optional = (
+        ("Delivery fee", "fulfillment_method_fee_total"),
+        ("Service fee", "service_fee_total"),
+        ("Card processing fee", "payment_processing_fee_total"),
+        ("Platform fee", "enterprise_fee_total"),
+        ("Tip", "waiter_tip_total"),
+    )
+    for label, name in optional:
+        if getattr(cart, name):
+            rows.append((label, cart.formatted(name), ""))
+    if cart.order_total_with_service_fee or not cart.order_total:
+        rows.append(("Total", cart.formatted("order_total_with_service_fee"), "total"))
+    else:
+        rows.append(("Total", cart.formatted("order_total"), "total"))
+    return rows
+
+
+def pay_total(cart: Cart) -> str:
+    return total_rows(cart)[-1][1]
+
+
+def _names(entries: Iterable[Any], depth: int, out: list[str]) -> None:
+    for entry in entries:
+        if not isinstance(entry, dict):
+            continue
+        options = entry.get("selectedOptions") or entry.get("options") or entry.get("items")
+        if isinstance(options, list):
+            _names(options, depth, out)
+            continue
+        name = entry.get("name") or entry.get("optionName") or entry.get("optionId") or ""
+        quantity = entry.get("quantity")
+        text = clean(name, 60)
+        if isinstance(quantity, int) and quantity > 1:
+            text = f"{text} ×{quantity}"
+        if text:
+            out.append(("  " * depth) + text)
+        children = entry.get("children")
+        if isinstance(children, list):
+            _names(children, depth + 1, out)
+
+
+def choice_lines(item: CartItem) -> list[str]:
+    """A line's chosen options as short texts (nested choices indented).
+
+    The spec leaves the entry shape open; this reads the contract's Selection shape, flat option
+    entries, and names where the server sends them, and never fails on anything else.
+    """
+    out: list[str] = []
+    _names(item.selections or [], 0, out)
+    if item.special_instructions:
+        out.append("Note: " + clean(item.special_instructions, 80))
+    return out

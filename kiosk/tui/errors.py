@@ -1,0 +1,53 @@
+"""Every failure, said to a customer: a short message and a way forward. Never a traceback."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+log = logging.getLogger("kiosk.tui")
+
+ASK_STAFF = "If this keeps happening, please ask a member of staff."
+
+
+@dataclass(frozen=True)
+class Failure:
+    message: str
+    hint: str
+    retryable: bool
+    # The server named a field or a modifier group: the screen shows the message there.
+    field: str | None = None
+    modifier_group_id: str | None = None
+    code: str | None = None
+
+
+def describe(error: BaseException, *, retry_key: str = "R") -> Failure:
+    """What to tell the customer about `error`, and whether trying again may help."""
+    # Imported here: kiosk.api pulls in httpx, which the first frame does not need.
+    from kiosk.api import errors as api
+
+    retry = f"Press {retry_key} to try again, or Esc to go back."
+    if isinstance(error, api.RateLimitedError):
+        wait = f" in about {int(error.retry_after + 0.999)} s" if error.retry_after else ""
+        return Failure(
+            f"We're very busy right now. Please try again{wait}.", retry, True, code=error.code
+        )
+    if isinstance(error, api.AmbiguousWriteError):
+        return Failure(
+            error.message, "Your order has been reloaded: please check it. " + retry, True
+        )
+    if isinstance(error, api.APIConnectionError | api.ServerError | api.ResponseFormatError):
+        return Failure(error.message, f"{retry} {ASK_STAFF}", True, code=error.code)
+    if isinstance(error, api.AuthenticationError | api.PermissionDeniedError):
+        return Failure(error.message, "Please ask a member of staff.", False, code=error.code)
+    if isinstance(error, api.StorefrontError):
+        return Failure(
+            error.message,
+            "Please check and try again.",
+            False,
+            field=error.field,
+            modifier_group_id=error.modifier_group_id,
+            code=error.code,
+        )
+    log.exception("unexpected error in the kiosk UI", exc_info=error)
+    return Failure("Something went wrong on this kiosk.", f"{retry} {ASK_STAFF}", True)

@@ -1,0 +1,43 @@
+"""Words the kiosk uses for the API's values."""
+
+from __future__ import annotations
+
+from typing import Any
+
+# Display order and words for each fulfillment method (request spelling).
+METHODS: dict[str, tuple[str, str]] = {
+    "pickup": ("Pickup", "Collect your order at the counter"),
+    "dine_in": ("Eat here", "Collect at the counter and eat in"),
+    "table_service": ("Table service", "We bring your order to your table"),
+    "delivery": ("Delivery", "We deliver your order to your address"),
+    "room_service": ("Room service", "We bring your order to your room"),
+}
+
+NEXT_STEPS: dict[str, str] = {
+    "pickup": "We'll call your number when your order is ready at the counter.",
+    "dine_in": "Take a seat: we'll call your number when your order is ready at the counter.",
+    "table_service": "Take a seat: we'll bring your order to table {table}.",
+    "delivery": "We're preparing your order and will deliver it to {address}.",
+    "room_service": "We'll bring your order to room {room}.",
+}
+
+
+def method_key(value: Any) -> str:
+    """The request spelling of a fulfillment value (an enum or an alias string)."""
+    if value is None:
+        return ""
+    text = str(getattr(value, "value", value)).strip().lower()
+    aliases = {
+        "takeout": "pickup",
+        "take_out": "pickup",
+        "table_side": "table_service",
+        "table": "table_service",
+        "roomservice": "room_service",
+        "dinein": "dine_in",
+    }
+    return aliases.get(text, text)
+
+
+def method_label(value: Any) -> str:
+    key = method_key(value)
+    return METHODS.get(key, (key.replace("_", " ").capitalize() or "Order", ""))[0]

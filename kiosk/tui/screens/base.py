@@ -1,0 +1,137 @@
+"""What every kiosk screen shares: the frame, background calls with a loading indicator, failures.
+
+A screen never talks to httpx: it calls the CartStore (cart writes, serialised there) or the client
+(reads) through `self.call(...)`, which runs the call in a worker of a named group, shows a loading
+indicator on the widget that waits, and turns any failure into a message with a way forward (R
+retries).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Footer
+from textual.worker import Worker
+
+from kiosk.tui.errors import Failure, describe
+from kiosk.tui.widgets.chrome import Banner, KioskHeader
+
+if TYPE_CHECKING:
+    from kiosk.api import StorefrontClient
+    from kiosk.tui.app import KioskApp
+
+T = TypeVar("T")
+
+
+class KioskScreen(Screen[Any]):
+    """Base of the ordering screens."""
+
+    # Whether the idle reset may fire on this screen (issue 5): never during payment.
+    IDLE_RESET: ClassVar[bool] = True
+    TITLE: ClassVar[str] = ""
+
+    BINDINGS = [
+        Binding("escape", "back", "Back"),
+        Binding("f5", "retry", "Retry", show=False),
+        Binding("r", "retry", "Retry", show=False),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._retry: Callable[[], object] | None = None
+
+    @property
+    def kiosk(self) -> KioskApp:
+        return self.app  # type: ignore[return-value]
+
+    @property
+    def client(self) -> StorefrontClient:
+        return self.kiosk.client
+
+    # Frame ----------------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield KioskHeader(self.header_title(), subtitle=self.header_subtitle())
+        yield from self.compose_body()
+        yield Banner(id="banner")
+        yield Footer()
+
+    def compose_body(self) -> ComposeResult:
+        yield from ()
+
+    def header_title(self) -> str:
+        location = self.kiosk.location
+        return location.restaurant_display_name if location is not None else "Welcome"
+
+    def header_subtitle(self) -> str:
+        return self.TITLE
+
+    @property
+    def banner(self) -> Banner:
+        return self.query_one("#banner", Banner)
+
+    # Calls ----------------------------------------------------------------------------------------
+    def call(
+        self,
+        work: Callable[[], Awaitable[T]],
+        *,
+        group: str,
+        done: Callable[[T], object] | None = None,
+        failed: Callable[[Failure], object] | None = None,
+        busy: Widget | None = None,
+        exclusive: bool = False,
+        clear_banner: bool = True,
+    ) -> Worker[None]:
+        """Run `work()` in a worker; `done(result)` on success. On failure the banner says what
+        happened and how to go on; R runs the same call again when that may help."""
+
+        def again() -> object:
+            return self.call(
+                work, group=group, done=done, failed=failed, busy=busy, exclusive=exclusive
+            )
+
+        async def job() -> None:
+            waiting = busy
+            if waiting is not None:
+                waiting.loading = True
+            try:
+                result = await work()
+            except Exception as error:
+                failure = describe(error)
+                self._retry = again if failure.retryable else None
+                handled = failed(failure) if failed is not None else None
+                if handled is not True:
+                    self.show_failure(failure)
+                return
+            finally:
+                if waiting is not None:
+                    waiting.loading = False
+            self._retry = None
+            if clear_banner and self.is_mounted:
+                self.banner.clear()
+            if done is not None:
+                done(result)
+
+        return self.run_worker(job(), group=group, exclusive=exclusive, exit_on_error=False)
+
+    def show_failure(self, failure: Failure) -> None:
+        if self.is_mounted:
+            self.banner.show(failure.message, hint=failure.hint)
+
+    def say(self, message: str, *, kind: str = "info", hint: str = "") -> None:
+        if self.is_mounted:
+            self.banner.show(message, hint=hint, kind=kind)
+
+    # Actions --------------------------------------------------------------------------------------
+    def action_retry(self) -> None:
+        retry, self._retry = self._retry, None
+        if retry is not None:
+            self.banner.clear()
+            retry()
+
+    def action_back(self) -> None:
+        self.dismiss(None)

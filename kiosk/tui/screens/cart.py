@@ -1,0 +1,459 @@
+"""5. Cart: lines with their choices, quantity and remove, discount apply/remove with the server's
+reason,
+tip presets plus custom and an equally prominent "No tip", ASAP or a later slot, cross-sell
+suggestions,
+and every total that applies from the server's formatted strings."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Button, Input, Select, Static
+
+from kiosk.tui.errors import Failure
+from kiosk.tui.labels import method_label
+from kiosk.tui.screens.base import KioskScreen
+from kiosk.tui.text import clean
+from kiosk.tui.widgets.cart_summary import TotalsPanel
+from kiosk.tui.widgets.lists import TextRow, TextRowList, two_columns
+from kiosk.tui.widgets.rowlist import RowList
+
+if TYPE_CHECKING:
+    from kiosk.api import Cart, MenuProduct, TimeIntervals, TipSettings
+
+
+@dataclass(frozen=True)
+class LineRow:
+    item_id: str | None  # None: a detail line (a choice) under its item
+    text: Text
+    right: Text | None = None
+
+
+class CartLines(RowList[LineRow]):
+    """The cart's lines, drawn from `app.cart` (watched): no copy of the cart is kept here."""
+
+    BINDINGS = [
+        Binding("plus,equals_sign,right", "change(1)", "More", show=False),
+        Binding("minus,left", "change(-1)", "Less", show=False),
+        Binding("delete,backspace,x", "remove", "Remove", show=False),
+    ]
+
+    def row_key(self, row: LineRow) -> Hashable | None:
+        return row.item_id
+
+    def row_text(self, row: LineRow, width: int, cursor: bool) -> Text:
+        if row.right is not None:
+            return two_columns(row.text, row.right, width)
+        return row.text.copy()
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.watch(self.app, "cart", self.show_cart)
+
+    def show_cart(self, cart: Cart | None) -> None:
+        from kiosk.tui.cartview import choice_lines
+
+        rows: list[LineRow] = []
+        for item in cart.items if cart is not None else ():
+            text = Text(f" {item.quantity} × ", style="bold")
+            text.append(clean(item.name, 100))
+            right = Text(clean(item.total_formatted or item.price_formatted or "", 20) + " ")
+            rows.append(LineRow(item.id, text, right))
+            rows.extend(LineRow(None, Text("      " + c, style="dim")) for c in choice_lines(item))
+        self.set_rows(rows)
+        self.styles.height = max(min(len(rows), 12), 1)
+
+    def action_change(self, step: int) -> None:
+        screen = self.screen
+        if isinstance(screen, CartScreen) and self.cursor_key is not None:
+            screen.change_line(str(self.cursor_key), step)
+
+    def action_remove(self) -> None:
+        screen = self.screen
+        if isinstance(screen, CartScreen) and self.cursor_key is not None:
+            screen.remove_line(str(self.cursor_key))
+
+
+class CrossSell(TextRowList):
+    pass
+
+
+class CartScreen(KioskScreen):
+    TITLE = "Your order"
+    BINDINGS = [
+        Binding("f2", "checkout", "Checkout"),
+        Binding("escape", "back", "Back to menu"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tips: TipSettings | None = None
+        self.slots: TimeIntervals | None = None
+        self.suggestions: list[MenuProduct] = []
+        self.slot_values: set[str] = set()
+
+    def compose_body(self) -> ComposeResult:
+        with Horizontal(id="cart-body"):
+            with VerticalScroll(id="cart-left"):
+                yield Static(id="cart-title")
+                yield CartLines(id="lines")
+                yield Static(Text("+/− change amount · Del remove", style="dim"), id="lines-help")
+                yield Static(Text("Discount code", style="bold"), classes="section")
+                with Horizontal(id="discount-row"):
+                    yield Input(placeholder="Enter a code", id="discount", max_length=40)
+                    yield Button("Apply", id="apply-discount")
+                    yield Button("Remove code", id="remove-discount")
+                yield Static("", id="discount-error", classes="field-error")
+                with Vertical(id="tip-section"):
+                    yield Static(Text("Tip", style="bold"), classes="section")
+                    yield Horizontal(id="tip-row")
+                    with Horizontal(id="custom-tip-row"):
+                        yield Input(placeholder="Amount, e.g. 2.50", id="custom-tip", max_length=8)
+                        yield Button("Set tip", id="set-custom-tip")
+                    yield Static("", id="tip-error", classes="field-error")
+                with Vertical(id="time-section"):
+                    yield Static(Text("When", style="bold"), classes="section")
+                    with Horizontal(id="time-row"):
+                        yield Button("As soon as possible", id="asap", classes="time")
+                        yield Select[str]([], prompt="Choose a later time", id="later")
+                with Vertical(id="cross-sell-section"):
+                    yield Static(Text("You might also like", style="bold"), classes="section")
+                    yield CrossSell(id="cross-sell")
+            with Vertical(id="cart-right"):
+                yield TotalsPanel(id="totals")
+                yield Button("Checkout  (F2)", id="checkout", variant="success")
+
+    def on_mount(self) -> None:
+        self.query_one("#tip-section").display = False
+        self.query_one("#custom-tip-row").display = False
+        self.query_one("#time-section").display = False
+        self.query_one("#cross-sell-section").display = False
+        self.watch(self.app, "cart", self.show_cart)
+        self.query_one("#lines", CartLines).focus()
+        self.load_settings()
+
+    # Data -----------------------------------------------------------------------------------------
+    def load_settings(self) -> None:
+        kiosk = self.kiosk
+        location_id = kiosk.location_id or ""
+        cart = kiosk.cart
+
+        async def tips() -> TipSettings:
+            return await kiosk.client.get_gratuity(location_id)
+
+        async def slots() -> TimeIntervals:
+            return await kiosk.client.get_time_intervals(location_id)
+
+        async def cross() -> list[MenuProduct]:
+            if cart is None:
+                return []
+            return await kiosk.client.cross_sell(location_id, cart.id)
+
+        def quiet(failure: Failure) -> bool:
+            # Optional extras: the order goes on without them (the failure is logged).
+            return True
+
+        self.call(tips, group="cart-tips", done=self._tips_loaded, failed=quiet, clear_banner=False)
+        self.call(
+            slots, group="cart-slots", done=self._slots_loaded, failed=quiet, clear_banner=False
+        )
+        self.call(
+            cross, group="cart-cross", done=self._cross_loaded, failed=quiet, clear_banner=False
+        )
+
+    def _tips_loaded(self, tips: TipSettings) -> None:
+        self.tips = tips
+        section = self.query_one("#tip-section")
+        if not tips.enabled:
+            section.display = False
+            return
+        row = self.query_one("#tip-row", Horizontal)
+        row.remove_children()
+        # "No tip" first and styled exactly like the presets: an equal choice, not a hidden one.
+        buttons = [Button("No tip", id="tip-none", classes="tip")]
+        for pct in tips.tip_percentage:
+            value = clean(pct, 6).rstrip("%")
+            if value.replace(".", "", 1).isdigit():
+                buttons.append(
+                    Button(f"{value}%", id=f"tip-{value.replace('.', '_')}", classes="tip")
+                )
+        if tips.should_allow_custom_tip:
+            buttons.append(Button("Other amount", id="tip-custom", classes="tip"))
+        row.mount_all(buttons)
+        section.display = True
+        self.call_after_refresh(self._mark_tip, self.kiosk.cart)
+
+    def _slots_loaded(self, slots: TimeIntervals) -> None:
+        self.slots = slots
+        options: list[tuple[str, str]] = []
+        for day in slots.order_days:
+            label = clean(day.label or day.value, 20)
+            for at in day.intervals:
+                options.append((f"{label} {clean(at, 5)}", f"{day.value} {at}"))
+        if not slots.schedule_allowed or not options:
+            return
+        select = self.query_one("#later", Select)
+        options = options[:500]
+        self.slot_values = {value for _, value in options}
+        select.set_options(options)
+        self.query_one("#time-section").display = True
+        self._mark_time(self.kiosk.cart)
+
+    def _cross_loaded(self, products: list[MenuProduct]) -> None:
+        cart = self.kiosk.cart
+        in_cart = {i.product_id for i in cart.items} if cart else set()
+        self.suggestions = [p for p in products if p.id not in in_cart and p.is_available][:5]
+        if not self.suggestions:
+            return
+        rows = [
+            TextRow(p.id, Text(" + " + clean(p.name, 60)), Text(clean(p.price_text(), 16) + " "))
+            for p in self.suggestions
+        ]
+        listing = self.query_one("#cross-sell", CrossSell)
+        listing.set_rows(rows)
+        listing.styles.height = len(rows)
+        self.query_one("#cross-sell-section").display = True
+
+    # Drawing from the cart ------------------------------------------------------------------------
+    def show_cart(self, cart: Cart | None) -> None:
+        title = Text("Your order", style="bold")
+        if cart is not None:
+            title.append(f" · {method_label(cart.fulfilment_method)}")
+            if (cart.pickup_type or "").upper() == "LATER" and cart.order_time:
+                title.append(f" · {clean(cart.order_date, 10)} {clean(cart.order_time, 5)}")
+            else:
+                title.append(" · as soon as possible")
+            info = _fulfillment_detail(cart)
+            if info:
+                title.append(f"\n{info}", style="dim")
+        empty = cart is None or not cart.items
+        if empty:
+            title.append("\nYour order is empty. Press Esc to go back to the menu.", style="yellow")
+        self.query_one("#cart-title", Static).update(title)
+        self.query_one("#checkout", Button).disabled = empty
+        code = cart.discount_code if cart is not None else None
+        self.query_one("#remove-discount", Button).display = bool(code)
+        self.query_one("#apply-discount", Button).display = not code
+        discount = self.query_one("#discount", Input)
+        discount.disabled = bool(code)
+        if code:
+            discount.value = clean(code, 40)
+        self._mark_tip(cart)
+        self._mark_time(cart)
+
+    def _mark_tip(self, cart: Cart | None) -> None:
+        if self.tips is None or cart is None:
+            return
+        current = _tip_choice(cart)
+        for button in self.query("#tip-row Button").results(Button):
+            chosen = button.id == current
+            button.variant = "primary" if chosen else "default"
+            button.set_class(chosen, "-chosen")
+
+    def _mark_time(self, cart: Cart | None) -> None:
+        if cart is None or not self.query_one("#time-section").display:
+            return
+        later = (cart.pickup_type or "").upper() == "LATER"
+        self.query_one("#asap", Button).variant = "default" if later else "primary"
+        select = self.query_one("#later", Select)
+        value = f"{cart.order_date} {cart.order_time}"
+        with select.prevent(Select.Changed):
+            if later and value in self.slot_values:
+                select.value = value
+            elif not later:
+                select.clear()
+
+    # Changing the cart (always through the CartStore) ---------------------------------------------
+    def _store_call(
+        self,
+        work: Any,
+        *,
+        busy: Any = None,
+        failed: Any = None,
+        done: Any = None,
+    ) -> None:
+        store = self.kiosk.store
+        if store is None:
+            self.say("Your order has not started.", hint="Press F9 to start over.")
+            return
+
+        async def run() -> Any:
+            return await work(store)
+
+        self.call(run, group="cart", busy=busy, failed=failed, done=done)
+
+    def change_line(self, item_id: str, step: int) -> None:
+        cart = self.kiosk.cart
+        line = next((i for i in cart.items if i.id == item_id), None) if cart else None
+        if line is None:
+            return
+        quantity = max(line.quantity + step, 0)
+        self._store_call(lambda s: s.set_quantity(item_id, quantity), busy=self.query_one("#lines"))
+
+    def remove_line(self, item_id: str) -> None:
+        self._store_call(lambda s: s.remove_item(item_id), busy=self.query_one("#lines"))
+
+    def apply_discount(self) -> None:
+        code = self.query_one("#discount", Input).value.strip()
+        error = self.query_one("#discount-error", Static)
+        if not code:
+            error.update(Text("Please enter a code first."))
+            return
+        error.update("")
+
+        def refused(failure: Failure) -> bool:
+            # The server's reason, at the field ("This code has expired", "Minimum order $25").
+            error.update(Text(failure.message))
+            return not failure.retryable
+
+        def applied(_: Any) -> None:
+            self.say(f"Code {clean(code, 40)} applied.", kind="ok")
+
+        self._store_call(
+            lambda s: s.apply_discount(code),
+            busy=self.query_one("#discount-row"),
+            failed=refused,
+            done=applied,
+        )
+
+    def remove_discount(self) -> None:
+        self.query_one("#discount-error", Static).update("")
+
+        def removed(_: Any) -> None:
+            self.query_one("#discount", Input).value = ""
+
+        self._store_call(
+            lambda s: s.remove_discount(), busy=self.query_one("#discount-row"), done=removed
+        )
+
+    def set_tip(self, button_id: str) -> None:
+        error = self.query_one("#tip-error", Static)
+        error.update("")
+        busy = self.query_one("#tip-section")
+        if button_id == "tip-none":
+            self.query_one("#custom-tip-row").display = False
+            self._store_call(lambda s: s.set_no_tip(), busy=busy)
+        elif button_id == "tip-custom":
+            self.query_one("#custom-tip-row").display = True
+            self.query_one("#custom-tip", Input).focus()
+        else:
+            self.query_one("#custom-tip-row").display = False
+            pct = button_id.removeprefix("tip-").replace("_", ".")
+            self._store_call(lambda s: s.set_tip(percentage=pct), busy=busy)
+
+    def set_custom_tip(self) -> None:
+        from kiosk.api.money import MoneyError, parse_money
+
+        raw = self.query_one("#custom-tip", Input).value.strip().lstrip("$€£")
+        error = self.query_one("#tip-error", Static)
+        try:
+            minor = parse_money(raw if "." in raw else f"{raw}.00")
+        except MoneyError:
+            minor = -1
+        if minor < 0 or minor > 100_000:
+            error.update(Text("Please enter an amount such as 2.50."))
+            return
+        error.update("")
+
+        def refused(failure: Failure) -> bool:
+            error.update(Text(failure.message))
+            return not failure.retryable
+
+        self._store_call(
+            lambda s: s.set_tip(amount_minor=minor),
+            busy=self.query_one("#tip-section"),
+            failed=refused,
+        )
+
+    def set_asap(self) -> None:
+        self._store_call(lambda s: s.set_order_time_asap(), busy=self.query_one("#time-section"))
+
+    def set_later(self, value: str) -> None:
+        day, _, at = value.partition(" ")
+        self._store_call(
+            lambda s: s.set_order_time_later(day, at), busy=self.query_one("#time-section")
+        )
+
+    # Events ---------------------------------------------------------------------------------------
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        button_id = event.button.id or ""
+        if button_id == "apply-discount":
+            self.apply_discount()
+        elif button_id == "remove-discount":
+            self.remove_discount()
+        elif button_id.startswith("tip-"):
+            self.set_tip(button_id)
+        elif button_id == "set-custom-tip":
+            self.set_custom_tip()
+        elif button_id == "asap":
+            self.set_asap()
+        elif button_id == "checkout":
+            self.action_checkout()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if event.input.id == "discount":
+            self.apply_discount()
+        elif event.input.id == "custom-tip":
+            self.set_custom_tip()
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        if isinstance(event.value, str):
+            self.set_later(event.value)
+
+    def on_row_list_selected(self, event: RowList.Selected) -> None:
+        event.stop()
+        if isinstance(event.rowlist, CrossSell):
+            product = next((p for p in self.suggestions if p.id == event.key), None)
+            if product is not None:
+                from kiosk.tui.screens.product import ProductScreen
+
+                def closed(message: str | None) -> None:
+                    if message:
+                        self.say(message, kind="ok")
+
+                self.app.push_screen(ProductScreen(product.id, clean(product.name, 80)), closed)
+
+    def action_checkout(self) -> None:
+        cart = self.kiosk.cart
+        if cart is None or not cart.items:
+            self.say("Your order is empty.", hint="Press Esc to choose something from the menu.")
+            return
+        from kiosk.tui.screens.checkout import CheckoutScreen
+
+        self.app.push_screen(CheckoutScreen())
+
+
+def _tip_choice(cart: Cart) -> str:
+    """Which tip button the cart's tip matches: tip-18, tip-none, or tip-custom."""
+    rate_text = (cart.fees.tip_rate or "").strip()
+    try:
+        rate = float(rate_text) if rate_text else 0.0
+    except ValueError:
+        rate = 0.0
+    if rate > 0:
+        pct = round(rate * 100, 2)
+        value = f"{pct:g}"
+        return f"tip-{value.replace('.', '_')}"
+    if cart.waiter_tip_total:
+        return "tip-custom"
+    return "tip-none"
+
+
+def _fulfillment_detail(cart: Cart) -> str:
+    if cart.table_service_info and cart.table_service_info.table_number:
+        return f"Table {clean(cart.table_service_info.table_number, 10)}"
+    if cart.room_service_info and cart.room_service_info.room_number:
+        name = clean(cart.room_service_info.last_name, 40)
+        return f"Room {clean(cart.room_service_info.room_number, 10)} · {name}"
+    if cart.delivery_info and cart.delivery_info.address_string:
+        return "Deliver to " + clean(cart.delivery_info.address_string, 100)
+    return ""

@@ -1,0 +1,86 @@
+"""8. Done: the order number large, what happens next, and back to the start after a short time."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Center, Vertical
+from textual.widgets import Digits, Static
+
+from kiosk.tui.cartview import pay_total
+from kiosk.tui.labels import NEXT_STEPS, method_key
+from kiosk.tui.screens.base import KioskScreen
+from kiosk.tui.text import clean
+
+if TYPE_CHECKING:
+    from kiosk.api import Cart
+
+# The characters textual's Digits can draw large; other order numbers are shown as bold text.
+DIGITS_CHARS = set("0123456789ABCDEF-+.:,$£€ ")
+
+
+def next_steps(cart: Cart | None) -> str:
+    if cart is None:
+        return "Please listen for your number."
+    method = method_key(cart.fulfilment_method)
+    template = NEXT_STEPS.get(method, NEXT_STEPS["pickup"])
+    table = clean(cart.table_service_info.table_number if cart.table_service_info else "", 10)
+    room = clean(cart.room_service_info.room_number if cart.room_service_info else "", 10)
+    address = clean(cart.delivery_info.address_string if cart.delivery_info else "", 100)
+    return template.format(table=table or "your", room=room or "your", address=address or "you")
+
+
+class DoneScreen(KioskScreen):
+    TITLE = "Thank you"
+    BINDINGS = [Binding("enter,escape", "finish", "New order")]
+
+    def __init__(self, cart: Cart | None) -> None:
+        super().__init__()
+        self.order = cart
+        self.deadline = 0.0
+
+    def compose_body(self) -> ComposeResult:
+        number = clean(self.order.fulfillment_identifier if self.order else "", 20) or "—"
+        with Vertical(id="done-body"):
+            yield Static(Text("Thank you! Your order number is", style="bold"), id="done-title")
+            with Center():
+                if set(number.upper()) <= DIGITS_CHARS:
+                    yield Digits(number.upper(), id="order-number")
+                else:
+                    yield Static(Text(number, style="bold"), id="order-number-text")
+            if self.order is not None:
+                yield Static(Text(f"Paid {clean(pay_total(self.order), 20)}"), id="done-paid")
+            yield Static(Text(next_steps(self.order)), id="done-next")
+            yield Static("", id="done-countdown")
+
+    def on_mount(self) -> None:
+        self.deadline = self.kiosk.clock() + float(self.kiosk.settings.done_timeout)
+        self._tick()
+        self.set_interval(1.0, self._tick)
+
+    def _tick(self) -> None:
+        left = max(0, math.ceil(self.deadline - self.kiosk.clock()))
+        text = Text(f"Back to the start in {left} s · press Enter to start now", style="dim")
+        self.query_one("#done-countdown", Static).update(text)
+        if left <= 0:
+            self.action_finish()
+
+    def on_key(self, event: events.Key) -> None:
+        # Any key: the next customer may start at once.
+        if event.key not in ("enter", "escape"):
+            event.stop()
+            self.action_finish()
+
+    def action_finish(self) -> None:
+        if getattr(self, "_finishing", False):
+            return
+        self._finishing = True
+        self.kiosk.reset_now()
+
+    def action_back(self) -> None:
+        self.action_finish()

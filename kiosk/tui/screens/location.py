@@ -1,0 +1,157 @@
+"""1. Location: the merchant's locations with address, today's hours, open or closed, and what each
+offers."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Hashable
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from kiosk.tui.labels import METHODS
+from kiosk.tui.screens.base import KioskScreen
+from kiosk.tui.text import clean
+from kiosk.tui.widgets.lists import TextRow, TextRowList
+from kiosk.tui.widgets.rowlist import RowList
+
+if TYPE_CHECKING:
+    from kiosk.api import Location
+
+
+def offered_methods(location: Any, fallback: Any = None) -> list[str]:
+    """The fulfillment methods the location offers, in display order (request spelling).
+
+    From the location's `methodsStatus`, else the merchant listing's; with neither (the vendor's
+    location fixture has none) pickup alone is assumed, the one method every storefront has (A)."""
+    status = getattr(location, "methods_status", None) or getattr(fallback, "methods_status", None)
+    if status is None:
+        return ["pickup"]
+    return [m for m in METHODS if status.offers(m)]
+
+
+def opening(location: Any, wall_clock: float) -> Any:
+    from kiosk.ordering.hours import opening_status
+
+    return opening_status(location, datetime.fromtimestamp(wall_clock, tz=UTC))
+
+
+class LocationList(TextRowList):
+    pass
+
+
+class LocationScreen(KioskScreen):
+    TITLE = "Choose a restaurant"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.locations: dict[str, Location] = {}
+        self.failed: dict[str, str] = {}
+
+    def header_title(self) -> str:
+        return "Welcome"
+
+    def compose_body(self) -> ComposeResult:
+        with Vertical(id="location-body"):
+            yield Static(Text("Where would you like to order from?", style="bold"), id="prompt")
+            yield LocationList(id="locations")
+            yield Static(
+                Text("↑↓ choose · Enter or 1-9 to select", style="dim"), id="location-help"
+            )
+
+    def on_mount(self) -> None:
+        self.load()
+
+    def load(self) -> None:
+        services = self.kiosk.services
+        body = self.query_one("#locations", LocationList)
+
+        async def fetch() -> tuple[dict[str, Location], dict[str, str]]:
+            from kiosk.tui.errors import describe
+
+            async def one(location_id: str) -> Location:
+                return await services.client_for(location_id).get_location(location_id)
+
+            ids = list(services.location_ids)
+            results = await asyncio.gather(*(one(i) for i in ids), return_exceptions=True)
+            found: dict[str, Location] = {}
+            failed: dict[str, str] = {}
+            for location_id, result in zip(ids, results, strict=True):
+                if isinstance(result, BaseException):
+                    failed[location_id] = describe(result).message
+                else:
+                    found[location_id] = result
+            if not found and failed:
+                raise next(r for r in results if isinstance(r, BaseException))
+            return found, failed
+
+        self.call(fetch, group="location", done=self._loaded, busy=body, exclusive=True)
+
+    def _loaded(self, result: tuple[dict[str, Location], dict[str, str]]) -> None:
+        self.locations, self.failed = result
+        rows: list[TextRow] = []
+        for number, location_id in enumerate(self.kiosk.services.location_ids, start=1):
+            location = self.locations.get(location_id)
+            head = Text(f" {number}  ", style="bold")
+            if location is None:
+                head.append(clean(location_id, 60))
+                rows.append(TextRow(location_id, head))
+                rows.append(
+                    TextRow(None, Text(f"    {self.failed.get(location_id, '')}", style="red"))
+                )
+                continue
+            status = opening(location, self.kiosk.wall_clock())
+            head.append(clean(location.restaurant_display_name or location_id, 80))
+            state = Text(status.summary, style="green" if status.is_open else "yellow")
+            rows.append(TextRow(location_id, head, state))
+            if location.address_string:
+                rows.append(TextRow(None, Text("    " + clean(location.address_string, 120))))
+            methods = ", ".join(METHODS[m][0] for m in offered_methods(location))
+            detail = Text(f"    Today: {status.today_text}", style="dim")
+            detail.append(f" · {methods}")
+            rows.append(TextRow(None, detail))
+            rows.append(TextRow(None, Text("")))
+        if self.failed:
+            self.say(
+                "Some restaurants could not be loaded.", hint="Press R to try again.", kind="error"
+            )
+            self._retry = self.load
+        listing = self.query_one("#locations", LocationList)
+        listing.set_rows(rows)
+        listing.focus()
+
+    def on_row_list_selected(self, event: RowList.Selected) -> None:
+        event.stop()
+        self.pick(event.key)
+
+    def on_key(self, event: events.Key) -> None:
+        if event.character and event.character.isdigit() and event.character != "0":
+            index = int(event.character) - 1
+            ids = self.kiosk.services.location_ids
+            if index < len(ids):
+                event.stop()
+                self.pick(ids[index])
+
+    def pick(self, key: Hashable) -> None:
+        location_id = str(key)
+        location = self.locations.get(location_id)
+        if location is None:
+            self.say(
+                "That restaurant could not be loaded.",
+                hint="Press R to try again, or choose another.",
+            )
+            self._retry = self.load
+            return
+        self.kiosk.choose_location(location_id, location)
+        from kiosk.tui.screens.welcome import WelcomeScreen
+
+        self.app.push_screen(WelcomeScreen())
+
+    def action_back(self) -> None:
+        # The first screen: there is nowhere to go back to.
+        self.banner.clear()

@@ -1,0 +1,265 @@
+"""7. Payment: the payment intent, the cart's checkoutUrl as a QR code with the short URL beneath, a
+countdown with Cancel, polling until the cart is COMPLETED; in the demo, keys to approve or decline.
+
+The clientSecret never reaches the screen: only the checkoutUrl is drawn (contract, payment hand-
+off).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Button, Static
+
+from kiosk.tui.cartview import pay_total
+from kiosk.tui.errors import Failure, describe
+from kiosk.tui.screens.base import KioskScreen
+from kiosk.tui.text import clean
+from kiosk.tui.widgets.qr import QRCode
+
+if TYPE_CHECKING:
+    from kiosk.api import Cart, PaymentIntent
+    from kiosk.ordering.payment import PaymentResult, PaymentTick
+
+APPROVE_CARD = "4242 4242 4242 4242"
+DECLINE_CARD = "4000 0000 0000 0002"
+
+
+def short_url(url: str) -> str:
+    """The URL without its scheme, for reading aloud or typing on a phone."""
+    text = clean(url, 200)
+    for scheme in ("https://", "http://"):
+        if text.startswith(scheme):
+            return text[len(scheme) :]
+    return text
+
+
+def countdown(seconds: int) -> str:
+    minutes, secs = divmod(max(seconds, 0), 60)
+    return f"{minutes}:{secs:02d}"
+
+
+class PaymentScreen(KioskScreen):
+    TITLE = "Payment"
+    IDLE_RESET = False
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel payment"),
+        Binding("r,f5", "retry", "Retry", show=False),
+        # Demo only (check_action hides them otherwise): the demo processor's two test cards.
+        Binding("a", "demo('approve')", "Demo: approve"),
+        Binding("d", "demo('decline')", "Demo: decline"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.intent: PaymentIntent | None = None
+        self.seconds_left: int | None = None
+        self.poll_now = asyncio.Event()
+        self.cancelled = asyncio.Event()
+        self.finished = False
+
+    def compose_body(self) -> ComposeResult:
+        with Horizontal(id="payment-body"):
+            with Vertical(id="qr-column"):
+                yield Static("", id="qr-holder")
+                yield Static("", id="pay-url")
+            with Vertical(id="pay-info"):
+                yield Static("", id="pay-title")
+                yield Static("", id="pay-amount")
+                yield Static("", id="pay-steps")
+                yield Static("", id="pay-countdown")
+                yield Static("", id="pay-demo")
+                yield Button("Cancel payment (Esc)", id="cancel", variant="error")
+
+    def on_mount(self) -> None:
+        if self.kiosk.services.demo:
+            hint = Text("Demo: ", style="bold magenta")
+            hint.append("A approves (card 4242…), D declines (card 4000…0002)")
+            self.query_one("#pay-demo", Static).update(hint)
+        self.watch(self.app, "cart", self._show_cart)
+        self.begin()
+
+    # Starting -------------------------------------------------------------------------------------
+    def begin(self) -> None:
+        store = self.kiosk.store
+        if store is None:
+            return
+
+        async def intent() -> PaymentIntent:
+            return await store.begin_payment()
+
+        def ready(intent: PaymentIntent) -> None:
+            self.intent = intent
+            self._show_qr(self.kiosk.cart)
+            self.wait()
+
+        self.call(intent, group="payment", done=ready, busy=self.query_one("#payment-body"))
+
+    def _show_cart(self, cart: Cart | None) -> None:
+        if cart is None:
+            return
+        title = Text("Scan to pay", style="bold")
+        counter = self.kiosk.settings.payment_mode == "counter"
+        if counter:
+            title = Text("Please pay at the counter", style="bold")
+        self.query_one("#pay-title", Static).update(title)
+        amount = Text("Total ", style="dim")
+        amount.append(clean(pay_total(cart), 20), style="bold")
+        self.query_one("#pay-amount", Static).update(amount)
+        if counter:
+            steps = "A member of staff will take your payment\nand your order starts right after."
+        else:
+            steps = (
+                "1. Scan the code with your phone's camera\n"
+                "2. Pay on your phone\n"
+                "3. Your order number appears here"
+            )
+        self.query_one("#pay-steps", Static).update(Text(steps))
+        if self.intent is not None:
+            self._show_qr(cart)
+
+    def _show_qr(self, cart: Cart | None) -> None:
+        url = cart.checkout_url if cart is not None else None
+        holder = self.query_one("#qr-holder", Static)
+        if not url:
+            holder.update(Text("Please ask a member of staff\nto take your payment.", style="bold"))
+            self.query_one("#pay-url", Static).update("")
+            return
+        existing = self.query("#qr")
+        if existing and existing.first(QRCode).data == url:
+            return
+        existing.remove()
+        holder.display = False
+        self.query_one("#qr-column", Vertical).mount(QRCode(url, id="qr"), before=0)
+        self.query_one("#pay-url", Static).update(Text(short_url(url)))
+
+    # Waiting --------------------------------------------------------------------------------------
+    def wait(self) -> None:
+        store = self.kiosk.store
+        if store is None:
+            return
+        timeout = float(self.kiosk.settings.payment_timeout)
+        self.cancelled.clear()
+
+        async def waiting() -> PaymentResult:
+            from kiosk.ordering.payment import wait_for_payment
+
+            return await wait_for_payment(
+                store,
+                timeout=timeout,
+                on_tick=self._tick,
+                cancel=self.cancelled,
+                poll_now=self.poll_now,
+            )
+
+        self.seconds_left = int(timeout)
+        self._show_countdown()
+        self.call(waiting, group="payment-wait", done=self._waited, exclusive=True)
+
+    def _tick(self, tick: PaymentTick) -> None:
+        self.seconds_left = tick.seconds_left
+        self._show_countdown()
+        if tick.error is not None:
+            self.say(
+                describe(tick.error).message,
+                hint="Still checking for your payment: no need to pay again.",
+            )
+
+    def _show_countdown(self) -> None:
+        if self.seconds_left is None:
+            return
+        text = Text("Time left to pay ", style="dim")
+        text.append(countdown(self.seconds_left), style="bold")
+        self.query_one("#pay-countdown", Static).update(text)
+
+    def _waited(self, result: PaymentResult) -> None:
+        from kiosk.ordering.payment import PaymentOutcome
+
+        if result.outcome is PaymentOutcome.COMPLETED:
+            self.finished = True
+            self._close_dialogs()
+            from kiosk.tui.screens.done import DoneScreen
+
+            self.app.switch_screen(DoneScreen(result.cart))
+        elif result.outcome is PaymentOutcome.TIMED_OUT:
+            self.seconds_left = 0
+            self._show_countdown()
+            self.say(
+                "The time to pay has run out.",
+                hint="Press R to keep waiting, or Esc to cancel and start over.",
+            )
+            self._retry = self.wait
+        elif result.outcome is PaymentOutcome.GONE:
+            self.say(
+                "This order is no longer available.",
+                hint="Please start a new order (F9), or ask a member of staff.",
+            )
+
+    def _close_dialogs(self) -> None:
+        from kiosk.tui.widgets.dialogs import ConfirmDialog
+
+        while isinstance(self.app.screen, ConfirmDialog):
+            self.app.pop_screen()
+
+    # Keys -----------------------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "demo":
+            return self.kiosk.services.demo
+        return True
+
+    def action_demo(self, what: str) -> None:
+        store = self.kiosk.store
+        if store is None or self.intent is None or self.finished:
+            return
+        card = APPROVE_CARD if what == "approve" else DECLINE_CARD
+
+        async def confirm() -> None:
+            await store.confirm_demo_payment(card)
+
+        def confirmed(_: Any) -> None:
+            self.say("Payment approved. Checking your order…", kind="ok")
+            self.poll_now.set()
+
+        def declined(failure: Failure) -> bool:
+            self.say(
+                failure.message,
+                hint="Try again with another card (demo: press A), or Esc to cancel.",
+            )
+            return True
+
+        self.call(confirm, group="payment-demo", done=confirmed, failed=declined)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "cancel":
+            self.action_cancel()
+
+    def action_back(self) -> None:
+        self.action_cancel()
+
+    def action_cancel(self) -> None:
+        if self.finished:
+            return
+        from kiosk.tui.widgets.dialogs import ConfirmDialog
+
+        def answered(yes: bool | None) -> None:
+            if yes and not self.finished:
+                # Decided: a locked cart cannot be edited again, so cancelling discards it and
+                # the kiosk starts over (the discard runs in the background).
+                self.cancelled.set()
+                self.kiosk.reset_now()
+
+        self.app.push_screen(
+            ConfirmDialog(
+                "Cancel the payment?",
+                detail="Your order will be cleared and the kiosk starts over.",
+                yes="Cancel payment",
+                no="Keep paying",
+            ),
+            answered,
+        )

@@ -1,0 +1,312 @@
+"""4. Product: modifier groups (required first) with counters, per-option quantities and nested
+child
+groups, a live price labelled "preview", the quantity, and Add only when the choice is valid. The
+server's refusal is shown at the group it names."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Button, Static
+
+from kiosk.tui.errors import Failure
+from kiosk.tui.screens.base import KioskScreen
+from kiosk.tui.text import clean
+from kiosk.tui.widgets.lists import two_columns
+from kiosk.tui.widgets.rowlist import RowList
+
+if TYPE_CHECKING:
+    from kiosk.api import ProductDetail
+    from kiosk.ordering.modifiers import GroupView, OptionView, SelectionState
+
+MAX_QUANTITY = 99
+
+
+def money(minor: int, currency: str) -> str:
+    from kiosk.api.money import format_money
+
+    return format_money(minor, currency)
+
+
+@dataclass(frozen=True)
+class GroupRow:
+    group: GroupView
+
+
+@dataclass(frozen=True)
+class OptionRow:
+    group: GroupView
+    option: OptionView
+
+
+ModifierRow = GroupRow | OptionRow
+
+
+class ModifierList(RowList[ModifierRow]):
+    """Groups and their options in one list; the cursor moves over options only."""
+
+    currency = "usd"
+
+    def row_key(self, row: ModifierRow) -> Hashable | None:
+        return row.option.key if isinstance(row, OptionRow) else None
+
+    def row_text(self, row: ModifierRow, width: int, cursor: bool) -> Text:
+        if isinstance(row, GroupRow):
+            view = row.group
+            text = Text("  " * view.depth)
+            text.append(clean(view.group.name, 60) or "Options", style="bold underline")
+            text.append("  ")
+            text.append(view.rule_text, style="bold yellow" if view.required else "dim")
+            text.append(f" · {view.progress_text}", style="dim")
+            if view.error:
+                text.append(f"  ✗ {clean(view.error, 120)}", style="bold red")
+            elif view.required:
+                text.append("  ✓", style="bold green")
+            return text
+        view, option = row.group, row.option
+        text = Text("  " * view.depth + "  ")
+        if option.sold_out:
+            mark = "  -  "
+        elif option.max_quantity > 1 and not view.single:
+            mark = f"− {option.quantity} +" if option.quantity else "[   ]"
+            mark = mark.ljust(5)
+        elif view.single:
+            mark = " (•) " if option.chosen else " ( ) "
+        else:
+            mark = " [x] " if option.chosen else " [ ] "
+        text.append(mark, style="bold" if option.chosen else "")
+        text.append(" ")
+        text.append(clean(option.item.name, 80), style="dim strike" if option.sold_out else "")
+        if option.sold_out:
+            right = Text("Sold out ", style="red")
+        elif option.item.price:
+            delta = option.item.price_formatted or money(option.item.price, self.currency)
+            sign = "" if delta.startswith(("-", "+")) else "+"
+            right = Text(f"{sign}{clean(delta, 16)} ")
+        else:
+            right = Text("")
+        return two_columns(text, right, width)
+
+
+class ProductScreen(KioskScreen):
+    TITLE = "Choose"
+    BINDINGS = [
+        Binding("f2", "add", "Add to order"),
+        Binding("escape", "back", "Back to menu"),
+        Binding("space", "choose", "Choose", show=False),
+        Binding("plus,equals_sign,right", "more", "More", show=False),
+        Binding("minus,left", "less", "Less", show=False),
+    ]
+
+    def __init__(self, product_id: str, name: str) -> None:
+        super().__init__()
+        self.product_id = product_id
+        self.product_name = name
+        self.product: ProductDetail | None = None
+        self.state: SelectionState | None = None
+        self.quantity = 1
+
+    def header_subtitle(self) -> str:
+        return self.product_name
+
+    def compose_body(self) -> ComposeResult:
+        with Vertical(id="product-body"):
+            yield Static(id="product-info")
+            yield ModifierList(id="modifiers")
+            yield Static(
+                Text(
+                    "↑↓ move · Space/Enter choose · +/− amount · 1-9 how many · F2 add",
+                    style="dim",
+                ),
+                id="product-help",
+            )
+            with Horizontal(id="product-bar"):
+                yield Button("−", id="qty-less", classes="stepper")
+                yield Static("1", id="quantity")
+                yield Button("+", id="qty-more", classes="stepper")
+                yield Static(id="preview")
+                yield Button("Add to order", id="add", variant="primary", disabled=True)
+
+    def on_mount(self) -> None:
+        self.load()
+
+    def load(self) -> None:
+        kiosk = self.kiosk
+
+        async def fetch() -> ProductDetail:
+            return await kiosk.client.get_product(kiosk.location_id or "", self.product_id)
+
+        self.call(fetch, group="product", done=self._loaded, busy=self.query_one("#product-body"))
+
+    def _loaded(self, product: ProductDetail) -> None:
+        from kiosk.ordering.modifiers import SelectionState
+
+        self.product = product
+        currency = (
+            product.currency
+            or (self.kiosk.location.currency if self.kiosk.location else "")
+            or "usd"
+        )
+        self.query_one("#modifiers", ModifierList).currency = currency
+        info = Text(clean(product.name, 200), style="bold")
+        info.append("  ")
+        info.append(clean(product.price_text(currency), 20), style="bold")
+        if product.calories:
+            info.append(f"  {product.calories} kcal", style="dim")
+        for tag in product.tags[:5]:
+            info.append(f" [{clean(tag, 20)}]", style="italic cyan")
+        if product.description:
+            info.append("\n")
+            info.append(clean(product.description, 300), style="dim")
+        self.query_one("#product-info", Static).update(info)
+        self.set_state(SelectionState.for_product(product))
+        modifiers = self.query_one("#modifiers", ModifierList)
+        if not product.modifiers:
+            modifiers.display = False
+            self.query_one("#add", Button).focus()
+        else:
+            modifiers.focus()
+
+    # State ----------------------------------------------------------------------------------------
+    def set_state(self, state: SelectionState, *, focus_group: str | None = None) -> None:
+        self.state = state
+        rows: list[ModifierRow] = []
+        for view in state.groups():
+            rows.append(GroupRow(view))
+            rows.extend(OptionRow(view, option) for option in view.options)
+        modifiers = self.query_one("#modifiers", ModifierList)
+        modifiers.set_rows(rows)
+        if focus_group is not None:
+            for index, row in enumerate(rows):
+                if isinstance(row, GroupRow) and row.group.id == focus_group:
+                    modifiers.move_to_index(index, announce=False)
+                    modifiers.scroll_to(y=index, animate=False)
+                    break
+        self._update_bar()
+
+    def _update_bar(self) -> None:
+        state = self.state
+        self.query_one("#quantity", Static).update(Text(f" {self.quantity} ", style="bold"))
+        preview = self.query_one("#preview", Static)
+        add = self.query_one("#add", Button)
+        if state is None or self.product is None:
+            preview.update("")
+            add.disabled = True
+            return
+        currency = self.query_one("#modifiers", ModifierList).currency
+        unit = state.preview_unit_price_minor()
+        text = Text("Preview ", style="dim")
+        text.append(money(unit * self.quantity, currency), style="bold")
+        if self.quantity > 1:
+            text.append(f" ({self.quantity} × {money(unit, currency)})", style="dim")
+        preview.update(text)
+        add.disabled = not state.is_valid
+        add.label = f"Add {self.quantity} to order" if self.quantity > 1 else "Add to order"
+
+    def _cursor_option(self) -> OptionRow | None:
+        row = self.query_one("#modifiers", ModifierList).cursor_row
+        return row if isinstance(row, OptionRow) else None
+
+    def on_row_list_selected(self, event: RowList.Selected) -> None:
+        event.stop()
+        self.action_choose()
+
+    def action_choose(self) -> None:
+        row = self._cursor_option()
+        if row is None or self.state is None:
+            return
+        if row.option.sold_out:
+            self.say(f"Sorry, {clean(row.option.item.name, 60)} is sold out.", kind="info")
+            return
+        if row.group.single:
+            self.set_state(self.state.select(row.option.key))
+        else:
+            before = self.state
+            after = before.toggle(row.option.key)
+            if after == before and not row.option.chosen:
+                self.say(
+                    f"{clean(row.group.group.name, 60)}: {row.group.progress_text}. "
+                    "Remove one to choose another.",
+                    kind="info",
+                )
+            self.set_state(after)
+
+    def action_more(self) -> None:
+        if isinstance(self.focused, Button) or self.state is None:
+            self.change_quantity(1)
+            return
+        row = self._cursor_option()
+        if row is not None:
+            if row.group.single:
+                self.set_state(self.state.select(row.option.key))
+            else:
+                self.set_state(self.state.increment(row.option.key))
+
+    def action_less(self) -> None:
+        if isinstance(self.focused, Button) or self.state is None:
+            self.change_quantity(-1)
+            return
+        row = self._cursor_option()
+        if row is not None:
+            self.set_state(self.state.decrement(row.option.key))
+
+    def change_quantity(self, step: int) -> None:
+        self.quantity = min(max(self.quantity + step, 1), MAX_QUANTITY)
+        self._update_bar()
+
+    def on_key(self, event: events.Key) -> None:
+        if event.character and event.character.isdigit() and event.character != "0":
+            event.stop()
+            self.quantity = int(event.character)
+            self._update_bar()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "qty-less":
+            self.change_quantity(-1)
+        elif event.button.id == "qty-more":
+            self.change_quantity(1)
+        elif event.button.id == "add":
+            self.action_add()
+
+    # Adding ---------------------------------------------------------------------------------------
+    def action_add(self) -> None:
+        state, product = self.state, self.product
+        if state is None or product is None:
+            return
+        invalid = state.first_invalid()
+        if invalid is not None:
+            self.set_state(state, focus_group=invalid.id)
+            self.say(f"{clean(invalid.group.name, 60)}: {invalid.error}.", kind="info")
+            return
+        store = self.kiosk.store
+        if store is None:
+            return
+        quantity = self.quantity
+        selections = state.to_request()
+        name = clean(product.name, 60)
+
+        async def add() -> Any:
+            return await store.add_item(product.id, quantity, selections)
+
+        def failed(failure: Failure) -> bool:
+            if failure.modifier_group_id and self.state is not None:
+                refused = self.state.with_server_error(failure.modifier_group_id, failure.message)
+                self.set_state(refused, focus_group=failure.modifier_group_id)
+                group = refused.find_group(failure.modifier_group_id)
+                where = f"{clean(group.group.name, 60)}: " if group is not None else ""
+                self.say(f"{where}{failure.message}", hint="Please change your choice.")
+                return True
+            return False
+
+        def added(_: Any) -> None:
+            self.dismiss(f"Added {quantity} × {name} to your order.")
+
+        self.call(add, group="cart", done=added, failed=failed, busy=self.query_one("#product-bar"))

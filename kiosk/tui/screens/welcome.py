@@ -1,0 +1,248 @@
+"""2. Welcome / fulfillment: the ways this location serves, the details each needs, then the order
+starts."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widget import Widget
+from textual.widgets import Button, Input, Label, Static
+
+from kiosk.tui.errors import Failure
+from kiosk.tui.labels import METHODS
+from kiosk.tui.screens.base import KioskScreen
+from kiosk.tui.screens.location import offered_methods, opening
+from kiosk.tui.text import clean
+from kiosk.tui.widgets.chrome import KioskHeader
+from kiosk.tui.widgets.lists import TextRow, TextRowList
+from kiosk.tui.widgets.rowlist import RowList
+
+if TYPE_CHECKING:
+    from kiosk.api import Location
+
+# The details each method needs: (input id, label, placeholder, max length).
+FIELDS: dict[str, tuple[tuple[str, str, str, int], ...]] = {
+    "table_service": (("table", "Table number", "e.g. 12", 10),),
+    "room_service": (
+        ("last_name", "Last name", "as on your booking", 60),
+        ("room", "Room number", "e.g. 415", 10),
+    ),
+    "delivery": (
+        ("street", "Street and number", "", 120),
+        ("street2", "Apartment, floor (optional)", "", 60),
+        ("city", "City", "", 60),
+        ("state", "State", "", 30),
+        ("zip", "ZIP code", "", 12),
+    ),
+}
+OPTIONAL = {"street2"}
+# Server field names (details.field) -> our inputs.
+SERVER_FIELDS = {
+    "tableNumber": "table",
+    "lastName": "last_name",
+    "roomNumber": "room",
+    "street": "street",
+    "streetOptional": "street2",
+    "city": "city",
+    "state": "state",
+    "zipCode": "zip",
+}
+
+
+class MethodList(TextRowList):
+    pass
+
+
+class WelcomeScreen(KioskScreen):
+    TITLE = "Welcome"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.methods: list[str] = []
+        self.method: str | None = None
+
+    def compose_body(self) -> ComposeResult:
+        with Vertical(id="welcome-body"):
+            yield Static(id="welcome-title")
+            yield Static(id="welcome-hours")
+            yield Static(Text("How would you like your order?", style="bold"), id="prompt")
+            yield MethodList(id="methods")
+            with Vertical(id="details"):
+                yield Static(id="details-title")
+                yield Vertical(id="fields")
+                with Horizontal(id="details-buttons"):
+                    yield Button("Start my order", id="start", variant="primary")
+
+    def on_mount(self) -> None:
+        self.query_one("#details").display = False
+        location = self.kiosk.location
+        if location is None:
+            self.load()
+        else:
+            self._show_location(location)
+
+    def load(self) -> None:
+        kiosk = self.kiosk
+        location_id = kiosk.location_id
+        assert location_id is not None
+
+        async def fetch() -> Location:
+            return await kiosk.services.client_for(location_id).get_location(location_id)
+
+        def loaded(location: Location) -> None:
+            kiosk.choose_location(location_id, location)
+            self.query_one(KioskHeader).set_title(location.restaurant_display_name, self.TITLE)
+            self._show_location(location)
+
+        self.call(fetch, group="location", done=loaded, busy=self.query_one("#welcome-body"))
+
+    def _show_location(self, location: Location) -> None:
+        status = opening(location, self.kiosk.wall_clock())
+        title = Text("Welcome to ", style="bold")
+        title.append(clean(location.restaurant_display_name, 80), style="bold")
+        self.query_one("#welcome-title", Static).update(title)
+        hours = Text(status.summary, style="green" if status.is_open else "yellow")
+        if status.known:
+            hours.append(f" · today {status.today_text}", style="dim")
+        self.query_one("#welcome-hours", Static).update(hours)
+        self.methods = offered_methods(location)
+        rows = []
+        for number, method in enumerate(self.methods, start=1):
+            label, description = METHODS[method]
+            text = Text(f" {number}  ", style="bold")
+            text.append(label, style="bold")
+            text.append(f"  {description}", style="dim")
+            rows.append(TextRow(method, text))
+        methods = self.query_one("#methods", MethodList)
+        methods.set_rows(rows)
+        methods.styles.height = max(len(rows), 1)
+        methods.focus()
+        if not self.methods:
+            self.say("This restaurant is not taking orders right now.", hint="Please ask staff.")
+
+    # Choosing -------------------------------------------------------------------------------------
+    def on_row_list_selected(self, event: RowList.Selected) -> None:
+        event.stop()
+        self.choose(event.key)
+
+    def on_key(self, event: events.Key) -> None:
+        if isinstance(self.focused, Input):
+            return
+        if event.character and event.character.isdigit() and event.character != "0":
+            index = int(event.character) - 1
+            if index < len(self.methods):
+                event.stop()
+                self.query_one("#methods", MethodList).move_to_key(self.methods[index])
+                self.choose(self.methods[index])
+
+    def choose(self, key: Hashable) -> None:
+        method = str(key)
+        self.method = method
+        fields = FIELDS.get(method)
+        details = self.query_one("#details")
+        if not fields:
+            details.display = False
+            self.start()
+            return
+        container = self.query_one("#fields", Vertical)
+        container.remove_children()
+        widgets: list[Widget] = []
+        for field_id, label, placeholder, limit in fields:
+            widgets.append(Label(label, classes="field-label"))
+            widgets.append(Input(placeholder=placeholder, max_length=limit, id=f"f-{field_id}"))
+            widgets.append(Static("", id=f"e-{field_id}", classes="field-error"))
+        container.mount_all(widgets)
+        self.query_one("#details-title", Static).update(
+            Text(f"{METHODS[method][0]}: a few details", style="bold")
+        )
+        details.display = True
+        self.call_after_refresh(lambda: self.query_one(f"#f-{fields[0][0]}", Input).focus())
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        inputs = list(self.query("#fields Input").results(Input))
+        if event.input in inputs:
+            index = inputs.index(event.input)
+            if index + 1 < len(inputs):
+                inputs[index + 1].focus()
+                return
+        self.start()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "start":
+            event.stop()
+            self.start()
+
+    def values(self) -> dict[str, str]:
+        return {
+            str(i.id)[2:]: " ".join(i.value.split())
+            for i in self.query("#fields Input").results(Input)
+        }
+
+    def _field_error(self, field_id: str, message: str) -> None:
+        try:
+            self.query_one(f"#e-{field_id}", Static).update(Text(message))
+        except Exception:
+            self.say(message)
+
+    def check(self) -> dict[str, str] | None:
+        """Local checks before anything is sent: required details present."""
+        values = self.values()
+        ok = True
+        for field_id, label, _, _ in FIELDS.get(self.method or "", ()):
+            if field_id in OPTIONAL:
+                continue
+            if not values.get(field_id):
+                self._field_error(field_id, f"Please enter your {label.lower()}.")
+                ok = False
+            else:
+                self._field_error(field_id, "")
+        return values if ok else None
+
+    def start(self) -> None:
+        method = self.method
+        if method is None:
+            return
+        values = self.check()
+        if values is None:
+            return
+        kiosk = self.kiosk
+        location = kiosk.location
+
+        async def begin() -> None:
+            await kiosk.start_order(method, values, location)
+
+        def failed(failure: Failure) -> bool:
+            field = SERVER_FIELDS.get(failure.field or "", failure.field or "")
+            if field and self.query(f"#e-{field}"):
+                self._field_error(field, failure.message)
+                return True
+            return False
+
+        def started(_: None) -> None:
+            from kiosk.tui.screens.menu import MenuScreen
+
+            self.app.push_screen(MenuScreen())
+
+        self.call(
+            begin,
+            group="cart",
+            done=started,
+            failed=failed,
+            busy=self.query_one("#welcome-body"),
+        )
+
+    def action_back(self) -> None:
+        if self.query_one("#details").display:
+            self.query_one("#details").display = False
+            self.method = None
+            self.query_one("#methods", MethodList).focus()
+            return
+        if self.kiosk.single_location:
+            return
+        self.dismiss(None)

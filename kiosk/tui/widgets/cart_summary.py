@@ -1,0 +1,86 @@
+"""Widgets that show the cart. Each watches `app.cart` and redraws as one widget; none keeps a
+copy."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.table import Table
+from rich.text import Text
+from textual.widgets import Static
+
+from kiosk.tui.cartview import choice_lines, total_rows
+from kiosk.tui.text import clean
+
+if TYPE_CHECKING:
+    from kiosk.api.models import Cart
+
+
+class CartWatcher(Static):
+    """Base: calls `show_cart` with every new cart the app publishes."""
+
+    def on_mount(self) -> None:
+        self.watch(self.app, "cart", self._cart_changed)
+
+    def _cart_changed(self, cart: Cart | None) -> None:
+        self.update(self.render_cart(cart))
+
+    def render_cart(self, cart: Cart | None) -> Text | Table:
+        raise NotImplementedError
+
+
+class CartBar(CartWatcher):
+    """One line, always visible: how many items and the total, and the key that opens the cart."""
+
+    def render_cart(self, cart: Cart | None) -> Text:
+        text = Text()
+        count = cart.item_count if cart is not None else 0
+        text.append(" Your order: ", style="bold")
+        if count == 0 or cart is None:
+            text.append("empty")
+        else:
+            text.append(f"{count} item{'s' if count != 1 else ''}")
+            text.append("  ·  ")
+            text.append(total_rows(cart)[-1][1], style="bold")
+        return text
+
+
+class CartPanel(CartWatcher):
+    """The cart beside the menu on wide screens: lines, then subtotal and total."""
+
+    def render_cart(self, cart: Cart | None) -> Table:
+        table = Table.grid(expand=True, padding=(0, 1))
+        table.add_column(ratio=1, overflow="ellipsis", no_wrap=True)
+        table.add_column(justify="right", no_wrap=True)
+        table.add_row(Text("Your order", style="bold"), Text(""))
+        if cart is None or not cart.items:
+            table.add_row(Text("Nothing yet. Choose something from the menu.", style="dim"), "")
+            return table
+        for item in cart.items:
+            table.add_row(
+                Text(f"{item.quantity} × {clean(item.name, 80)}"),
+                Text(item.total_formatted or ""),
+            )
+            for line in choice_lines(item)[:3]:
+                table.add_row(Text("   " + line, style="dim"), "")
+        table.add_row("", "")
+        for label, amount, kind in total_rows(cart):
+            if kind == "total" or label.startswith(("Subtotal", "Discount")):
+                style = "bold" if kind == "total" else ""
+                table.add_row(Text(label, style=style), Text(amount, style=style))
+        return table
+
+
+class TotalsPanel(CartWatcher):
+    """Every total that applies, from the server's formatted strings."""
+
+    def render_cart(self, cart: Cart | None) -> Table:
+        table = Table.grid(expand=True, padding=(0, 1))
+        table.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
+        table.add_column(justify="right", no_wrap=True)
+        if cart is None:
+            return table
+        for label, amount, kind in total_rows(cart):
+            style = "bold" if kind == "total" else ("green" if kind == "discount" else "")
+            table.add_row(Text(label, style=style), Text(clean(amount, 30), style=style))
+        return table

@@ -1,0 +1,103 @@
+"""The frame every screen shares: a header (title, busy/rate-limit status, the demo mark) and a
+banner."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.widgets import Static
+
+from kiosk.tui.text import clean
+
+if TYPE_CHECKING:
+    from kiosk.tui.app import KioskApp
+
+
+class DemoMark(Static):
+    """Always on screen while the backend is the embedded demo: nobody mistakes it for a real
+    order."""
+
+    def __init__(self) -> None:
+        super().__init__(Text(" DEMO ", style="bold"), id="demo-mark")
+
+
+class StatusLine(Static):
+    """What the kiosk is waiting for right now (a request, the rate limit); empty when idle."""
+
+    def on_mount(self) -> None:
+        self.watch(self.app, "status_text", self._show)
+
+    def _show(self, text: str) -> None:
+        self.update(Text(text))
+        self.set_class(bool(text), "-active")
+
+
+class KioskHeader(Horizontal):
+    """Title on the left, status and the demo mark on the right. The title may be API text."""
+
+    def __init__(self, title: str, *, subtitle: str = "") -> None:
+        super().__init__(id="header")
+        self._title = title
+        self._subtitle = subtitle
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._title_text(), id="header-title")
+        yield StatusLine(id="header-status")
+        app: KioskApp = self.app  # type: ignore[assignment]
+        if app.services.demo:
+            yield DemoMark()
+
+    def _title_text(self) -> Text:
+        text = Text(clean(self._title, 80), style="bold")
+        if self._subtitle:
+            text.append("  ")
+            text.append(clean(self._subtitle, 80), style="dim")
+        return text
+
+    def set_title(self, title: str, subtitle: str = "") -> None:
+        self._title = title
+        self._subtitle = subtitle
+        if self.is_mounted:
+            self.query_one("#header-title", Static).update(self._title_text())
+
+
+class Banner(Static):
+    """One message with a way forward ("Press R to try again", "Ask staff"); hidden when empty.
+
+    Messages are plain text (they may carry server text): never parsed as markup.
+    """
+
+    DEFAULT_CSS = """
+    Banner { display: none; }
+    Banner.-shown { display: block; }
+    """
+
+    _plain = ""
+
+    def show(self, message: str, *, hint: str = "", kind: str = "error") -> None:
+        text = Text(clean(message, 300), style="bold")
+        self._plain = clean(message, 300)
+        if hint:
+            text.append("  ")
+            text.append(hint)
+        self.update(text)
+        self.set_class(kind == "error", "-error")
+        self.set_class(kind == "info", "-info")
+        self.set_class(kind == "ok", "-ok")
+        self.add_class("-shown")
+
+    def clear(self) -> None:
+        self._plain = ""
+        self.update("")
+        self.remove_class("-shown", "-error", "-info", "-ok")
+
+    @property
+    def shown(self) -> bool:
+        return self.has_class("-shown")
+
+    @property
+    def message(self) -> str:
+        return self._plain if self.shown else ""

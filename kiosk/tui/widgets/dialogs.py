@@ -1,0 +1,51 @@
+"""Small typed dialogs: a ModalScreen closed with dismiss(value)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+
+class ConfirmDialog(ModalScreen[bool]):
+    """A yes/no question. Enter or Y confirms, Escape or N keeps things as they are."""
+
+    BINDINGS = [
+        Binding("escape,n", "answer(False)", "No"),
+        Binding("y", "answer(True)", "Yes"),
+        Binding("left,right", "switch", show=False),
+    ]
+
+    def __init__(
+        self, question: str, *, yes: str = "Yes", no: str = "No", detail: str = ""
+    ) -> None:
+        super().__init__()
+        self.question = question
+        self.detail = detail
+        self.yes_label = yes
+        self.no_label = no
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Static(Text(self.question, style="bold"), id="dialog-question")
+            if self.detail:
+                yield Static(Text(self.detail), id="dialog-detail")
+            with Horizontal(id="dialog-buttons"):
+                yield Button(f"{self.no_label} (N)", id="no", variant="primary")
+                yield Button(f"{self.yes_label} (Y)", id="yes", variant="error")
+
+    def on_mount(self) -> None:
+        self.query_one("#no", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, value: bool) -> None:
+        self.dismiss(value)
+
+    def action_switch(self) -> None:
+        self.focus_next(Button)

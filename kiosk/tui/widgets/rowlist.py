@@ -1,0 +1,247 @@
+"""A flat list drawn with the line API: only visible rows are rendered, a cursor move repaints two
+lines.
+
+Used for the menu (thousands of products), modifier options and cart lines. Rows that return `None`
+from `row_key` are headers or details: the cursor skips them. Subclasses say how a row looks
+(`row_text`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import Generic, TypeVar
+
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+RowT = TypeVar("RowT")
+
+
+class RowList(ScrollView, Generic[RowT], can_focus=True):
+    DEFAULT_CSS = """
+    RowList {
+        overflow-x: hidden;
+        overflow-y: auto;
+        height: 1fr;
+        background: $surface;
+        & > .rowlist--cursor { background: $block-cursor-blurred-background; }
+        &:focus > .rowlist--cursor {
+            background: $block-cursor-background;
+            color: $block-cursor-foreground;
+            text-style: bold;
+        }
+    }
+    """
+    COMPONENT_CLASSES = {"rowlist--cursor"}
+    BINDINGS = [
+        Binding("up", "cursor(-1)", "Up", show=False),
+        Binding("down", "cursor(1)", "Down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("home", "edge(-1)", "First", show=False),
+        Binding("end", "edge(1)", "Last", show=False),
+        Binding("enter", "select", "Choose", show=False),
+    ]
+
+    class Highlighted(Message):
+        def __init__(self, rowlist: RowList, index: int, key: Hashable) -> None:
+            super().__init__()
+            self.rowlist = rowlist
+            self.index = index
+            self.key = key
+
+        @property
+        def control(self) -> RowList:
+            return self.rowlist
+
+    class Selected(Highlighted):
+        pass
+
+    def __init__(
+        self,
+        rows: Sequence[RowT] = (),
+        *,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._rows: Sequence[RowT] = rows
+        self.cursor: int | None = None
+        self._move_to(self._first_selectable(0, 1), announce=False)
+
+    # What a subclass provides ---------------------------------------------------------------------
+    def row_key(self, row: RowT) -> Hashable | None:
+        """A key for a selectable row; None for a header or detail row the cursor skips."""
+        return row
+
+    def row_text(self, row: RowT, width: int, cursor: bool) -> Text:
+        return Text(str(row))
+
+    # Data -----------------------------------------------------------------------------------------
+    @property
+    def rows(self) -> Sequence[RowT]:
+        return self._rows
+
+    def set_rows(self, rows: Sequence[RowT], *, keep_key: Hashable | None = None) -> None:
+        """Replace every row; the cursor goes to `keep_key` (or stays on its key) when it is still
+        there."""
+        old_key = keep_key if keep_key is not None else self.cursor_key
+        self._rows = rows
+        self.cursor = None
+        target = None
+        if old_key is not None:
+            target = next((i for i, r in enumerate(rows) if self.row_key(r) == old_key), None)
+        if target is None:
+            target = self._first_selectable(0, 1)
+        self.virtual_size = Size(self.size.width, len(rows))
+        self._move_to(target, announce=True)
+        self.refresh()
+
+    @property
+    def cursor_key(self) -> Hashable | None:
+        if self.cursor is None or self.cursor >= len(self._rows):
+            return None
+        return self.row_key(self._rows[self.cursor])
+
+    @property
+    def cursor_row(self) -> RowT | None:
+        if self.cursor is None or self.cursor >= len(self._rows):
+            return None
+        return self._rows[self.cursor]
+
+    def move_to_key(self, key: Hashable, *, announce: bool = True) -> bool:
+        for i, row in enumerate(self._rows):
+            if self.row_key(row) == key:
+                self._move_to(i, announce=announce)
+                return True
+        return False
+
+    def move_to_index(self, index: int, *, top: bool = False, announce: bool = True) -> None:
+        """Put the cursor on the first selectable row at or after `index` (a header's index
+        works)."""
+        target = self._first_selectable(index, 1)
+        if target is None:
+            target = self._first_selectable(index, -1)
+        self._move_to(target, announce=announce)
+        if top and target is not None:
+            self.scroll_to(y=max(index, 0), animate=False, immediate=True)
+
+    # Cursor ---------------------------------------------------------------------------------------
+    def _selectable(self, i: int) -> bool:
+        return 0 <= i < len(self._rows) and self.row_key(self._rows[i]) is not None
+
+    def _first_selectable(self, start: int, step: int) -> int | None:
+        i = start
+        while 0 <= i < len(self._rows):
+            if self._selectable(i):
+                return i
+            i += step
+        return None
+
+    def _move_to(self, index: int | None, *, announce: bool) -> None:
+        old = self.cursor
+        self.cursor = index
+        if not self.is_mounted:
+            return
+        if old is not None and old != index:
+            self.refresh_line(old)
+        if index is None:
+            return
+        self.refresh_line(index)
+        self._scroll_cursor_visible()
+        if announce and index != old:
+            self.post_message(self.Highlighted(self, index, self.row_key(self._rows[index])))
+
+    def _scroll_cursor_visible(self) -> None:
+        if self.cursor is None:
+            return
+        height = self.scrollable_content_region.height
+        if height <= 0:
+            return
+        top = round(self.scroll_y)
+        # Keep the header above the cursor in view when the cursor is the first row under it.
+        want_top = (
+            self.cursor - 1 if self.cursor > 0 and not self._selectable(self.cursor - 1) else None
+        )
+        if self.cursor < top or (want_top is not None and want_top < top):
+            self.scroll_to(y=want_top if want_top is not None else self.cursor, animate=False)
+        elif self.cursor >= top + height:
+            self.scroll_to(y=self.cursor - height + 1, animate=False)
+
+    def action_cursor(self, step: int) -> None:
+        if self.cursor is None:
+            self._move_to(self._first_selectable(0, 1), announce=True)
+            return
+        target = self._first_selectable(self.cursor + step, step)
+        if target is not None:
+            self._move_to(target, announce=True)
+
+    def action_page(self, direction: int) -> None:
+        if self.cursor is None:
+            return
+        height = max(self.scrollable_content_region.height - 1, 1)
+        start = min(max(self.cursor + direction * height, 0), len(self._rows) - 1)
+        target = self._first_selectable(start, direction)
+        if target is None:
+            target = self._first_selectable(start, -direction)
+        self._move_to(target, announce=True)
+
+    def action_edge(self, direction: int) -> None:
+        if direction < 0:
+            self._move_to(self._first_selectable(0, 1), announce=True)
+        else:
+            self._move_to(self._first_selectable(len(self._rows) - 1, -1), announce=True)
+
+    def action_select(self) -> None:
+        if self.cursor is not None and self._selectable(self.cursor):
+            self.post_message(
+                self.Selected(self, self.cursor, self.row_key(self._rows[self.cursor]))
+            )
+
+    async def _on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        index = round(self.scroll_y) + offset.y
+        if self._selectable(index):
+            self._move_to(index, announce=True)
+            self.action_select()
+
+    # Drawing --------------------------------------------------------------------------------------
+    def on_resize(self, event: events.Resize) -> None:
+        self.virtual_size = Size(self.scrollable_content_region.width, len(self._rows))
+        self._scroll_cursor_visible()
+
+    def on_mount(self) -> None:
+        self.virtual_size = Size(self.scrollable_content_region.width, len(self._rows))
+
+    def on_focus(self) -> None:
+        if self.cursor is not None:
+            self.refresh_line(self.cursor)
+
+    def on_blur(self) -> None:
+        if self.cursor is not None:
+            self.refresh_line(self.cursor)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        index = round(self.scroll_y) + y
+        if index >= len(self._rows) or width <= 0:
+            return Strip.blank(width, base)
+        is_cursor = index == self.cursor
+        text = self.row_text(self._rows[index], width, is_cursor)
+        text.no_wrap = True
+        text.truncate(width, overflow="ellipsis", pad=True)
+        style: Style = base
+        if is_cursor:
+            style = base + self.get_component_rich_style("rowlist--cursor")
+        text.stylize_before(style)
+        return Strip(list(text.render(self.app.console)), width)
