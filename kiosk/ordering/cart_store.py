@@ -531,9 +531,11 @@ class CartStore:
                 self._forget()
                 return None
             except StorefrontError as exc:
-                if exc.status in (400, 403):  # not ours (another location's key or id)
+                if exc.status == 400:  # the server says the id is not a cart id at all
                     self._forget()
                     return None
+                # The network, the server or our key failed: the cart may well be fine. Keep the
+                # file so that the next start can try again.
                 self.cart_id = None
                 raise
             foreign = bool(cart.location_id) and cart.location_id not in self._location_keys

@@ -16,6 +16,7 @@ from kiosk.api import (
     DeliveryAddress,
     InvalidRequestError,
     NotFoundError,
+    StorefrontError,
 )
 from kiosk.demo.data import DOWNTOWN, WESTSIDE
 from kiosk.ordering.cart_store import (
@@ -524,6 +525,24 @@ async def test_a_cart_of_another_location_is_not_resumed(tmp_path: Path) -> None
         path.write_text(json.dumps({"cartId": "cart_elsewhere", "locationId": DOWNTOWN.id}))
         assert await store.resume("cart_elsewhere", DOWNTOWN.id) is None
         assert not path.exists()
+
+
+async def test_a_resume_that_cannot_reach_the_server_keeps_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "cart.json"
+    async with demo_rig() as rig:
+        store = rig.store(cart_id_file=path)
+        await store.start("pickup")
+        await store.add_item("prd_cookie", 1)
+        saved = load_saved_cart(path)
+        assert saved is not None
+        again = rig.store(cart_id_file=path)
+        rig.faults(error_rate=1.0)
+        with pytest.raises(StorefrontError):
+            await again.resume(saved.cart_id, saved.location_id)
+        assert again.cart_id is None and load_saved_cart(path) == saved
+        rig.faults(error_rate=0.0)
+        cart = await again.resume(saved.cart_id, saved.location_id)
+        assert cart is not None and lines(cart) == [("prd_cookie", 1)]
 
 
 async def test_an_unreadable_cart_id_file_is_no_saved_cart(tmp_path: Path) -> None:
