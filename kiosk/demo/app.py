@@ -32,6 +32,7 @@ log = logging.getLogger("kiosk.demo")
 
 API = "/api/v1"
 MAX_BODY = 64 * 1024
+DROP_MESSAGE = "demo fault: connection dropped after the write was committed"
 LOOPBACK = {"127.0.0.1", "::1", "localhost", "testclient"}
 
 
@@ -209,11 +210,25 @@ def _dropped_connection() -> Exception:
     try:
         import httpx
 
-        return httpx.RemoteProtocolError(
-            "demo fault: connection dropped after the write was committed"
-        )
+        exc: Exception = httpx.RemoteProtocolError(DROP_MESSAGE)
     except ImportError:  # pragma: no cover - httpx is a dependency of the kiosk
-        return ConnectionResetError("demo fault: connection dropped after the write was committed")
+        exc = ConnectionResetError(DROP_MESSAGE)
+    exc.kiosk_demo_fault = True  # type: ignore[attr-defined]
+    return exc
+
+
+class QuietInjectedFaults(logging.Filter):
+    """Keeps uvicorn from logging a traceback for each connection the drop fault cuts on purpose."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return not getattr(exc, "kiosk_demo_fault", False)
+
+
+def quiet_injected_faults() -> None:
+    logger = logging.getLogger("uvicorn.error")
+    if not any(isinstance(f, QuietInjectedFaults) for f in logger.filters):
+        logger.addFilter(QuietInjectedFaults())
 
 
 class Gate:

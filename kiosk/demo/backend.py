@@ -1147,10 +1147,7 @@ class Backend:
                     409, "PAYMENT_CANCELED", "This payment was canceled", field="clientSecret"
                 )
             if card == DECLINE_CARD:
-                conn.execute(
-                    "UPDATE payment_intents SET status = 'requires_payment_method' WHERE id = ?",
-                    (pi_id,),
-                )
+                # Nothing to write: the intent stays payable and the cart stays LOCKED.
                 raise ApiError(
                     402,
                     "CARD_DECLINED",

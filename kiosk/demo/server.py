@@ -56,8 +56,9 @@ def run(
     **app_kwargs: Any,
 ) -> None:
     """Serve the demo backend until interrupted. app_kwargs go to create_app."""
-    from kiosk.demo.app import create_app
+    from kiosk.demo.app import create_app, quiet_injected_faults
 
+    quiet_injected_faults()
     path = Path(db_path) if db_path is not None else default_db_path()
     display_host = f"[{host}]" if ":" in host else host
     if host in ("0.0.0.0", "::"):
@@ -100,6 +101,9 @@ class ServerThread:
         return self.url + API_PREFIX
 
     def start(self, timeout: float = 10.0) -> ServerThread:
+        from kiosk.demo.app import quiet_injected_faults
+
+        quiet_injected_faults()
         self._thread = threading.Thread(
             target=self.server.run,
             kwargs={"sockets": [self._sock]},
