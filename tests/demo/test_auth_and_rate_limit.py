@@ -1,4 +1,4 @@
-"""The auth matrix (401 / 403 / 404) and per-IP rate limiting with its headers, on an injected clock."""
+"""The auth matrix (401, 403, 404) and per-IP rate limiting with its headers, on a fake clock."""
 
 from __future__ import annotations
 
