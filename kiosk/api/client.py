@@ -478,7 +478,9 @@ class StorefrontClient:
                         cause=failure, status=status, code=failure.code, endpoint=endpoint.name
                     ) from failure
                 maybe_landed = True
-                told = self._told_wait(response, failure)
+                # X-RateLimit-Reset rides on every response; on a 5xx it says when the budget
+                # refills, not when the server recovers, so only an explicit wait is honoured.
+                told = self._told_wait(response, failure, rate_reset=False)
                 wait = told if told is not None else policy.backoff(attempt)
                 if told is not None:
                     failure.retry_after = told
@@ -502,7 +504,9 @@ class StorefrontClient:
         )
         await self._sleep(wait)
 
-    def _told_wait(self, response: httpx.Response, failure: StorefrontError | None) -> float | None:
+    def _told_wait(
+        self, response: httpx.Response, failure: StorefrontError | None, *, rate_reset: bool = True
+    ) -> float | None:
         """Seconds the server asked us to wait: body retryAfter, Retry-After, X-RateLimit-Reset."""
         if failure is not None and failure.retry_after is not None:
             return failure.retry_after
@@ -515,7 +519,7 @@ class StorefrontClient:
                 pass
             with contextlib.suppress(TypeError, ValueError, IndexError, OverflowError):
                 return max(0.0, parsedate_to_datetime(raw).timestamp() - self._clock())
-        reset = _header_float(response.headers, "x-ratelimit-reset")
+        reset = _header_float(response.headers, "x-ratelimit-reset") if rate_reset else None
         if reset is not None:
             return max(0.0, reset - self._clock()) if reset >= _EPOCH_THRESHOLD else max(0.0, reset)
         return None

@@ -157,6 +157,18 @@ async def test_5xx_retry_after_header_is_honoured_on_reads(
     assert clock.sleeps == [4.0]
 
 
+async def test_5xx_ignores_the_rate_limit_reset_header(
+    client: StorefrontClient, server: Server, clock: FakeClock
+) -> None:
+    # X-RateLimit-Reset comes on every response; on a 5xx it is not a wait the server asked for, so
+    # the read is retried on the backoff schedule instead of being raised as a 10-minute wait.
+    reset = {"X-RateLimit-Reset": str(int(EPOCH + 600)), "X-RateLimit-Remaining": "150"}
+    server.reply(httpx.Response(500, headers=reset), ok({"id": "l"}))
+    await client.get_location("l")
+    assert len(server.requests) == 2
+    assert len(clock.sleeps) == 1 and clock.sleeps[0] <= 0.5
+
+
 async def test_5xx_retry_after_beyond_max_wait_is_raised(
     client: StorefrontClient, server: Server, clock: FakeClock
 ) -> None:
