@@ -312,7 +312,17 @@ class Gate:
         async def capture(message: Message) -> None:
             messages.append(message)
 
-        await self.app(scope, receive, capture)
+        try:
+            await self.app(scope, receive, capture)
+        except Exception:
+            log.exception("demo backend: unexpected error on %s %s", method, path)
+            messages.clear()
+        if not messages or messages[0].get("type") != "http.response.start":
+            # Never a bare 500 page: the contract's shape A, with the rate-limit headers.
+            b.stats.count_status(500)
+            body = {"success": False, "message": "Unexpected server error", "code": "GENERIC_ERROR"}
+            await JSONResponse(body, status_code=500, headers=headers)(scope, receive, send)
+            return
         start = messages[0]
         status = int(start["status"])
         b.stats.count_status(status)

@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo
 from kiosk.demo import data
 from kiosk.demo.catalog import (
     Catalog,
+    menu_open_at,
     selections_delta,
     selections_json,
     selections_key,
@@ -105,6 +106,11 @@ class Backend:
         self.stats = Stats()
         self.limiter = RateLimiter(rate_limit, rate_window, lambda: self.clock())
         self._zones: dict[str, ZoneInfo] = {}
+
+    @property
+    def carts(self) -> CartInspector:
+        """Read-only views of the stored carts, for tests and demos."""
+        return CartInspector(self)
 
     def set_clock(self, fn: Callable[[], float]) -> None:
         self.clock = fn
@@ -303,8 +309,6 @@ class Backend:
         lid = loc["id"]
         menus = []
         listed: set[str] = set()
-        from kiosk.demo.catalog import menu_open_at
-
         for menu in self.catalog.menus.get(lid, []):
             if not menu_open_at(menu, when):
                 continue
@@ -1201,6 +1205,40 @@ class Backend:
         except ApiError as exc:
             if exc.code != "CARD_DECLINED":
                 raise
+
+
+class CartInspector:
+    """backend.carts: what is stored, without HTTP, auth or rate limits."""
+
+    def __init__(self, backend: Backend) -> None:
+        self._backend = backend
+
+    def ids(self, location_id: str | None = None) -> list[str]:
+        sql = "SELECT id FROM carts"
+        args: tuple[str, ...] = ()
+        if location_id is not None:
+            sql += " WHERE location_id = ?"
+            args = (location_id,)
+        with self._backend.store.read() as conn:
+            return [r[0] for r in conn.execute(sql + " ORDER BY created_at, id", args)]
+
+    def get_cart_json(self, cart_id: str) -> dict[str, Any]:
+        """The cart as GET .../carts/{cartId} returns it (KeyError when there is none)."""
+        return self._backend.get_cart_json(cart_id)
+
+    def raw(self, cart_id: str) -> dict[str, Any]:
+        """The stored document (items with minor-unit prices, tip, lock time...)."""
+        with self._backend.store.read() as conn:
+            cart = self._backend.store.get_cart(conn, cart_id)
+        if cart is None:
+            raise KeyError(cart_id)
+        return cart
+
+    def __len__(self) -> int:
+        return len(self.ids())
+
+    def __contains__(self, cart_id: object) -> bool:
+        return isinstance(cart_id, str) and cart_id in self.ids()
 
 
 def _option_sold_out(selections: list[dict[str, Any]], sold: set[str]) -> bool:
