@@ -6,8 +6,9 @@ from __future__ import annotations
 import httpx
 
 from kiosk.demo.backend import Backend
+from kiosk.demo.data import DOWNTOWN
 
-from .support import DT, LATTE_OK, WS, Clock, add, get_cart, new_cart, sel
+from .support import DT, LATTE_OK, WS, add, get_cart, new_cart, sel
 
 SPEC_FIELDS = {
     "id",
@@ -309,9 +310,15 @@ async def test_cross_sell(dt: httpx.AsyncClient, backend: Backend) -> None:
     assert all(p["availability"] == "available" and p["price"] for p in r.json())
 
 
-async def test_carts_are_per_location(
-    dt: httpx.AsyncClient, ws: httpx.AsyncClient, clock: Clock
-) -> None:
+async def test_carts_are_per_location(dt: httpx.AsyncClient, ws: httpx.AsyncClient) -> None:
     cart_id = await new_cart(dt)
     r = await add(ws, cart_id, "prd_cookie", loc=WS)
     assert r.status_code == 404
+
+
+async def test_slug_and_id_are_interchangeable_for_carts(dt: httpx.AsyncClient) -> None:
+    cart_id = await new_cart(dt, DOWNTOWN.slug)
+    r = await add(dt, cart_id, "prd_cookie", loc=DOWNTOWN.slug)
+    assert r.status_code == 200
+    assert (await get_cart(dt, cart_id, DT))["locationId"] == DT
+    assert (await get_cart(dt, cart_id, DOWNTOWN.slug))["totalQuantity"] == 1
