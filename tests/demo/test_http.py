@@ -19,7 +19,6 @@ from kiosk.demo.server import ServerThread, serve_in_background
 
 from .support import DT, LATTE_OK, WS, Clock
 
-pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning")
 
 
 @pytest.fixture
@@ -190,5 +189,5 @@ def test_run_prints_the_url_and_keys(tmp_path: Path) -> None:
         assert r.status_code == 200
     finally:
         proc.terminate()
-        proc.wait(timeout=10)
+        proc.communicate(timeout=10)  # drains and closes the pipes
     assert (tmp_path / "home" / "data" / "demo.sqlite3").exists()
