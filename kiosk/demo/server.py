@@ -45,6 +45,7 @@ def banner(base_url: str, db_path: str | Path, out: TextIO = sys.stdout) -> None
     for loc in data.LOCATIONS:
         print(f"  {loc.id} ({loc.slug}, {loc.timezone}): X-API-Key {loc.api_key}", file=out)
     print(f"  faults:   {base_url}/demo/faults (loopback only)", file=out)
+    out.flush()  # a pipe (a test, a supervisor) sees it before uvicorn starts serving
 
 
 def run(
