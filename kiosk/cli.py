@@ -208,7 +208,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         check_base_url(server)
     # `kiosk demo` is always the demo profile; its base URL is the demo server's or none.
     loaded = _load(args, profile="demo")
-    settings = loaded.settings.model_copy(update={"base_url": server})
+    settings = loaded.settings.replace(base_url=server)
     _start_logging(settings)
     factory = services_factory(
         settings,
@@ -279,7 +279,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 def cmd_config(args: argparse.Namespace) -> int:
     from kiosk import paths
-    from kiosk.config import config_file_path, redacted_key, secrets_file_path
+    from kiosk.config import SETTING_NAMES, config_file_path, redacted_key, secrets_file_path
 
     if args.action == "path":
         print(config_file_path())
@@ -295,7 +295,8 @@ def cmd_config(args: argparse.Namespace) -> int:
         ("state dir", str(paths.state_dir())),
         ("data dir", str(paths.data_dir())),
     ]
-    for name, value in settings:
+    for name in SETTING_NAMES:
+        value = getattr(settings, name)
         if name == "api_key":
             shown = redacted_key(settings.api_key, sources.get("api_key"))
             rows.append((name, shown))

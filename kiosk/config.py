@@ -18,39 +18,72 @@ comes from config.toml: it comes from KIOSK_API_KEY or from a secrets file
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
-import ipaddress
+import math
 import os
-import secrets
 import stat
 import tomllib
 from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
-
 from kiosk import paths
 
 PaymentMode = Literal["scan", "counter"]
+PAYMENT_MODES: tuple[str, ...] = ("scan", "counter")
+LOG_LEVELS: tuple[str, ...] = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
-class Settings(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+class Secret:
+    """A string that never shows itself: repr and str print stars. The interface of pydantic's
+    SecretStr (`get_secret_value()`), without importing pydantic before the first frame."""
 
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def get_secret_value(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('**********')"
+
+    def __str__(self) -> str:
+        return "**********"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Secret):
+            import hmac
+
+            return hmac.compare_digest(self._value.encode(), other._value.encode())
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._value)
+
+    def __len__(self) -> int:
+        return len(self._value)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Secret:
+        return self
+
+
+# A frozen dataclass, not a pydantic model: `kiosk` loads its settings before the first frame, and
+# pydantic would add ~70 ms to it (issue 6 measures the first frame). Values are checked here.
+@dataclass(frozen=True, kw_only=True)
+class Settings:
     profile: str = "demo"
     # None in the demo profile: the kiosk runs the embedded backend in-process.
     base_url: str | None = None
     # The API key never comes from the TOML file: KIOSK_API_KEY or a 0600 secrets file.
-    api_key: SecretStr | None = Field(default=None, repr=False)
+    api_key: Secret | None = field(default=None, repr=False)
     location: str | None = None
     merchant: str | None = None
 
     kiosk_mode: bool = False
-    staff_pin_hash: str | None = Field(default=None, repr=False)
+    staff_pin_hash: str | None = field(default=None, repr=False)
     idle_timeout: float = 90.0
     idle_countdown: float = 20.0
     payment_timeout: float = 300.0
@@ -60,6 +93,80 @@ class Settings(BaseModel):
     menu_ttl: float = 300.0
     demo_db: Path | None = None
     log_level: str = "INFO"
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            try:
+                checked = _coerce(f.name, value)
+            except ValueError as exc:
+                raise ValueError(f"{f.name} {exc}") from None
+            if checked is not value:
+                object.__setattr__(self, f.name, checked)
+
+    def replace(self, **changes: Any) -> Settings:
+        """A copy with some fields changed (checked like any other Settings)."""
+        return replace(self, **changes)
+
+
+SETTING_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Settings))
+_FLOATS = {"idle_timeout", "idle_countdown", "payment_timeout", "done_timeout", "menu_ttl"}
+_OPTIONAL_STRINGS = {"base_url", "location", "merchant", "staff_pin_hash"}
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+def _coerce(name: str, value: Any) -> Any:
+    """Check one setting and convert what text (env, flags) or TOML gives to its type.
+
+    Raises ValueError with a message that never quotes the API key.
+    """
+    if name in _FLOATS:
+        if isinstance(value, str):
+            try:
+                value = float(value.strip())
+            except ValueError:
+                raise ValueError(f"must be a number of seconds (got {value!r})") from None
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"must be a number of seconds (got {value!r})")
+        if not math.isfinite(value) or value <= 0:
+            raise ValueError(f"must be a positive number of seconds (got {value!r})")
+        return float(value)
+    if name == "kiosk_mode":
+        if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+            return value.strip().lower() in _TRUE
+        if not isinstance(value, bool):
+            raise ValueError(f"must be true or false (got {value!r})")
+        return value
+    if name == "api_key":
+        if value is None or isinstance(value, Secret):
+            return value
+        if hasattr(value, "get_secret_value"):  # pydantic's SecretStr
+            value = value.get_secret_value()
+        if not isinstance(value, str) or not value.strip():
+            raise ValueError("must be a non-empty string")
+        return Secret(value.strip())
+    if name == "demo_db":
+        if value is None or isinstance(value, Path):
+            return value
+        if not isinstance(value, str) or not value:
+            raise ValueError(f"must be a file path (got {value!r})")
+        return Path(value).expanduser()
+    if name == "payment_mode":
+        if value not in PAYMENT_MODES:
+            raise ValueError(f"must be one of {', '.join(PAYMENT_MODES)} (got {value!r})")
+        return value
+    if name == "log_level":
+        if not isinstance(value, str) or value.upper() not in LOG_LEVELS:
+            raise ValueError(f"must be one of {', '.join(LOG_LEVELS)} (got {value!r})")
+        return value.upper()
+    if name == "profile" or name in _OPTIONAL_STRINGS:
+        if value is None and name != "profile":
+            return value
+        if not isinstance(value, str) or not value.strip():
+            raise ValueError(f"must be a non-empty string (got {value!r})")
+        return value.strip()
+    raise ValueError("is not a setting")
 
 
 class ConfigError(Exception):
@@ -79,8 +186,7 @@ BUILTIN_PROFILES: dict[str, dict[str, Any]] = {
     "demo": {"base_url": None},
 }
 
-_FIELDS = tuple(Settings.model_fields)
-_LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+_FIELDS = SETTING_NAMES
 
 
 def config_file_path() -> Path:
@@ -269,30 +375,20 @@ def _read_secrets_file(path: Path, profile: str) -> tuple[str | None, str]:
 
 
 def _validate(merged: dict[str, Any], sources: Mapping[str, str]) -> Settings:
-    level = merged.get("log_level")
-    if isinstance(level, str):
-        merged["log_level"] = level.upper()
-        if merged["log_level"] not in _LOG_LEVELS:
-            raise ConfigError(
-                f"log_level {level!r} (from {sources.get('log_level')}) must be one of "
-                + ", ".join(_LOG_LEVELS)
-            )
-    try:
-        return Settings.model_validate(merged)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        field = str(first["loc"][0]) if first["loc"] else "?"
-        # Never quote the input of api_key.
-        shown = "" if field == "api_key" else f" (got {first.get('input')!r})"
-        raise ConfigError(
-            f"setting {field} from {sources.get(field, '?')}: {first['msg']}{shown}"
-        ) from None
+    for name, value in merged.items():
+        try:
+            merged[name] = _coerce(name, value)
+        except ValueError as exc:
+            raise ConfigError(f"setting {name} from {sources.get(name, '?')} {exc}") from None
+    return Settings(**merged)
 
 
 # --- rules on values ------------------------------------------------------------------------------
 
 
 def is_loopback_host(host: str) -> bool:
+    import ipaddress
+
     host = host.strip("[]").lower()
     if host == "localhost" or host.endswith(".localhost"):
         return True
@@ -320,11 +416,11 @@ def check_base_url(url: str) -> str:
     return url
 
 
-def redacted_key(key: SecretStr | str | None, source: str | None = None) -> str:
+def redacted_key(key: Secret | str | None, source: str | None = None) -> str:
     """How the key may be shown: its kind of prefix and nothing more."""
     if key is None:
         return "not set"
-    value = key.get_secret_value() if isinstance(key, SecretStr) else key
+    value = key if isinstance(key, str) else key.get_secret_value()
     prefix = value.split("_", 1)[0] + "_" if "_" in value[:8] else ""
     shown = f"{prefix}…(redacted)"
     return f"{shown}, set (from {source})" if source else shown
@@ -343,6 +439,10 @@ def check_pin_format(pin: str) -> None:
 
 def hash_pin(pin: str, *, salt: bytes | None = None) -> str:
     """A salted scrypt hash, self-describing: scrypt$n$r$p$salt$hash (base64)."""
+    import base64
+    import hashlib
+    import secrets
+
     check_pin_format(pin)
     salt = salt if salt is not None else secrets.token_bytes(16)
     digest = hashlib.scrypt(
@@ -354,6 +454,10 @@ def hash_pin(pin: str, *, salt: bytes | None = None) -> str:
 
 def verify_pin(pin: str, stored: str | None) -> bool:
     """True when `pin` matches the stored hash. A missing or malformed hash matches nothing."""
+    import base64
+    import hashlib
+    import hmac
+
     if not stored:
         return False
     try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 from typing import Any
@@ -293,7 +294,8 @@ def test_the_key_never_shows_in_repr_or_str() -> None:
     settings = load_settings(env={"KIOSK_API_KEY": KEY})
     assert KEY not in repr(settings)
     assert KEY not in str(settings)
-    assert KEY not in str(settings.model_dump())
+    assert KEY not in str(dataclasses.asdict(settings))
+    assert KEY not in str(settings.api_key) and KEY not in repr(settings.api_key)
 
 
 def test_a_bad_key_value_error_does_not_quote_it() -> None:
@@ -422,3 +424,79 @@ def test_write_pin_hash_creates_a_private_file(config_file: Path) -> None:
 def test_settings_repr_hides_the_pin_hash() -> None:
     stored = hash_pin("2468")
     assert stored not in repr(load_settings(env={"KIOSK_STAFF_PIN_HASH": stored}))
+
+
+# --- the Settings object itself ---------------------------------------------------------------
+
+
+def test_settings_checks_what_it_is_given() -> None:
+    with pytest.raises(ValueError, match="idle_timeout"):
+        Settings(idle_timeout="soon")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="payment_mode"):
+        Settings(payment_mode="card")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        Settings(colour="blue")  # type: ignore[call-arg]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Settings().kiosk_mode = True  # type: ignore[misc]
+
+
+def test_settings_wraps_the_key() -> None:
+    from pydantic import SecretStr
+
+    from kiosk.config import Secret
+
+    for given in (KEY, SecretStr(KEY), Secret(KEY)):
+        settings = Settings(api_key=given)  # type: ignore[arg-type]
+        assert isinstance(settings.api_key, Secret)
+        assert settings.api_key.get_secret_value() == KEY
+        assert KEY not in repr(settings) and KEY not in f"{settings.api_key}"
+    assert Settings(api_key=KEY) == Settings(api_key=Secret(KEY))  # type: ignore[arg-type]
+    assert Settings(api_key=KEY) != Settings(api_key="other-key")  # type: ignore[arg-type]
+
+
+def test_settings_replace_checks_too() -> None:
+    base = Settings(location="a")
+    assert base.replace(location="b").location == "b"
+    assert base.location == "a"
+    with pytest.raises(ValueError):
+        base.replace(done_timeout=-1)
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"), [("yes", True), ("ON", True), ("1", True), ("no", False), ("0", False)]
+)
+def test_env_booleans(raw: str, expected: bool) -> None:
+    assert load_settings(env={"KIOSK_KIOSK_MODE": raw}).kiosk_mode is expected
+
+
+@pytest.mark.parametrize("raw", ["maybe", "2"])
+def test_env_boolean_nonsense_is_refused(raw: str) -> None:
+    with pytest.raises(ConfigError, match="KIOSK_KIOSK_MODE"):
+        load_settings(env={"KIOSK_KIOSK_MODE": raw})
+
+
+@pytest.mark.parametrize("raw", ["0", "-5", "nan", "inf"])
+def test_timeouts_must_be_positive(raw: str) -> None:
+    with pytest.raises(ConfigError, match="idle_timeout"):
+        load_settings(env={"KIOSK_IDLE_TIMEOUT": raw})
+
+
+def test_toml_types_are_checked(config_file: Path) -> None:
+    _write(config_file, "location = 5\n")
+    with pytest.raises(ConfigError, match="location"):
+        load_settings(env={})
+    _write(config_file, 'kiosk_mode = "true"\nidle_timeout = 30\n')
+    settings = load_settings(env={})
+    assert settings.kiosk_mode is True and settings.idle_timeout == 30.0
+
+
+def test_loading_settings_does_not_import_pydantic() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from kiosk.config import load_settings; load_settings(); "
+        "print('pydantic' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "False", done.stderr
