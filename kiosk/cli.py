@@ -346,10 +346,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
         from textual_serve.server import Server
     except ImportError:
         raise UsageError("textual-serve is not installed: pip install 'kiosk[serve]'") from None
+    # Each browser visitor gets a `kiosk demo` process; it reads the same config and env.
     command = [sys.executable, "-m", "kiosk"]
-    for flag, value in (("--profile", None), ("--log-level", getattr(args, "log_level", None))):
-        if value:
-            command += [flag, value]
+    if getattr(args, "log_level", None):
+        command += ["--log-level", args.log_level]
     command.append("demo")
     if getattr(args, "kiosk_mode", False):
         command.append("--kiosk")
