@@ -86,7 +86,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", help="run the kiosk on the embedded demo backend")
     _common(demo)
-    demo.add_argument("--location", metavar="ID", default=argparse.SUPPRESS)
+    demo.add_argument(
+        "--location",
+        metavar="ID",
+        default=argparse.SUPPRESS,
+        help="one demo location (id or slug); default: the location screen offers both",
+    )
     demo.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS, help="demo SQLite file")
     demo.add_argument(
         "--server",
@@ -189,14 +194,12 @@ def _run_tui(settings: Settings, factory: ServicesFactory) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from kiosk.runtime import services_factory, uses_demo
+    from kiosk.runtime import services_factory
 
     settings = _load(args).settings
     _start_logging(settings)
-    if uses_demo(settings):
-        # The unconfigured kiosk (demo profile, no base URL) runs the demo, visibly marked as such.
-        return _run_tui(settings, services_factory(settings, demo=True))
-    return _run_tui(settings, services_factory(settings, demo=False))
+    # The unconfigured kiosk (the demo profile) runs the demo, visibly marked as such.
+    return _run_tui(settings, services_factory(settings))
 
 
 def cmd_demo(args: argparse.Namespace) -> int:

@@ -13,9 +13,10 @@ import importlib
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from kiosk import paths
-from kiosk.config import ConfigError, Settings, check_base_url
+from kiosk.config import ConfigError, Settings, check_base_url, is_loopback_host
 from kiosk.logs import register_secret
 from kiosk.ordering.services import KioskServices
 
@@ -180,15 +181,25 @@ def check_remote_settings(settings: Settings) -> None:
 
 
 def uses_demo(settings: Settings) -> bool:
-    """The demo profile without a base URL means the embedded backend."""
-    return settings.base_url is None and settings.profile == "demo"
+    """The demo profile means the demo backend: without a base URL the embedded one; with a
+    loopback base URL and no key, a `kiosk demo-server`. Anything else is a real backend."""
+    if settings.profile != "demo":
+        return False
+    if settings.base_url is None:
+        return True
+    host = urlsplit(settings.base_url).hostname or ""
+    return settings.api_key is None and is_loopback_host(host)
 
 
-def build_services(settings: Settings, **kwargs: Any) -> KioskServices:
+def build_services(
+    settings: Settings, *, client_options: Mapping[str, Any] | None = None
+) -> KioskServices:
     """The demo or the remote backend, whichever the settings describe."""
     if uses_demo(settings):
-        return build_demo_services(settings, **kwargs)
-    return build_remote_services(settings, **kwargs)
+        return build_demo_services(
+            settings, base_url=settings.base_url, client_options=client_options
+        )
+    return build_remote_services(settings, client_options=client_options)
 
 
 def _preload(modules: tuple[str, ...]) -> None:
@@ -211,6 +222,8 @@ def services_factory(
     cheaply (a missing key, URL or location) are raised now, before any UI appears.
     """
     use_demo = uses_demo(settings) if demo is None else demo
+    if use_demo and base_url is None and demo is None:
+        base_url = settings.base_url
     if not use_demo:
         check_remote_settings(settings)
     elif base_url is not None:

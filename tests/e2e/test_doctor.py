@@ -149,3 +149,13 @@ def test_exit_status_of_a_real_process(demo_server: ServerThread, kiosk_home: Pa
     assert bad.returncode == 1
     assert "FAIL" in bad.stdout and "401" in bad.stdout
     assert "Traceback" not in bad.stderr
+
+
+def test_a_demo_server_without_a_key_uses_the_demo_keys(
+    demo_server: ServerThread, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = cli.main(["doctor", "--base-url", demo_server.base_url])
+    out, _ = capsys.readouterr()
+    assert code == 0, out
+    assert f"backend {demo_server.base_url} answered" in out
+    assert len(_tagged(out, "OK")) == 10

@@ -205,3 +205,27 @@ def test_kiosk_with_a_base_url_runs_remote(monkeypatch: pytest.MonkeyPatch) -> N
     assert services.location_ids == ["loc_9"]
     assert services.client_for("loc_9").base_url == "https://api.example.com/api/v1"
     logs.shutdown_logging()
+
+
+def test_demo_profile_with_a_base_url_means_a_demo_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    recorder = _Recorder()
+    recorder.install(monkeypatch)
+    monkeypatch.setenv("KIOSK_BASE_URL", "http://127.0.0.1:8765/api/v1")
+    assert cli.main([]) == 0
+    services = recorder.services
+    assert services is not None and services.demo
+    assert services.location_ids == [DOWNTOWN.id, WESTSIDE.id]
+    assert services.client_for(WESTSIDE.id).base_url == "http://127.0.0.1:8765/api/v1"
+    logs.shutdown_logging()
+
+
+def test_kiosk_demo_ignores_a_configured_base_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    recorder = _Recorder()
+    recorder.install(monkeypatch)
+    monkeypatch.setenv("KIOSK_BASE_URL", "https://api.example.com/api/v1")
+    assert cli.main(["demo"]) == 0
+    services = recorder.services
+    assert services is not None and services.demo
+    assert services.settings.base_url is None
+    assert services.client_for(DOWNTOWN.id).base_url == runtime.EMBEDDED_BASE_URL
+    logs.shutdown_logging()
