@@ -236,6 +236,7 @@ def cmd_demo_server(args: argparse.Namespace) -> int:
         )
     if not 0 < args.port < 65536:
         raise UsageError(f"--port {args.port} is not a TCP port (1-65535)")
+    _check_can_listen(host, args.port)
     settings = _load(args, profile="demo").settings
     _start_logging(settings)
     from kiosk.demo.server import run
@@ -251,6 +252,19 @@ def cmd_demo_server(args: argparse.Namespace) -> int:
         print("warning: plain http off this machine sends the demo keys unencrypted", flush=True)
     run(host, args.port, db)
     return 0
+
+
+def _check_can_listen(host: str, port: int) -> None:
+    """A busy port as one line before anything is printed (uvicorn would log and exit 3)."""
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            raise UsageError(f"cannot listen on {host} port {port}: {exc.strerror}") from None
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
@@ -345,6 +359,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             f"refusing to publish the kiosk on {host!r}: anyone who can reach it could use it; "
             "use 127.0.0.1 (and an SSH tunnel), or add --allow-remote if you mean it"
         )
+    _check_can_listen(host, args.port)
     try:
         from textual_serve.server import Server
     except ImportError:

@@ -258,3 +258,17 @@ def test_importing_the_cli_stays_light() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "[]", done.stderr
+
+
+@pytest.mark.parametrize("command", ["demo-server", "serve"])
+def test_a_busy_port_is_a_one_line_error(capsys: pytest.CaptureFixture[str], command: str) -> None:
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        code, out, err = _run(capsys, command, "--port", str(port))
+    assert code == 2
+    assert out == ""
+    assert f"cannot listen on 127.0.0.1 port {port}" in _one_line_error(err)
