@@ -449,9 +449,7 @@ class StorefrontClient:
             elapsed = (time.perf_counter() - started) * 1000
             status = response.status_code
             self.rate_budget.update(response.headers)
-            level = (
-                logging.DEBUG if status < 400 else logging.INFO if status < 500 else logging.WARNING
-            )
+            level = logging.INFO if status < 500 else logging.WARNING
             log.log(level, "%s %s -> %d in %.0f ms", endpoint.method, shown, status, elapsed)
 
             if 200 <= status < 300:
