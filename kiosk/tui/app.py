@@ -128,23 +128,20 @@ class KioskApp(App[None]):
             return
         from kiosk.tui.screens.boot import BootScreen
 
-        self.push_screen(BootScreen())
-        self.boot()
+        boot_screen = BootScreen()
+        self.push_screen(boot_screen)
+        self.boot(boot_screen)
 
-    def boot(self) -> None:
+    def boot(self, boot_screen: Any) -> None:
         """Await the services factory in a worker; the boot screen shows a failure and R retries."""
         factory = self._services_factory
         assert factory is not None
 
         async def start() -> None:
-            from kiosk.tui.screens.boot import BootScreen
-
             try:
                 services = await factory()
             except Exception as error:  # shown to staff on the boot screen
-                screen = self.screen
-                if isinstance(screen, BootScreen):
-                    screen.failed(error)
+                boot_screen.failed(error)
                 return
             self._services_ready(services)
             await self.switch_screen(self._start_screen())
@@ -286,6 +283,12 @@ class KioskApp(App[None]):
         while len(self.screen_stack) > 1:
             await self.pop_screen()
         await self.push_screen(self._start_screen())
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "start_over":
+            # Offered only once there is something to start over from.
+            return self.store is not None and len(self.screen_stack) > 2
+        return True
 
     def reset_now(self) -> None:
         """go_home() in an app worker: a screen's own worker would die with the screen it pops."""

@@ -4,18 +4,21 @@ A screen never talks to httpx: it calls the CartStore (cart writes, serialised t
 (reads) through `self.call(...)`, which runs the call in a worker of a named group, shows a loading
 indicator on the widget that waits, and turns any failure into a message with a way forward (R
 retries).
+
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer
+from textual.widgets import Button, Footer, Input, Select
 from textual.worker import Worker
 
 from kiosk.tui.errors import Failure, describe
@@ -74,6 +77,25 @@ class KioskScreen(Screen[Any]):
     def banner(self) -> Banner:
         return self.query_one("#banner", Banner)
 
+    # Density: bordered inputs and buttons (3 lines each) when there is room, one-line at 80x24.
+    COMPACT_BELOW_HEIGHT: ClassVar[int] = 32
+
+    @property
+    def compact(self) -> bool:
+        return self.app.size.height < self.COMPACT_BELOW_HEIGHT
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.apply_density(event.size.height < self.COMPACT_BELOW_HEIGHT)
+
+    def apply_density(self, compact: bool | None = None) -> None:
+        """Make every input, button and select compact (or not); call after mounting more."""
+        if compact is None:
+            compact = self.compact
+        self.set_class(compact, "-compact")
+        for widget in self.query("Input, Button, Select"):
+            if isinstance(widget, Input | Button | Select):
+                widget.compact = compact
+
     # Calls ----------------------------------------------------------------------------------------
     def call(
         self,
@@ -114,7 +136,9 @@ class KioskScreen(Screen[Any]):
             if clear_banner and self.is_mounted:
                 self.banner.clear()
             if done is not None:
-                done(result)
+                outcome = done(result)
+                if inspect.isawaitable(outcome):
+                    await outcome
 
         return self.run_worker(job(), group=group, exclusive=exclusive, exit_on_error=False)
 

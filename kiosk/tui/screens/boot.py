@@ -21,7 +21,17 @@ class BootScreen(Screen[None]):
             yield LoadingIndicator(id="boot-loading")
             yield Static("", id="boot-error")
 
+    error: BaseException | None = None
+
     def failed(self, error: BaseException) -> None:
+        """Called from the app's boot worker, possibly before this screen has composed."""
+        self.error = error
+        self.call_after_refresh(self._show_error)
+
+    def _show_error(self) -> None:
+        error = self.error
+        if error is None:
+            return
         # Configuration errors are written for staff (they name the setting to fix): show them.
         self.query_one("#boot-loading").display = False
         text = Text("The kiosk could not start.\n", style="bold red")
@@ -33,7 +43,8 @@ class BootScreen(Screen[None]):
         from kiosk.tui.app import KioskApp
 
         app = self.app
-        if isinstance(app, KioskApp):
+        if isinstance(app, KioskApp) and self.error is not None:
+            self.error = None
             self.query_one("#boot-loading").display = True
             self.query_one("#boot-error", Static).update("")
-            app.boot()
+            app.boot(self)

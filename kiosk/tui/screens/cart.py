@@ -21,6 +21,7 @@ from kiosk.tui.labels import method_label
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.cart_summary import TotalsPanel
+from kiosk.tui.widgets.chrome import FieldError
 from kiosk.tui.widgets.lists import TextRow, TextRowList, two_columns
 from kiosk.tui.widgets.rowlist import RowList
 
@@ -109,14 +110,14 @@ class CartScreen(KioskScreen):
                     yield Input(placeholder="Enter a code", id="discount", max_length=40)
                     yield Button("Apply", id="apply-discount")
                     yield Button("Remove code", id="remove-discount")
-                yield Static("", id="discount-error", classes="field-error")
+                yield FieldError(id="discount-error")
                 with Vertical(id="tip-section"):
                     yield Static(Text("Tip", style="bold"), classes="section")
                     yield Horizontal(id="tip-row")
                     with Horizontal(id="custom-tip-row"):
                         yield Input(placeholder="Amount, e.g. 2.50", id="custom-tip", max_length=8)
                         yield Button("Set tip", id="set-custom-tip")
-                    yield Static("", id="tip-error", classes="field-error")
+                    yield FieldError(id="tip-error")
                 with Vertical(id="time-section"):
                     yield Static(Text("When", style="bold"), classes="section")
                     with Horizontal(id="time-row"):
@@ -167,27 +168,28 @@ class CartScreen(KioskScreen):
             cross, group="cart-cross", done=self._cross_loaded, failed=quiet, clear_banner=False
         )
 
-    def _tips_loaded(self, tips: TipSettings) -> None:
+    async def _tips_loaded(self, tips: TipSettings) -> None:
         self.tips = tips
         section = self.query_one("#tip-section")
         if not tips.enabled:
             section.display = False
             return
         row = self.query_one("#tip-row", Horizontal)
-        row.remove_children()
+        await row.remove_children()
         # "No tip" first and styled exactly like the presets: an equal choice, not a hidden one.
-        buttons = [Button("No tip", id="tip-none", classes="tip")]
+        compact = self.compact
+        buttons = [Button("No tip", id="tip-none", classes="tip", compact=compact)]
         for pct in tips.tip_percentage:
             value = clean(pct, 6).rstrip("%")
             if value.replace(".", "", 1).isdigit():
-                buttons.append(
-                    Button(f"{value}%", id=f"tip-{value.replace('.', '_')}", classes="tip")
-                )
+                tip_id = f"tip-{value.replace('.', '_')}"
+                buttons.append(Button(f"{value}%", id=tip_id, classes="tip", compact=compact))
         if tips.should_allow_custom_tip:
-            buttons.append(Button("Other amount", id="tip-custom", classes="tip"))
-        row.mount_all(buttons)
+            buttons.append(Button("Other", id="tip-custom", classes="tip", compact=compact))
+        row.styles.grid_size_columns = len(buttons)
+        await row.mount_all(buttons)
         section.display = True
-        self.call_after_refresh(self._mark_tip, self.kiosk.cart)
+        self._mark_tip(self.kiosk.cart)
 
     def _slots_loaded(self, slots: TimeIntervals) -> None:
         self.slots = slots
@@ -301,15 +303,15 @@ class CartScreen(KioskScreen):
 
     def apply_discount(self) -> None:
         code = self.query_one("#discount", Input).value.strip()
-        error = self.query_one("#discount-error", Static)
+        error = self.query_one("#discount-error", FieldError)
         if not code:
-            error.update(Text("Please enter a code first."))
+            error.show("Please enter a code first.")
             return
-        error.update("")
+        error.show(None)
 
         def refused(failure: Failure) -> bool:
             # The server's reason, at the field ("This code has expired", "Minimum order $25").
-            error.update(Text(failure.message))
+            error.show(failure.message)
             return not failure.retryable
 
         def applied(_: Any) -> None:
@@ -323,7 +325,7 @@ class CartScreen(KioskScreen):
         )
 
     def remove_discount(self) -> None:
-        self.query_one("#discount-error", Static).update("")
+        self.query_one("#discount-error", FieldError).show(None)
 
         def removed(_: Any) -> None:
             self.query_one("#discount", Input).value = ""
@@ -333,8 +335,8 @@ class CartScreen(KioskScreen):
         )
 
     def set_tip(self, button_id: str) -> None:
-        error = self.query_one("#tip-error", Static)
-        error.update("")
+        error = self.query_one("#tip-error", FieldError)
+        error.show(None)
         busy = self.query_one("#tip-section")
         if button_id == "tip-none":
             self.query_one("#custom-tip-row").display = False
@@ -351,18 +353,18 @@ class CartScreen(KioskScreen):
         from kiosk.api.money import MoneyError, parse_money
 
         raw = self.query_one("#custom-tip", Input).value.strip().lstrip("$€£")
-        error = self.query_one("#tip-error", Static)
+        error = self.query_one("#tip-error", FieldError)
         try:
             minor = parse_money(raw if "." in raw else f"{raw}.00")
         except MoneyError:
             minor = -1
         if minor < 0 or minor > 100_000:
-            error.update(Text("Please enter an amount such as 2.50."))
+            error.show("Please enter an amount such as 2.50.")
             return
-        error.update("")
+        error.show(None)
 
         def refused(failure: Failure) -> bool:
-            error.update(Text(failure.message))
+            error.show(failure.message)
             return not failure.retryable
 
         self._store_call(

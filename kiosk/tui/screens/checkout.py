@@ -18,6 +18,7 @@ from kiosk.tui.errors import Failure
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.cart_summary import TotalsPanel
+from kiosk.tui.widgets.chrome import FieldError
 
 if TYPE_CHECKING:
     from kiosk.ordering.cart_store import CheckoutResult
@@ -66,10 +67,10 @@ class CheckoutScreen(KioskScreen):
                 yield Static(Text("Almost done: who is this order for?", style="bold"))
                 yield Label("Your name", classes="field-label")
                 yield Input(placeholder="First name is fine", id="name", max_length=NAME_MAX)
-                yield Static("", id="e-name", classes="field-error")
+                yield FieldError(id="e-name")
                 yield Label("Email (for your receipt)", classes="field-label")
                 yield Input(placeholder="name@example.com", id="email", max_length=254)
-                yield Static("", id="e-email", classes="field-error")
+                yield FieldError(id="e-email")
                 with Vertical(id="problems"):
                     yield Static("", id="problems-text")
                     with Horizontal(id="problem-buttons"):
@@ -87,7 +88,7 @@ class CheckoutScreen(KioskScreen):
         self.query_one("#name", Input).focus()
 
     def _error(self, field: str, message: str | None) -> None:
-        self.query_one(f"#e-{field}", Static).update(Text(message or ""))
+        self.query_one(f"#e-{field}", FieldError).show(message)
         self.query_one(f"#{field}", Input).set_class(bool(message), "-invalid")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

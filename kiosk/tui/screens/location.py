@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Static
 
@@ -47,6 +48,8 @@ class LocationList(TextRowList):
 
 class LocationScreen(KioskScreen):
     TITLE = "Choose a restaurant"
+    # The first screen: Escape has nowhere to go, so it is not offered.
+    BINDINGS = [Binding("escape", "back", "Back", show=False)]
 
     def __init__(self) -> None:
         super().__init__()

@@ -67,7 +67,6 @@ class PaymentScreen(KioskScreen):
         with Horizontal(id="payment-body"):
             with Vertical(id="qr-column"):
                 yield Static("", id="qr-holder")
-                yield Static("", id="pay-url")
             with Vertical(id="pay-info"):
                 yield Static("", id="pay-title")
                 yield Static("", id="pay-amount")
@@ -75,6 +74,7 @@ class PaymentScreen(KioskScreen):
                 yield Static("", id="pay-countdown")
                 yield Static("", id="pay-demo")
                 yield Button("Cancel payment (Esc)", id="cancel", variant="error")
+        yield Static("", id="pay-url")
 
     def on_mount(self) -> None:
         if self.kiosk.services.demo:
@@ -136,7 +136,9 @@ class PaymentScreen(KioskScreen):
         existing.remove()
         holder.display = False
         self.query_one("#qr-column", Vertical).mount(QRCode(url, id="qr"), before=0)
-        self.query_one("#pay-url", Static).update(Text(short_url(url)))
+        link = Text("Or visit ", style="dim")
+        link.append(short_url(url), style="bold")
+        self.query_one("#pay-url", Static).update(link)
 
     # Waiting --------------------------------------------------------------------------------------
     def wait(self) -> None:

@@ -72,18 +72,20 @@ class ModifierList(RowList[ModifierRow]):
             return text
         view, option = row.group, row.option
         text = Text("  " * view.depth + "  ")
+        # Every mark is five cells wide, so names line up: ( ) (•) radio, [ ] [x] check, [×2] count.
         if option.sold_out:
             mark = "  -  "
-        elif option.max_quantity > 1 and not view.single:
-            mark = f"− {option.quantity} +" if option.quantity else "[   ]"
-            mark = mark.ljust(5)
         elif view.single:
             mark = " (•) " if option.chosen else " ( ) "
+        elif option.quantity > 1:
+            mark = f"[×{option.quantity}]"[:5].ljust(5)
         else:
             mark = " [x] " if option.chosen else " [ ] "
         text.append(mark, style="bold" if option.chosen else "")
         text.append(" ")
         text.append(clean(option.item.name, 80), style="dim strike" if option.sold_out else "")
+        if option.max_quantity > 1 and not view.single and not option.sold_out:
+            text.append(f"  up to {option.max_quantity}, +/−", style="dim")
         if option.sold_out:
             right = Text("Sold out ", style="red")
         elif option.item.price:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Static
 
@@ -18,7 +18,7 @@ from kiosk.tui.labels import METHODS
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.screens.location import offered_methods, opening
 from kiosk.tui.text import clean
-from kiosk.tui.widgets.chrome import KioskHeader
+from kiosk.tui.widgets.chrome import FieldError, KioskHeader
 from kiosk.tui.widgets.lists import TextRow, TextRowList
 from kiosk.tui.widgets.rowlist import RowList
 
@@ -67,7 +67,7 @@ class WelcomeScreen(KioskScreen):
         self.method: str | None = None
 
     def compose_body(self) -> ComposeResult:
-        with Vertical(id="welcome-body"):
+        with VerticalScroll(id="welcome-body"):
             yield Static(id="welcome-title")
             yield Static(id="welcome-hours")
             yield Static(Text("How would you like your order?", style="bold"), id="prompt")
@@ -126,11 +126,11 @@ class WelcomeScreen(KioskScreen):
             self.say("This restaurant is not taking orders right now.", hint="Please ask staff.")
 
     # Choosing -------------------------------------------------------------------------------------
-    def on_row_list_selected(self, event: RowList.Selected) -> None:
+    async def on_row_list_selected(self, event: RowList.Selected) -> None:
         event.stop()
-        self.choose(event.key)
+        await self.choose(event.key)
 
-    def on_key(self, event: events.Key) -> None:
+    async def on_key(self, event: events.Key) -> None:
         if isinstance(self.focused, Input):
             return
         if event.character and event.character.isdigit() and event.character != "0":
@@ -138,11 +138,12 @@ class WelcomeScreen(KioskScreen):
             if index < len(self.methods):
                 event.stop()
                 self.query_one("#methods", MethodList).move_to_key(self.methods[index])
-                self.choose(self.methods[index])
+                await self.choose(self.methods[index])
 
-    def choose(self, key: Hashable) -> None:
+    async def choose(self, key: Hashable) -> None:
         method = str(key)
         self.method = method
+        self.refresh_bindings()
         fields = FIELDS.get(method)
         details = self.query_one("#details")
         if not fields:
@@ -150,18 +151,28 @@ class WelcomeScreen(KioskScreen):
             self.start()
             return
         container = self.query_one("#fields", Vertical)
-        container.remove_children()
-        widgets: list[Widget] = []
+        await container.remove_children()
+        rows: list[Widget] = []
         for field_id, label, placeholder, limit in fields:
-            widgets.append(Label(label, classes="field-label"))
-            widgets.append(Input(placeholder=placeholder, max_length=limit, id=f"f-{field_id}"))
-            widgets.append(Static("", id=f"e-{field_id}", classes="field-error"))
-        container.mount_all(widgets)
+            rows.append(
+                Horizontal(
+                    Label(label, classes="field-label"),
+                    Input(
+                        placeholder=placeholder,
+                        max_length=limit,
+                        id=f"f-{field_id}",
+                        compact=self.compact,
+                    ),
+                    classes="field-row",
+                )
+            )
+            rows.append(FieldError(id=f"e-{field_id}"))
+        await container.mount_all(rows)
         self.query_one("#details-title", Static).update(
             Text(f"{METHODS[method][0]}: a few details", style="bold")
         )
         details.display = True
-        self.call_after_refresh(lambda: self.query_one(f"#f-{fields[0][0]}", Input).focus())
+        self.query_one(f"#f-{fields[0][0]}", Input).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -185,10 +196,11 @@ class WelcomeScreen(KioskScreen):
         }
 
     def _field_error(self, field_id: str, message: str) -> None:
-        try:
-            self.query_one(f"#e-{field_id}", Static).update(Text(message))
-        except Exception:
+        errors = self.query(f"#e-{field_id}")
+        if not errors:
             self.say(message)
+            return
+        errors.first(FieldError).show(message)
 
     def check(self) -> dict[str, str] | None:
         """Local checks before anything is sent: required details present."""
@@ -237,10 +249,15 @@ class WelcomeScreen(KioskScreen):
             busy=self.query_one("#welcome-body"),
         )
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # The first screen of a one-location kiosk: nowhere to go back to.
+        return not (action == "back" and self.kiosk.single_location and self.method is None)
+
     def action_back(self) -> None:
         if self.query_one("#details").display:
             self.query_one("#details").display = False
             self.method = None
+            self.refresh_bindings()
             self.query_one("#methods", MethodList).focus()
             return
         if self.kiosk.single_location:

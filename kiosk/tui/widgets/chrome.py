@@ -79,7 +79,7 @@ class Banner(Static):
 
     def show(self, message: str, *, hint: str = "", kind: str = "error") -> None:
         text = Text(clean(message, 300), style="bold")
-        self._plain = clean(message, 300)
+        self._plain = clean(message, 300) + (f"  {hint}" if hint else "")
         if hint:
             text.append("  ")
             text.append(hint)
@@ -101,3 +101,21 @@ class Banner(Static):
     @property
     def message(self) -> str:
         return self._plain if self.shown else ""
+
+
+class FieldError(Static):
+    """The message under a field (local check or the server's reason); takes no room when empty."""
+
+    DEFAULT_CSS = """
+    FieldError { display: none; height: auto; }
+    FieldError.-shown { display: block; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("", id=id, classes="field-error")
+        self.message = ""
+
+    def show(self, message: str | None) -> None:
+        self.message = clean(message or "", 300)
+        self.update(Text(self.message))
+        self.set_class(bool(self.message), "-shown")

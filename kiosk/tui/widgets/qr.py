@@ -22,7 +22,9 @@ def qr_matrix(data: str, border: int) -> list[list[bool]]:
     """Rows of modules (True = dark), quiet zone included."""
     import segno  # only the payment screen pays for it
 
-    qr = segno.make_qr(data, error="m", boost_error=False)
+    # Level L keeps a checkout URL of up to 78 characters at version 4 (fits 80x24); segno raises
+    # the level when that costs no extra size. A screen is not a crumpled sticker: L scans well.
+    qr = segno.make_qr(data, error="l", boost_error=True)
     return [[bool(m) for m in row] for row in qr.matrix_iter(scale=1, border=border)]
 
 

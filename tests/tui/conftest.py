@@ -1,0 +1,148 @@
+"""The kiosk against the embedded demo backend, in-process: KioskApp -> StorefrontClient ->
+httpx.ASGITransport -> kiosk.demo's ASGI app. Tests assert on the backend's carts, not only the
+screen.
+
+The backend's clock is fixed (Tuesday 10 March 2026, 13:00 in New York, 10:00 in Los Angeles: both
+demo locations open, the lunch menu on), the client never sleeps between retries, and nothing
+touches the network.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from kiosk.api import RetryPolicy, StorefrontClient
+from kiosk.config import Settings
+from kiosk.demo import create_app
+from kiosk.demo.data import DOWNTOWN, LOCATIONS, WESTSIDE
+from kiosk.ordering.services import KioskServices
+from kiosk.tui.app import KioskApp
+
+FIXED_NOW = datetime(2026, 3, 10, 17, 0, tzinfo=UTC).timestamp()
+BASE_URL = "http://demo.test/api/v1"
+PAY_URL = "https://pay.lantern.example"
+# Workers that run until the customer pays: never waited for as a whole.
+LONG_RUNNING = frozenset({"payment-wait"})
+
+__all__ = ["DOWNTOWN", "WESTSIDE", "Kiosk", "settle"]
+
+
+async def no_sleep(_: float) -> None:
+    return None
+
+
+@dataclass
+class Kiosk:
+    """One kiosk under test: the app, its services and the demo backend behind them."""
+
+    app: KioskApp
+    asgi: Any
+    services: KioskServices
+
+    @property
+    def backend(self) -> Any:
+        return self.asgi.state.backend
+
+    def server_cart(self) -> dict[str, Any]:
+        """The cart as the backend holds it (GET shape), for the order in progress."""
+        store = self.app.store
+        assert store is not None and store.cart_id is not None, "no order in progress"
+        return self.backend.get_cart_json(store.cart_id)
+
+
+class CountingSecrets:
+    """Deterministic stand-in for the demo backend's `secrets` (ids and client secrets)."""
+
+    def __init__(self) -> None:
+        self._n = itertools.count(1)
+
+    def token_hex(self, n: int = 8) -> str:
+        return f"{next(self._n):0{2 * n}x}"
+
+    def token_urlsafe(self, n: int = 16) -> str:
+        return f"s{next(self._n):0{n}d}"
+
+
+def make_kiosk(
+    tmp_path: Path,
+    *,
+    locations: Iterable[Any] = LOCATIONS,
+    extra_products: int = 0,
+    settings: Settings | None = None,
+    clock: Callable[[], float] | None = None,
+    **app_kwargs: Any,
+) -> Kiosk:
+    asgi = create_app(
+        ":memory:",
+        clock=lambda: FIXED_NOW,
+        extra_products=extra_products,
+        public_base_url=PAY_URL,
+    )
+    transport = httpx.ASGITransport(app=asgi)
+    clients = {
+        loc.id: StorefrontClient(
+            BASE_URL,
+            loc.api_key,
+            transport=transport,
+            sleep=no_sleep,
+            retry=RetryPolicy(max_attempts=2, random=lambda: 0.0),
+        )
+        for loc in locations
+    }
+    closers = [c.aclose for c in clients.values()]
+    services = KioskServices(
+        settings=settings or Settings(),
+        clients=clients,
+        location_ids=list(clients),
+        demo=True,
+        state_dir=tmp_path / "state",
+        closers=closers,
+    )
+    kwargs: dict[str, Any] = {"wall_clock": lambda: FIXED_NOW}
+    if clock is not None:
+        kwargs["clock"] = clock
+    kwargs.update(app_kwargs)
+    return Kiosk(KioskApp(services, **kwargs), asgi, services)
+
+
+@pytest.fixture
+def kiosk(tmp_path: Path) -> Kiosk:
+    return make_kiosk(tmp_path)
+
+
+@pytest.fixture
+def deterministic_ids(monkeypatch: pytest.MonkeyPatch) -> None:
+    import kiosk.demo.backend as backend_module
+
+    monkeypatch.setattr(backend_module, "secrets", CountingSecrets())
+
+
+async def settle(pilot: Pilot[Any], rounds: int = 8) -> None:
+    """Let every worker that will finish, finish (the payment wait runs until paid: not awaited)."""
+    app = pilot.app
+    for _ in range(rounds):
+        await pilot.pause()
+        busy = [w for w in app.workers if not w.is_finished and w.group not in LONG_RUNNING]
+        if not busy:
+            await pilot.pause()
+            busy = [w for w in app.workers if not w.is_finished and w.group not in LONG_RUNNING]
+            if not busy:
+                return
+        await app.workers.wait_for_complete(busy)
+    await pilot.pause()
+
+
+def freeze_inputs(app: KioskApp) -> None:
+    """No blinking cursor in snapshots."""
+    for widget in app.screen.query(Input):
+        widget.cursor_blink = False

@@ -1,0 +1,366 @@
+"""The whole ordering flow, driven by keys, against the embedded backend; assertions on the server's
+cart.
+
+One walk per fulfillment method, with the refusals a customer meets on the way: a modifier the
+server refuses (sold out after the product was shown), a refused discount code, a declined then
+approved payment, a network failure mid-flow (the cart is never lost), sold-out lines at checkout.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from kiosk.tui.screens.cart import CartScreen
+from kiosk.tui.screens.checkout import CheckoutScreen
+from kiosk.tui.screens.done import DoneScreen
+from kiosk.tui.screens.location import LocationScreen
+from kiosk.tui.screens.menu import MenuScreen, ProductList
+from kiosk.tui.screens.payment import PaymentScreen
+from kiosk.tui.screens.product import ProductScreen
+from kiosk.tui.screens.welcome import WelcomeScreen
+from kiosk.tui.widgets.chrome import Banner, FieldError
+from kiosk.tui.widgets.qr import QRCode
+
+from .conftest import Kiosk, make_kiosk, settle
+
+
+async def keys(pilot: Pilot[Any], *names: str) -> None:
+    for name in names:
+        await pilot.press(name)
+        await settle(pilot)
+
+
+async def type_text(pilot: Pilot[Any], text: str) -> None:
+    await pilot.press(*text)
+    await settle(pilot)
+
+
+async def fill(pilot: Pilot[Any], text: str) -> None:
+    """Put `text` in the focused input at once (typing is tested elsewhere; a key costs ~50 ms)."""
+    from textual.widgets import Input
+
+    focused = pilot.app.focused
+    assert isinstance(focused, Input), focused
+    focused.value = text
+    await settle(pilot)
+
+
+def banner(pilot: Pilot[Any]) -> str:
+    return pilot.app.screen.query_one(Banner).message
+
+
+async def open_menu(pilot: Pilot[Any], location: str, method: str) -> None:
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, LocationScreen)
+    await keys(pilot, location)
+    assert isinstance(pilot.app.screen, WelcomeScreen)
+    await keys(pilot, method)
+
+
+async def add_simple(pilot: Pilot[Any], search: str, quantity: str = "1") -> None:
+    """Search the menu, open the first match and add it with its default choices."""
+    assert isinstance(pilot.app.screen, MenuScreen)
+    await type_text(pilot, search)
+    await keys(pilot, "enter")
+    assert isinstance(pilot.app.screen, ProductScreen), banner(pilot)
+    await keys(pilot, quantity, "f2")
+    assert isinstance(pilot.app.screen, MenuScreen), banner(pilot)
+    await keys(pilot, "escape")  # clears the search
+
+
+async def checkout_and_pay(k: Kiosk, pilot: Pilot[Any]) -> dict[str, Any]:
+    """From the menu: cart, checkout with name and email, decline once, then approve."""
+    await keys(pilot, "f4")
+    assert isinstance(pilot.app.screen, CartScreen)
+    await keys(pilot, "f2")
+    assert isinstance(pilot.app.screen, CheckoutScreen)
+    await fill(pilot, "Ada Lovelace")
+    await keys(pilot, "enter")
+    await fill(pilot, "ada@example.com")
+    await keys(pilot, "enter")
+    assert isinstance(pilot.app.screen, PaymentScreen), banner(pilot)
+    server = k.server_cart()
+    assert server["status"] == "LOCKED"
+    qr = pilot.app.screen.query_one(QRCode)
+    assert qr.data == server["checkoutUrl"]
+    await keys(pilot, "d")
+    assert "declined" in banner(pilot).lower()
+    assert k.server_cart()["status"] == "LOCKED"
+    await keys(pilot, "a")
+    assert isinstance(pilot.app.screen, DoneScreen), banner(pilot)
+    server = k.server_cart()
+    assert server["status"] == "COMPLETED"
+    assert server["fulfillmentIdentifier"]
+    return server
+
+
+async def test_pickup_with_modifier_refusal_discount_and_declined_payment(kiosk: Kiosk) -> None:
+    app = kiosk.app
+    async with app.run_test(size=(100, 32)) as pilot:
+        await open_menu(pilot, "1", "1")
+        assert isinstance(app.screen, MenuScreen)
+        server = kiosk.server_cart()
+        assert server["fulfilmentMethod"] == "pickup"
+        assert server["items"] == []
+
+        # Classic Burger: make it a combo (nested child groups appear with their defaults).
+        await type_text(pilot, "classic")
+        await keys(pilot, "enter")
+        screen = app.screen
+        assert isinstance(screen, ProductScreen)
+        assert screen.state is not None and screen.state.is_valid
+        await keys(pilot, "end", "space")
+        groups = [g.id for g in screen.state.groups()]
+        assert groups[-2:] == ["grp_combo_side", "grp_combo_drink"]
+
+        # The chosen drink sells out while the customer looks: the server refuses, at that group.
+        kiosk.backend.set_sold_out("opt_cdrink_icedtea")
+        await keys(pilot, "f2")
+        assert isinstance(app.screen, ProductScreen)
+        refused = screen.state.find_group("grp_combo_drink")
+        assert refused is not None and refused.error
+        assert "Combo drink" in banner(pilot)
+        assert kiosk.server_cart()["items"] == []
+        # The cursor was put on that group: choose the lemonade instead and add.
+        row = screen.query_one("#modifiers").cursor_row
+        assert row.group.id == "grp_combo_drink"
+        await keys(pilot, "down", "space", "f2")
+        assert isinstance(app.screen, MenuScreen), banner(pilot)
+        items = kiosk.server_cart()["items"]
+        assert [i["productId"] for i in items] == ["prd_classic_burger"]
+        assert "Combo" in str(items[0]["selections"]) and "Lemonade" in str(items[0]["selections"])
+        await keys(pilot, "escape")
+
+        # The cart: a refused code shows the server's reason at the field; a good one applies.
+        await keys(pilot, "f4")
+        cart_screen = app.screen
+        assert isinstance(cart_screen, CartScreen)
+        await pilot.click("#discount")
+        await type_text(pilot, "WINTER23")
+        await keys(pilot, "enter")
+        error = cart_screen.query_one("#discount-error", FieldError)
+        assert error.message and "expired" in error.message.lower()
+        assert kiosk.server_cart()["discountCode"] is None
+        cart_screen.query_one("#discount").value = ""
+        await fill(pilot, "SAVE10")
+        await keys(pilot, "enter")
+        assert kiosk.server_cart()["discountCode"] == "SAVE10"
+        assert app.cart is not None and app.cart.discount_total > 0
+        # Tips: a preset, then "No tip".
+        await pilot.click("#tip-18")
+        await settle(pilot)
+        assert kiosk.server_cart()["fees"]["tipRate"].startswith("0.18")
+        await pilot.click("#tip-none")
+        await settle(pilot)
+        assert kiosk.server_cart()["waiterTipTotal"] in ("0", "0.00")
+        await keys(pilot, "escape")
+
+        server = await checkout_and_pay(kiosk, pilot)
+        number = server["fulfillmentIdentifier"]
+        assert app.screen.query_one("#order-number").value == number.upper()
+        await keys(pilot, "enter")
+        assert isinstance(app.screen, LocationScreen)
+        assert app.cart is None
+
+
+async def test_local_checks_before_the_server(kiosk: Kiosk) -> None:
+    """Empty name, bad email: said at the field, nothing sent; the server's own refusal at the
+    field.
+    """
+    app = kiosk.app
+    async with app.run_test(size=(100, 32)) as pilot:
+        await open_menu(pilot, "1", "1")
+        await add_simple(pilot, "espresso")
+        await keys(pilot, "f4", "f2")
+        screen = app.screen
+        assert isinstance(screen, CheckoutScreen)
+        await keys(pilot, "f2")
+        assert screen.query_one("#e-name", FieldError).message
+        assert screen.query_one("#e-email", FieldError).message
+        await type_text(pilot, "Bo")
+        await keys(pilot, "tab")
+        await type_text(pilot, "bo@nowhere")
+        await keys(pilot, "enter")
+        assert "look right" in screen.query_one("#e-email", FieldError).message
+        assert kiosk.server_cart()["status"] == "OPEN"
+
+
+async def test_dine_in(kiosk: Kiosk) -> None:
+    app = kiosk.app
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_menu(pilot, "1", "2")
+        assert kiosk.server_cart()["fulfilmentMethod"] == "dine_in"
+        await add_simple(pilot, "cookie", quantity="3")
+        assert [i["quantity"] for i in kiosk.server_cart()["items"]] == [3]
+        server = await checkout_and_pay(kiosk, pilot)
+        assert server["fulfilmentMethod"] == "dine_in"
+        assert "Take a seat" in str(app.screen.query_one("#done-next").render())
+
+
+async def test_delivery_address_checked_then_sent(kiosk: Kiosk) -> None:
+    app = kiosk.app
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_menu(pilot, "1", "3")
+        screen = app.screen
+        assert isinstance(screen, WelcomeScreen)
+        # Nothing typed: each required field says so, and no cart exists yet.
+        await keys(pilot, "enter", "enter", "enter", "enter", "enter")
+        assert isinstance(app.screen, WelcomeScreen)
+        assert screen.query_one("#e-street", FieldError).message
+        assert app.store is None or app.store.cart_id is None
+        for name, value in (
+            ("street", "12 Water St"),
+            ("city", "New York"),
+            ("state", "NY"),
+            ("zip", "10038"),
+        ):
+            screen.query_one(f"#f-{name}").value = value
+        await pilot.click("#start")
+        await settle(pilot)
+        assert isinstance(app.screen, MenuScreen), banner(pilot)
+        server = kiosk.server_cart()
+        assert server["fulfilmentMethod"] == "delivery"
+        assert server["deliveryInfo"]["addressString"].startswith("12 Water St")
+        await add_simple(pilot, "fries")
+        server = await checkout_and_pay(kiosk, pilot)
+        assert "12 Water St" in str(app.screen.query_one("#done-next").render())
+
+
+@pytest.mark.parametrize(
+    ("method_key", "fields", "check"),
+    [
+        ("2", {"table": "12"}, lambda c: c["tableServiceInfo"]["tableNumber"] == "12"),
+        (
+            "3",
+            {"last_name": "Okafor", "room": "415"},
+            lambda c: c["roomServiceInfo"] == {"lastName": "Okafor", "roomNumber": "415"},
+        ),
+    ],
+    ids=["table_service", "room_service"],
+)
+async def test_hotel_methods(
+    tmp_path: Path, method_key: str, fields: dict[str, str], check
+) -> None:
+    kiosk = make_kiosk(tmp_path)
+    app = kiosk.app
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_menu(pilot, "2", method_key)  # Westside: pickup, table service, room service
+        screen = app.screen
+        assert isinstance(screen, WelcomeScreen)
+        for index, value in enumerate(fields.values()):
+            await fill(pilot, value)
+            await keys(pilot, "enter")
+            if index + 1 < len(fields):
+                assert app.focused is screen.query_one(f"#f-{list(fields)[index + 1]}")
+        assert isinstance(app.screen, MenuScreen), banner(pilot)
+        assert check(kiosk.server_cart())
+        await add_simple(pilot, "latte")
+        server = await checkout_and_pay(kiosk, pilot)
+        assert check(server)
+        assert server["fulfillmentIdentifier"].startswith("W")
+
+
+async def test_network_error_mid_flow_keeps_the_cart(kiosk: Kiosk) -> None:
+    app = kiosk.app
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_menu(pilot, "1", "1")
+        await add_simple(pilot, "espresso")
+        await keys(pilot, "f4")
+        screen = app.screen
+        assert isinstance(screen, CartScreen)
+        kiosk.backend.faults.update({"error_rate": 1.0, "error_status": 503})
+        await keys(pilot, "plus")
+        assert isinstance(app.screen, CartScreen)
+        assert "try again" in banner(pilot).lower()
+        # Nothing lost: the screen still shows the line, the server still has it.
+        assert app.cart is not None and [i.quantity for i in app.cart.items] == [1]
+        assert [i["quantity"] for i in kiosk.server_cart()["items"]] == [1]
+        kiosk.backend.faults.reset()
+        await keys(pilot, "r")
+        assert [i["quantity"] for i in kiosk.server_cart()["items"]] == [2]
+        assert [i.quantity for i in app.cart.items] == [2]
+        assert not screen.query_one(Banner).shown
+
+
+async def test_sold_out_line_at_checkout_has_a_way_forward(kiosk: Kiosk) -> None:
+    app = kiosk.app
+    async with app.run_test(size=(100, 32)) as pilot:
+        await open_menu(pilot, "1", "1")
+        await add_simple(pilot, "espresso")
+        await add_simple(pilot, "cookie")
+        kiosk.backend.set_sold_out("prd_cookie")
+        await keys(pilot, "f4", "f2")
+        screen = app.screen
+        assert isinstance(screen, CheckoutScreen)
+        await fill(pilot, "Ada")
+        await keys(pilot, "tab")
+        await fill(pilot, "ada@example.com")
+        await keys(pilot, "enter")
+        assert isinstance(app.screen, CheckoutScreen)
+        problems = str(screen.query_one("#problems-text").render())
+        assert "sold out" in problems
+        assert kiosk.server_cart()["status"] == "OPEN"
+        await pilot.click("#remove-unavailable")
+        await settle(pilot)
+        assert [i["productId"] for i in kiosk.server_cart()["items"]] == ["prd_espresso"]
+        await keys(pilot, "f2")
+        assert isinstance(app.screen, PaymentScreen), banner(pilot)
+
+
+async def test_cancel_payment_discards_the_cart(kiosk: Kiosk) -> None:
+    app = kiosk.app
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_menu(pilot, "1", "1")
+        await add_simple(pilot, "espresso")
+        cart_id = app.store.cart_id
+        await keys(pilot, "f4", "f2")
+        await fill(pilot, "Ada")
+        await keys(pilot, "tab")
+        await fill(pilot, "ada@example.com")
+        await keys(pilot, "enter")
+        assert isinstance(app.screen, PaymentScreen)
+        await keys(pilot, "escape")
+        await keys(pilot, "n")  # keep paying
+        assert isinstance(app.screen, PaymentScreen)
+        await keys(pilot, "escape", "y")
+        await settle(pilot)
+        assert isinstance(app.screen, LocationScreen)
+        with pytest.raises(KeyError):
+            kiosk.backend.get_cart_json(cart_id)
+
+
+async def test_start_over_asks_then_deletes_the_cart(kiosk: Kiosk) -> None:
+    app = kiosk.app
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_menu(pilot, "1", "1")
+        await add_simple(pilot, "espresso")
+        cart_id = app.store.cart_id
+        await keys(pilot, "f9", "n")
+        assert isinstance(app.screen, MenuScreen)
+        assert kiosk.backend.get_cart_json(cart_id)["items"]
+        await keys(pilot, "f9", "y")
+        await settle(pilot)
+        assert isinstance(app.screen, LocationScreen)
+        with pytest.raises(KeyError):
+            kiosk.backend.get_cart_json(cart_id)
+
+
+async def test_menu_shows_sold_out_and_searches(kiosk: Kiosk) -> None:
+    app = kiosk.app
+    async with app.run_test(size=(100, 32)) as pilot:
+        await open_menu(pilot, "1", "1")
+        products = app.screen.query_one(ProductList)
+        sold = [r for r in products.rows if getattr(r, "state", "") == "sold_out"]
+        assert {r.product.id for r in sold} >= {"prd_kale_chips", "prd_smash_burger"}
+        await type_text(pilot, "kale")
+        assert [r.product.id for r in products.rows if hasattr(r, "product")] == ["prd_kale_chips"]
+        await keys(pilot, "enter")
+        assert isinstance(app.screen, MenuScreen)
+        assert "sold out" in banner(pilot).lower()
+        await keys(pilot, "backspace", "backspace", "backspace", "backspace")
+        assert app.screen.query_one(ProductList).rows == products.rows
+        assert "Type to search" in str(app.screen.query_one("#search").render())
