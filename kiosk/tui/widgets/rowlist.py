@@ -103,6 +103,8 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
         self.virtual_size = Size(self.size.width, len(rows))
         self._move_to(target, announce=True)
         self.refresh()
+        # The new virtual size takes effect at the next layout: scroll to the cursor after it.
+        self.call_after_refresh(self._scroll_cursor_visible)
 
     @property
     def cursor_key(self) -> Hashable | None:
