@@ -175,9 +175,14 @@ def _run_tui(settings: Settings, factory: ServicesFactory) -> int:
         return 1
     app_class: Any = KioskApp
     services: KioskServices | None = None
-    if "services_factory" in inspect.signature(app_class).parameters:
-        # The app paints first, then awaits the factory in a worker (fast first frame).
-        app = app_class(services_factory=factory)
+    parameters = inspect.signature(app_class).parameters
+    if "services_factory" in parameters:
+        # The app paints first, then awaits the factory in a worker (fast first frame). It gets
+        # the settings too: kiosk mode (and the staff PIN) hold from the first frame, before the
+        # services exist.
+        takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+        extra = {"settings": settings} if "settings" in parameters or takes_any else {}
+        app = app_class(services_factory=factory, **extra)
     else:
         services = asyncio.run(factory())
         app = app_class(services)

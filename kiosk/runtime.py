@@ -95,6 +95,7 @@ def build_demo_services(
     keys = {loc.id: loc.api_key for loc in ALL_LOCATIONS}
     closers: list[Callable[[], Awaitable[None]]] = []
     transport: Any = None
+    backend: Any = None
     if base_url is None:
         import httpx
 
@@ -128,6 +129,7 @@ def build_demo_services(
         demo=True,
         state_dir=state_dir_for(settings),
         closers=closers,
+        demo_backend=backend,
     )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kiosk.config import Settings
 
@@ -31,6 +31,9 @@ class KioskServices:
     state_dir: Path | None = None
     # Called once when the app exits (closes clients, stops an in-process backend).
     closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+    # The embedded demo backend (in-process demo only): the staff screen switches its faults. A
+    # `kiosk demo --server` kiosk reaches the same switches over HTTP (/demo/faults) instead.
+    demo_backend: Any = None
 
     def client_for(self, location_id: str) -> StorefrontClient:
         try:
