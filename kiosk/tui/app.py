@@ -16,11 +16,11 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from textual.app import App
 from textual.binding import Binding
 from textual.reactive import reactive
 
 from kiosk.paths import styles_dir
+from kiosk.tui.kiosk_mode import KioskModeApp
 
 if TYPE_CHECKING:
     from kiosk.api import Cart, Location, StorefrontClient
@@ -39,6 +39,10 @@ STYLESHEETS = (
     "checkout.tcss",
     "payment.tcss",
     "done.tcss",
+    # Kiosk mode (kiosk/tui/kiosk_mode.py): staff, the idle prompt, the attract screen.
+    "staff.tcss",
+    "idle.tcss",
+    "attract.tcss",
 )
 
 
@@ -51,7 +55,7 @@ def _css_paths() -> list[str]:
     return [str(base / name) for name in STYLESHEETS]
 
 
-class KioskApp(App[None]):
+class KioskApp(KioskModeApp):
     """The counter kiosk. `services` is everything it is given (settings, clients, demo flag)."""
 
     TITLE = "Kiosk"
@@ -74,6 +78,7 @@ class KioskApp(App[None]):
         services_factory: Callable[[], Awaitable[KioskServices]] | None = None,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
+        store_options: Mapping[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
         """Give the services, or a factory the app awaits after its first frame (the slow imports
@@ -86,6 +91,8 @@ class KioskApp(App[None]):
         # Injected so that tests and snapshots can freeze countdowns and "open now".
         self.clock = clock
         self.wall_clock = wall_clock
+        # Extra CartStore arguments (tests inject its sleep).
+        self.store_options = dict(store_options or {})
         self.location_id: str | None = None
         self._session: CustomerSession | None = None
         self._watched: CartStore | None = None
@@ -125,6 +132,7 @@ class KioskApp(App[None]):
     def on_mount(self) -> None:
         if self._services is not None:
             self.push_screen(self._start_screen())
+            self.kiosk_started()
             return
         from kiosk.tui.screens.boot import BootScreen
 
@@ -145,6 +153,7 @@ class KioskApp(App[None]):
                 return
             self._services_ready(services)
             await self.switch_screen(self._start_screen())
+            self.kiosk_started()
 
         self.run_worker(start(), group="boot", exclusive=True, exit_on_error=False)
 
@@ -174,6 +183,7 @@ class KioskApp(App[None]):
             clock=self.wall_clock,
             cart_id_file=self.cart_id_file(),
             location_aliases=aliases,
+            **self.store_options,
         )
 
     @property
@@ -249,6 +259,11 @@ class KioskApp(App[None]):
                 country=(data.country if data is not None else None) or "US",
             )
         await self.session.begin(method, **kwargs)
+        store = self.store
+        if store is not None and store.cart is None:
+            # A fresh cart is known empty, but the screens need what the server decided about it
+            # (order time when the location is closed, fees of the method): one read.
+            await store.refresh()
 
     def _cart_published(self, cart: Cart | None) -> None:
         if threading.get_ident() != self._thread:
@@ -288,7 +303,8 @@ class KioskApp(App[None]):
         if action == "start_over":
             # Offered only once there is something to start over from.
             return self.store is not None and len(self.screen_stack) > 2
-        return True
+        # Kiosk mode refuses quit, suspend and the command palette (kiosk_mode.py).
+        return super().check_action(action, parameters)
 
     def reset_now(self) -> None:
         """go_home() in an app worker: a screen's own worker would die with the screen it pops."""

@@ -364,3 +364,109 @@ async def test_menu_shows_sold_out_and_searches(kiosk: Kiosk) -> None:
         await keys(pilot, "backspace", "backspace", "backspace", "backspace")
         assert app.screen.query_one(ProductList).rows == products.rows
         assert "Type to search" in str(app.screen.query_one("#search").render())
+
+
+async def test_cart_lines_tip_and_later_slot(kiosk: Kiosk) -> None:
+    from textual.widgets import Select
+
+    app = kiosk.app
+    async with app.run_test(size=(100, 32)) as pilot:
+        await open_menu(pilot, "1", "1")
+        await add_simple(pilot, "espresso")
+        await add_simple(pilot, "cookie", quantity="2")
+        await keys(pilot, "f4")
+        screen = app.screen
+        assert isinstance(screen, CartScreen)
+        # Lines: the cursor starts on the first line; + and - change it, Delete removes it.
+        await keys(pilot, "plus", "plus", "minus")
+        items = {i["productId"]: i["quantity"] for i in kiosk.server_cart()["items"]}
+        assert items == {"prd_espresso": 2, "prd_cookie": 2}
+        await keys(pilot, "delete")
+        assert [i["productId"] for i in kiosk.server_cart()["items"]] == ["prd_cookie"]
+        assert [i.product_id for i in app.cart.items] == ["prd_cookie"]
+        # A custom tip amount, checked here first.
+        await pilot.click("#tip-custom")
+        await settle(pilot)
+        assert app.focused is screen.query_one("#custom-tip")
+        await fill(pilot, "abc")
+        await keys(pilot, "enter")
+        assert screen.query_one("#tip-error", FieldError).message
+        await fill(pilot, "2.50")
+        await keys(pilot, "enter")
+        assert kiosk.server_cart()["waiterTipTotal"] == "250"
+        assert screen.query_one("#tip-custom").has_class("-chosen")
+        # A later slot from the server's time intervals, then back to ASAP.
+        select = screen.query_one("#later", Select)
+        assert screen.slot_values
+        slot = sorted(screen.slot_values)[3]
+        select.value = slot
+        await settle(pilot)
+        server = kiosk.server_cart()
+        assert server["pickupType"] == "LATER"
+        assert f"{server['orderDate']} {server['orderTime']}" == slot
+        await pilot.click("#asap")
+        await settle(pilot)
+        assert kiosk.server_cart()["pickupType"] == "ASAP"
+
+
+async def test_done_returns_to_the_start_after_its_timeout(tmp_path: Path) -> None:
+    now = [1000.0]
+    kiosk = make_kiosk(tmp_path, clock=lambda: now[0])
+    app = kiosk.app
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_menu(pilot, "1", "1")
+        await add_simple(pilot, "espresso")
+        await checkout_and_pay(kiosk, pilot)
+        screen = app.screen
+        assert isinstance(screen, DoneScreen)
+        assert "15 s" in str(screen.query_one("#done-countdown").render())
+        now[0] += 14.2
+        screen._tick()
+        await settle(pilot)
+        assert app.screen is screen
+        assert "1 s" in str(screen.query_one("#done-countdown").render())
+        now[0] += 1.0
+        screen._tick()
+        await settle(pilot)
+        assert isinstance(app.screen, LocationScreen)
+        assert app.store is None and app.cart is None
+
+
+async def test_rate_limit_is_waited_out_with_a_calm_status(tmp_path: Path) -> None:
+    from .conftest import no_sleep
+
+    kiosk = make_kiosk(tmp_path, store_options={"sleep": no_sleep})
+    app = kiosk.app
+    seen: list[str] = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.watch(app, "status_text", lambda text: seen.append(text), init=False)
+        await open_menu(pilot, "1", "1")
+        await type_text(pilot, "espresso")
+        await keys(pilot, "enter")
+        assert isinstance(app.screen, ProductScreen)
+        kiosk.backend.faults.update({"burst_429": 3, "burst_retry_after_s": 2})
+        await keys(pilot, "f2")
+        assert isinstance(app.screen, MenuScreen), banner(pilot)
+        # The add went through after the wait; the customer saw a countdown, not an error.
+        assert [i["productId"] for i in kiosk.server_cart()["items"]] == ["prd_espresso"]
+        assert any(text.startswith("Very busy: sending in") for text in seen), seen
+        assert app.status_text == ""
+        assert not app.screen.query_one(Banner).has_class("-error")
+
+
+async def test_closed_location_schedules_for_later_and_says_so(kiosk: Kiosk) -> None:
+    from .conftest import FIXED_NOW
+
+    kiosk.backend.set_clock(lambda: FIXED_NOW + 12 * 3600)  # 22:00 in Los Angeles: closed
+    app = kiosk.app
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_menu(pilot, "2", "1")
+        assert isinstance(app.screen, MenuScreen)
+        assert "scheduled for tomorrow" in banner(pilot)
+        server = kiosk.server_cart()
+        assert server["pickupType"] == "LATER"
+        # The menu shown is the one for that time (breakfast), not the one for now.
+        products = app.screen.query_one(ProductList)
+        assert any(
+            getattr(r, "product", None) and r.product.id == "prd_pancakes" for r in products.rows
+        )

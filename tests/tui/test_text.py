@@ -1,5 +1,6 @@
-"""Text from the API is drawn as the characters it holds: markup, escape sequences, huge and RTL/wide
-names never change how the kiosk looks or behaves."""
+"""Text from the API is drawn as the characters it holds: markup, escape sequences, huge and
+RTL/wide names never change how the kiosk looks or behaves.
+"""
 
 from __future__ import annotations
 

@@ -92,10 +92,15 @@ def _menus(n: int) -> MenusResponse:
         }
         for i in range(n)
     ]
-    cats = [{"id": f"c{c}", "name": f"Cat {c}", "products": products[c : c + 100]} for c in range(0, n, 100)]
+    cats = [
+        {"id": f"c{c}", "name": f"Cat {c}", "products": products[c : c + 100]}
+        for c in range(0, n, 100)
+    ]
     return MenusResponse.model_validate(
-        {"menus": [{"id": "m", "name": "All", "isActive": True, "categories": cats}],
-         "popularProducts": products[:3]}
+        {
+            "menus": [{"id": "m", "name": "All", "isActive": True, "categories": cats}],
+            "popularProducts": products[:3],
+        }
     )
 
 

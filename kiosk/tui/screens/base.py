@@ -133,8 +133,9 @@ class KioskScreen(Screen[Any]):
                 if waiting is not None:
                     waiting.loading = False
             self._retry = None
-            if clear_banner and self.is_mounted:
-                self.banner.clear()
+            banner = self._banner()
+            if clear_banner and banner is not None:
+                banner.clear()
             if done is not None:
                 outcome = done(result)
                 if inspect.isawaitable(outcome):
@@ -142,13 +143,20 @@ class KioskScreen(Screen[Any]):
 
         return self.run_worker(job(), group=group, exclusive=exclusive, exit_on_error=False)
 
+    def _banner(self) -> Banner | None:
+        # None once the screen has gone (a worker may finish after its screen was popped).
+        banners = self.query("#banner")
+        return banners.first(Banner) if banners else None
+
     def show_failure(self, failure: Failure) -> None:
-        if self.is_mounted:
-            self.banner.show(failure.message, hint=failure.hint)
+        banner = self._banner()
+        if banner is not None:
+            banner.show(failure.message, hint=failure.hint)
 
     def say(self, message: str, *, kind: str = "info", hint: str = "") -> None:
-        if self.is_mounted:
-            self.banner.show(message, hint=hint, kind=kind)
+        banner = self._banner()
+        if banner is not None:
+            banner.show(message, hint=hint, kind=kind)
 
     # Actions --------------------------------------------------------------------------------------
     def action_retry(self) -> None:

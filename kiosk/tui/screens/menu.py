@@ -69,6 +69,7 @@ class MenuScreen(KioskScreen):
         self.categories: list[menu_model.Category] = []
         self.query_text = ""
         self.loaded_for: tuple[str, str] | None = None
+        self._no_match_shown = False
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="menu-body"):
@@ -82,6 +83,10 @@ class MenuScreen(KioskScreen):
     def on_mount(self) -> None:
         self._show_search()
         self.load()
+        store = self.kiosk.store
+        if store is not None and store.session_message:
+            # What the server said about this order, e.g. "closed now; scheduled for 08:00".
+            self.say(store.session_message, kind="info")
 
     def on_screen_resume(self) -> None:
         # The order time may have changed on the cart screen: the menu depends on it.
@@ -128,6 +133,7 @@ class MenuScreen(KioskScreen):
             done=self._loaded,
             busy=self.query_one("#menu-body"),
             exclusive=True,
+            clear_banner=False,
         )
 
     def _loaded(self, menus: MenusResponse) -> None:
@@ -159,7 +165,9 @@ class MenuScreen(KioskScreen):
         self._show_search()
         if self.query_text and not products.rows:
             self.say(f"Nothing on the menu matches “{clean(self.query_text, 40)}”.", kind="info")
-        elif self.banner.shown and self.banner.has_class("-info"):
+            self._no_match_shown = True
+        elif self._no_match_shown:
+            self._no_match_shown = False
             self.banner.clear()
 
     def on_key(self, event: events.Key) -> None:

@@ -1,0 +1,144 @@
+"""The staff health line: is the API reachable, the last error, what is left of the rate budget.
+
+Read from each StorefrontClient (`last_success_at`, `last_error`, `last_error_at`, `rate_budget`),
+which record every request they send: the line costs no request of its own. Error text is the
+error's code, status and customer-safe message: never a key, a client secret or a URL.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from rich.text import Text
+from textual.screen import Screen
+from textual.widgets import Static
+
+from kiosk.tui.text import clean
+
+
+def _ago(seconds: float) -> str:
+    seconds = max(0.0, seconds)
+    if seconds < 90:
+        return f"{seconds:.0f} s ago"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min ago"
+    return f"{seconds / 3600:.1f} h ago"
+
+
+def reachability(client: Any) -> tuple[str, str]:
+    """("ok" | "failing" | "unknown", words)."""
+    ok_at = getattr(client, "last_success_at", None)
+    error_at = getattr(client, "last_error_at", None)
+    if ok_at is None and error_at is None:
+        return "unknown", "API not used yet"
+    if error_at is not None and (ok_at is None or error_at >= ok_at):
+        return "failing", "API failing"
+    return "ok", "API reachable"
+
+
+def describe_error(error: Any) -> str:
+    if error is None:
+        return "none"
+    parts = [str(p) for p in (getattr(error, "status", None), getattr(error, "code", None)) if p]
+    if not parts:
+        parts.append(type(error).__name__)
+    message = clean(getattr(error, "message", ""), 60)
+    return " ".join(parts) + (f" {message}" if message else "")
+
+
+def budget_text(client: Any, now: float | None = None) -> str:
+    budget = getattr(client, "rate_budget", None)
+    if budget is None:
+        return "budget unknown"
+    remaining = budget.remaining
+    if remaining is None:
+        return f"budget ?/{budget.limit}"
+    text = f"budget {remaining}/{budget.limit}"
+    reset = budget.seconds_until_reset()
+    if reset:
+        text += f" (resets in {reset:.0f} s)"
+    return text
+
+
+def client_health(client: Any, *, now: float | None = None, name: str = "") -> Text:
+    """One line for one client: reachable, last error (and when), rate budget left."""
+    now = time.time() if now is None else now
+    state, words = reachability(client)
+    style = {"ok": "green", "failing": "bold red", "unknown": "yellow"}[state]
+    text = Text()
+    if name:
+        text.append(clean(name, 24) + ": ", style="bold")
+    text.append("● ", style=style)
+    text.append(words, style=style)
+    ok_at = getattr(client, "last_success_at", None)
+    if ok_at is not None:
+        text.append(f" (last ok {_ago(now - ok_at)})", style="dim")
+    text.append(" · last error: ")
+    error = getattr(client, "last_error", None)
+    text.append(describe_error(error), style="red" if error is not None else "")
+    error_at = getattr(client, "last_error_at", None)
+    if error is not None and error_at is not None:
+        text.append(f" {_ago(now - error_at)}", style="dim")
+    text.append(" · " + budget_text(client, now))
+    return text
+
+
+def current_client(app: Any) -> tuple[str, Any] | None:
+    services = getattr(app, "services", None)
+    if services is None or not services.clients:
+        return None
+    location_id = getattr(app, "location_id", None)
+    if isinstance(location_id, str) and location_id in services.clients:
+        return location_id, services.clients[location_id]
+    first = next(iter(services.clients))
+    return first, services.clients[first]
+
+
+class HealthLine(Static):
+    """The health line of the current location's client, redrawn every second. Shown on every
+    ordering screen in kiosk mode, or when staff switch it on (app.health_line_shown)."""
+
+    DEFAULT_CSS = """
+    HealthLine {
+        dock: bottom;
+        height: 1;
+        padding: 0 1;
+        background: $panel;
+        color: $text-muted;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
+    """
+
+    def on_mount(self) -> None:
+        self.tick()
+        self.set_interval(1.0, self.tick)
+
+    def tick(self) -> None:
+        app: Any = self.app
+        shown = bool(getattr(app, "health_line_shown", False))
+        if self.display != shown:
+            self.display = shown
+        if not shown:
+            return
+        found = current_client(app)
+        if found is None:
+            self.update(Text("API: starting…"))
+            return
+        _, client = found
+        self.update(client_health(client))
+
+
+def attach_health_line(screen: Screen[Any]) -> None:
+    """Give an ordering screen its health line (once); it hides itself when not wanted."""
+    from kiosk.tui.screens.base import KioskScreen
+
+    if not isinstance(screen, KioskScreen) or not screen.is_attached:
+        return
+    if not getattr(screen.app, "health_line_shown", False):
+        # Not mounted at all when not wanted: the customer's screens stay exactly as designed.
+        return
+    if screen.query(HealthLine):
+        return
+    screen.mount(HealthLine())

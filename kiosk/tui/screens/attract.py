@@ -1,0 +1,48 @@
+"""The attract screen: shown after an idle reset until someone touches the screen or presses
+a key."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.containers import Center, Middle
+from textual.screen import Screen
+from textual.widgets import Static
+
+from kiosk.tui.text import clean
+from kiosk.tui.widgets.chrome import DemoMark
+
+
+class AttractScreen(Screen[None]):
+    """Any key or touch goes back to the first screen (the key is not passed on)."""
+
+    # Nothing to reset here.
+    IDLE_RESET = False
+
+    def compose(self) -> ComposeResult:
+        app: Any = self.app
+        services = getattr(app, "services", None)
+        location = getattr(app, "location", None)
+        name = clean(location.restaurant_display_name, 60) if location is not None else ""
+        if services is not None and services.demo:
+            yield DemoMark()
+        with Middle(id="attract-body"), Center():
+            yield Static(Text(name or "Welcome", style="bold"), id="attract-name")
+            yield Static(Text("Touch or press any key to order", style="bold"), id="attract-call")
+            yield Static(Text("Order here, pay on your phone or at the counter"), id="attract-sub")
+
+    def _start(self) -> None:
+        if self.is_attached and self.app.screen is self:
+            self.dismiss(None)
+
+    def on_key(self, event: events.Key) -> None:
+        event.stop()
+        event.prevent_default()
+        self._start()
+
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        event.stop()
+        self._start()

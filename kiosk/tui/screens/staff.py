@@ -1,0 +1,388 @@
+"""Staff: the PIN prompt and the staff screen (health, reset, switch location, demo faults, exit).
+
+Reached with the staff key (F12 or Ctrl+S, kiosk.tui.kiosk_mode.STAFF_KEYS). In kiosk mode the PIN
+is always asked; with no PIN configured the kiosk cannot be left from the keyboard (`kiosk set-pin`
+sets one). Wrong PINs are throttled by the app's PinThrottle, which outlives this dialog.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import time
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from kiosk.demo_control import SWITCHES, DemoFaults
+from kiosk.tui.health import client_health
+from kiosk.tui.text import clean
+from kiosk.tui.widgets.chrome import DemoMark
+
+if TYPE_CHECKING:
+    from kiosk.tui.kiosk_mode import PinThrottle
+
+
+def _kiosk(screen: Screen[Any]) -> Any:
+    return screen.app
+
+
+# The PIN ------------------------------------------------------------------------------------------
+class PinDialog(ModalScreen[bool]):
+    """Asks for the staff PIN; dismissed with True when it is right. Escape cancels."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, pin_hash: str | None, throttle: PinThrottle) -> None:
+        super().__init__()
+        self.pin_hash = pin_hash
+        self.throttle = throttle
+        self.checking = False
+        self.message = ""
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="pin-dialog"):
+            yield Static(Text("Staff: enter the PIN", style="bold"), id="pin-title")
+            yield Input(
+                password=True,
+                restrict=r"[0-9]*",
+                max_length=12,
+                placeholder="PIN",
+                id="pin",
+                compact=True,
+            )
+            yield Static("", id="pin-message")
+            yield Static(Text("Enter to confirm · Esc to go back", style="dim"), id="pin-help")
+
+    def on_mount(self) -> None:
+        self.query_one("#pin", Input).focus()
+        self.refresh_state()
+        self.set_interval(1.0, self.refresh_state)
+
+    def _say(self, message: str, *, error: bool = True) -> None:
+        self.message = message
+        self.query_one("#pin-message", Static).update(
+            Text(message, style="bold red" if error else "")
+        )
+
+    def refresh_state(self) -> None:
+        pin = self.query_one("#pin", Input)
+        if not self.pin_hash:
+            pin.disabled = True
+            self._say("No staff PIN is set on this kiosk. Set one with: kiosk set-pin")
+            return
+        left = self.throttle.seconds_left()
+        if left > 0:
+            pin.disabled = True
+            self._say(f"Too many wrong PINs. Try again in {left:.0f} s.")
+            return
+        if pin.disabled:
+            pin.disabled = False
+            pin.focus()
+            self._say("")
+
+    async def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        pin = event.value
+        event.input.value = ""
+        # One attempt at a time: a second Enter must not skip the count of the first.
+        if self.checking or not self.pin_hash or not pin:
+            return
+        if self.throttle.locked:
+            self.refresh_state()
+            return
+        self.checking = True
+        self.run_worker(self._verify(pin), group="pin", exit_on_error=False)
+
+    async def _verify(self, pin: str) -> None:
+        from kiosk.config import verify_pin
+
+        try:
+            # scrypt takes tens of milliseconds: off the event loop.
+            ok = await asyncio.to_thread(verify_pin, pin, self.pin_hash)
+        finally:
+            self.checking = False
+        if ok:
+            self.throttle.succeeded()
+            self.dismiss(True)
+            return
+        lockout = self.throttle.failed()
+        if lockout:
+            self.refresh_state()
+        else:
+            left = self.throttle.attempts_before_lockout
+            self._say(f"Wrong PIN. {left} more {'try' if left == 1 else 'tries'} before a wait.")
+
+    def action_cancel(self) -> None:
+        self.dismiss(False)
+
+
+# Choosing a location ------------------------------------------------------------------------------
+ALL_LOCATIONS = "*"
+
+
+class LocationChoice(ModalScreen[str | None]):
+    """Which location this kiosk serves: one of its keys' locations, or all (customers choose)."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, choices: list[tuple[str, str]]) -> None:
+        super().__init__()
+        self.choices = choices
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="location-choice"):
+            yield Static(Text("Serve which location?", style="bold"), id="choice-title")
+            options = [Option(Text(label), id=key) for key, label in self.choices]
+            yield OptionList(*options, id="choice-list")
+
+    def on_mount(self) -> None:
+        self.query_one(OptionList).focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(event.option.id)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+async def switch_location(app: Any, location_ids: list[str]) -> None:
+    """Serve `location_ids` from now on (one: a fixed location; several: customers choose). The
+    order in progress is discarded first, as by any reset. Reaches into KioskApp's session state
+    (`_session`, `_follow_store`, `_start_screen`): the one place outside app.py that does."""
+    services = app.services
+    if not hasattr(app, "all_location_ids"):
+        app.all_location_ids = list(services.location_ids)
+    await app.go_home()
+    services.location_ids = list(location_ids)
+    app._session = None
+    app.location = None
+    app.location_id = location_ids[0] if len(location_ids) == 1 else None
+    app._follow_store()
+    while len(app.screen_stack) > 1:
+        await app.pop_screen()
+    await app.push_screen(app._start_screen())
+
+
+# The staff screen ---------------------------------------------------------------------------------
+class StaffScreen(Screen[None]):
+    """Health, and what staff may do: reset, switch location, demo faults, exit."""
+
+    BINDINGS = [Binding("escape", "close", "Back to the kiosk")]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.faults: dict[str, Any] = {}
+        self.fault_control: DemoFaults | None = None
+
+    def compose(self) -> ComposeResult:
+        kiosk = _kiosk(self)
+        services = getattr(kiosk, "services", None)
+        with Vertical(id="staff-header"):
+            yield Static(Text("Staff", style="bold"), id="staff-title")
+            if services is not None and services.demo:
+                yield DemoMark()
+        yield Static("", id="staff-health")
+        yield OptionList(id="staff-actions")
+        with VerticalScroll(id="staff-output"):
+            yield Static("", id="staff-message")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        services = getattr(_kiosk(self), "services", None)
+        if services is not None and services.demo:
+            control = DemoFaults(services)
+            self.fault_control = control if control.available else None
+        self.build_actions()
+        self.show_health()
+        self.set_interval(1.0, self.show_health)
+        self.query_one(OptionList).focus()
+        if self.fault_control is not None:
+            self.run_worker(self._load_faults(), group="staff-faults", exit_on_error=False)
+
+    # Health ---------------------------------------------------------------------------------------
+    def show_health(self) -> None:
+        kiosk = _kiosk(self)
+        services = getattr(kiosk, "services", None)
+        text = Text()
+        settings = kiosk.kiosk_settings
+        mode = "on" if kiosk.kiosk_mode else "off"
+        pin = "set" if settings is not None and settings.staff_pin_hash else "NOT SET"
+        text.append(f"Kiosk mode {mode} · staff PIN {pin}", style="bold")
+        if settings is not None:
+            text.append(
+                f" · idle {settings.idle_timeout:g} s + {settings.idle_countdown:g} s"
+                f" · payment {settings.payment_timeout:g} s"
+            )
+        if services is None:
+            text.append("\nThe kiosk has not started: its services are not ready.")
+        else:
+            now = time.time()
+            for location_id, client in services.clients.items():
+                text.append("\n")
+                text.append_text(client_health(client, now=now, name=location_id))
+            store = getattr(kiosk, "store", None)
+            cart_id = getattr(store, "cart_id", None) if store is not None else None
+            text.append("\nOrder in progress: ")
+            text.append(clean(cart_id, 40) if cart_id else "none")
+        self.query_one("#staff-health", Static).update(text)
+
+    # Actions --------------------------------------------------------------------------------------
+    def build_actions(self) -> None:
+        kiosk = _kiosk(self)
+        services = getattr(kiosk, "services", None)
+        options: list[Option] = [Option(Text("Back to the kiosk (Esc)"), id="back")]
+        if services is not None:
+            options.append(
+                Option(Text("Reset the customer session (clears the order)"), id="reset")
+            )
+            if len(services.clients) > 1:
+                served = ", ".join(services.location_ids)
+                options.append(
+                    Option(Text(f"Switch location… (now: {clean(served, 40)})"), id="location")
+                )
+            shown = "on" if kiosk.health_line_shown else "off"
+            options.append(Option(Text(f"Health line on every screen: {shown}"), id="health"))
+            options.append(Option(Text("Run the checks (kiosk doctor)"), id="doctor"))
+        if self.fault_control is not None:
+            for switch in SWITCHES:
+                mark = "[x]" if switch.is_on(self.faults) else "[ ]"
+                options.append(Option(Text(f"{mark} Demo fault: {switch.label}"), id=switch.key))
+            options.append(Option(Text("Demo faults: all off"), id="faults-off"))
+        options.append(Option(Text("Exit the kiosk app"), id="exit"))
+        actions = self.query_one("#staff-actions", OptionList)
+        highlighted = actions.highlighted
+        actions.set_options(options)
+        actions.styles.height = len(options)
+        if highlighted is not None and highlighted < len(options):
+            actions.highlighted = highlighted
+        elif options:
+            actions.highlighted = 0
+
+    def say(self, message: str | Text) -> None:
+        text = message if isinstance(message, Text) else Text(message)
+        self.query_one("#staff-message", Static).update(text)
+
+    async def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        await self.run_action_id(event.option.id or "")
+
+    async def run_action_id(self, action: str) -> None:
+        kiosk = _kiosk(self)
+        if action == "back":
+            self.action_close()
+        elif action == "reset":
+            kiosk.reset_now()
+        elif action == "location":
+            self.choose_location()
+        elif action == "health":
+            kiosk.show_health_line(not kiosk.health_line_shown)
+            self.build_actions()
+        elif action == "doctor":
+            self.say("Running the checks…")
+            self.run_worker(self._doctor(), group="staff-doctor", exclusive=True)
+        elif action == "faults-off":
+            self.run_worker(self._reset_faults(), group="staff-faults", exit_on_error=False)
+        elif action == "exit":
+            self.confirm_exit()
+        else:
+            switch = next((s for s in SWITCHES if s.key == action), None)
+            if switch is not None:
+                self.run_worker(self._toggle(switch), group="staff-faults", exit_on_error=False)
+
+    def confirm_exit(self) -> None:
+        from kiosk.tui.widgets.dialogs import ConfirmDialog
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.app.exit()
+
+        self.app.push_screen(
+            ConfirmDialog(
+                "Exit the kiosk app?",
+                detail="The kiosk stops taking orders until it is started again.",
+                yes="Exit",
+                no="Stay",
+            ),
+            answered,
+        )
+
+    def choose_location(self) -> None:
+        kiosk = _kiosk(self)
+        services = kiosk.services
+        choices = [(ALL_LOCATIONS, "All locations (customers choose)")]
+        for location_id in services.clients:
+            name = location_id
+            location = kiosk.location
+            if location is not None and location_id in (location.id, location.restaurant_slug):
+                name = f"{location_id} ({clean(location.restaurant_display_name, 40)})"
+            choices.append((location_id, name))
+
+        def chosen(choice: str | None) -> None:
+            if choice is None:
+                return
+            ids = list(services.clients) if choice == ALL_LOCATIONS else [choice]
+            kiosk.run_worker(switch_location(kiosk, ids), group="reset", exit_on_error=False)
+
+        self.app.push_screen(LocationChoice(choices), chosen)
+
+    # Demo faults ----------------------------------------------------------------------------------
+    async def _load_faults(self) -> None:
+        control = self.fault_control
+        if control is None:
+            return
+        try:
+            self.faults = await control.get()
+        except Exception as error:  # the demo server may be gone: say so, keep the screen
+            self.say(f"Could not read the demo faults: {type(error).__name__}")
+            return
+        self.build_actions()
+
+    async def _toggle(self, switch: Any) -> None:
+        control = self.fault_control
+        if control is None:
+            return
+        try:
+            self.faults = await control.toggle(switch)
+        except Exception as error:
+            self.say(f"Could not switch the demo fault: {type(error).__name__}")
+            return
+        state = "on" if switch.is_on(self.faults) else "off"
+        self.say(f"Demo fault {state}: {switch.label}")
+        self.build_actions()
+
+    async def _reset_faults(self) -> None:
+        control = self.fault_control
+        if control is None:
+            return
+        try:
+            self.faults = await control.reset()
+        except Exception as error:
+            self.say(f"Could not reset the demo faults: {type(error).__name__}")
+            return
+        self.say("Demo faults: all off")
+        self.build_actions()
+
+    # The doctor -----------------------------------------------------------------------------------
+    async def _doctor(self) -> None:
+        from kiosk.doctor import run_doctor
+
+        out = io.StringIO()
+        try:
+            ok = await run_doctor(_kiosk(self).services, out)
+        except Exception as error:
+            self.say(f"The checks could not run: {type(error).__name__}")
+            return
+        text = Text("All checks passed\n" if ok else "Some checks FAILED\n", style="bold")
+        text.append(clean(out.getvalue(), 4000, one_line=False))
+        self.say(text)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
