@@ -1,0 +1,99 @@
+"""The demo fault switches of the staff screen (demo only): slow network, server errors, dropped
+answers, a burst of 429s. Not UI code (the TUI never imports httpx): the staff screen uses this.
+
+The in-process demo's backend is switched directly (services.demo_backend); a `kiosk demo
+--server` kiosk uses the demo server's own control endpoint, /demo/faults, which answers loopback
+callers only. That endpoint is the demo's control surface, not a Storefront API path, so it lives
+here and not in kiosk.api's endpoint table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+# The demo backend's control endpoint (kiosk/demo/README.md), on the server's origin.
+FAULTS_PATH = "/demo/faults"
+FAULTS_RESET_PATH = "/demo/faults/reset"
+
+
+@dataclass(frozen=True)
+class FaultSwitch:
+    key: str
+    label: str
+    field: str
+    on: float
+    off: float = 0.0
+
+    def is_on(self, faults: dict[str, Any]) -> bool:
+        value = faults.get(self.field) or 0
+        return bool(value and value != self.off)
+
+
+SWITCHES: tuple[FaultSwitch, ...] = (
+    FaultSwitch("latency", "Slow network: 2 s on every request", "latency_s", 2.0),
+    FaultSwitch("errors", "Server errors: 30 % of requests answered 500", "error_rate", 0.3),
+    FaultSwitch(
+        "drops",
+        "Dropped answers: 30 % of writes lose their response",
+        "drop_after_commit_rate",
+        0.3,
+    ),
+    FaultSwitch("burst", "Rate limit: the next 5 requests get 429", "burst_429", 5),
+)
+
+
+class DemoFaults:
+    """Read and switch the demo backend's faults, in-process or over loopback HTTP."""
+
+    def __init__(self, services: Any) -> None:
+        self.backend = getattr(services, "demo_backend", None)
+        self.origin: str | None = None
+        if self.backend is None and getattr(services, "demo", False) and services.clients:
+            client = next(iter(services.clients.values()))
+            base = str(getattr(client, "base_url", ""))
+            host = urlsplit(base).hostname or ""
+            from kiosk.config import is_loopback_host
+
+            if base.endswith("/api/v1") and is_loopback_host(host):
+                self.origin = base[: -len("/api/v1")]
+
+    @property
+    def available(self) -> bool:
+        return self.backend is not None or self.origin is not None
+
+    async def get(self) -> dict[str, Any]:
+        if self.backend is not None:
+            return dict(self.backend.faults.as_dict())
+        return await self._http("GET", FAULTS_PATH)
+
+    async def set(self, values: dict[str, Any]) -> dict[str, Any]:
+        if self.backend is not None:
+            self.backend.faults.update(values)
+            return dict(self.backend.faults.as_dict())
+        return await self._http("POST", FAULTS_PATH, values)
+
+    async def toggle(self, switch: FaultSwitch) -> dict[str, Any]:
+        current = await self.get()
+        value = switch.off if switch.is_on(current) else switch.on
+        return await self.set({switch.field: value})
+
+    async def reset(self) -> dict[str, Any]:
+        if self.backend is not None:
+            self.backend.faults.reset()
+            return dict(self.backend.faults.as_dict())
+        return await self._http("POST", FAULTS_RESET_PATH)
+
+    async def _http(
+        self, method: str, path: str, body: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        import httpx
+
+        if self.origin is None:
+            raise RuntimeError("no demo backend to switch")
+        async with httpx.AsyncClient(timeout=5.0) as http:
+            response = await http.request(method, self.origin + path, json=body)
+            response.raise_for_status()
+            data = response.json()
+        return dict(data) if isinstance(data, dict) else {}
