@@ -37,7 +37,9 @@ def next_steps(cart: Cart | None) -> str:
 
 class DoneScreen(KioskScreen):
     TITLE = "Thank you"
-    BINDINGS = [Binding("enter,escape", "finish", "New order")]
+    # No idle prompt here: this screen returns to the start by itself (issue 5).
+    IDLE_RESET = False
+    BINDINGS = [Binding("enter,escape,f9", "finish", "New order")]
 
     def __init__(self, cart: Cart | None) -> None:
         super().__init__()
