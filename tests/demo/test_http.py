@@ -20,7 +20,6 @@ from kiosk.demo.server import ServerThread, serve_in_background
 from .support import DT, LATTE_OK, WS, Clock
 
 
-
 @pytest.fixture
 def server(tmp_path: Path, clock: Clock) -> Iterator[ServerThread]:
     app = create_app(tmp_path / "demo.sqlite3", clock=clock)

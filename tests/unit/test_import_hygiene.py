@@ -1,7 +1,7 @@
 """The house rules of ../shared/architecture.md that an import graph can check.
 
-The core (api, ordering, config, demo) never imports Textual; the demo backend never imports the client;
-the client never imports the demo; the TUI never talks to httpx directly.
+The core (api, ordering, config, demo) never imports Textual; the demo backend never imports the
+client; the client never imports the demo; the TUI never talks to httpx directly.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def test_tui_never_talks_http() -> None:
 
 
 def test_checker_sees_a_planted_import(tmp_path: Path) -> None:
-    # The checks above would pass vacuously if _imports saw nothing; prove it sees both import forms.
+    # The checks above would pass vacuously if _imports saw nothing: prove it sees both forms.
     planted = tmp_path / "m.py"
     planted.write_text("import textual.app\nfrom textual.widgets import Static\n", encoding="utf-8")
     assert _imports(planted) == {"textual.app", "textual.widgets"}
