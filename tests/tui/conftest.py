@@ -80,6 +80,7 @@ def make_kiosk(
     extra_products: int = 0,
     settings: Settings | None = None,
     clock: Callable[[], float] | None = None,
+    merchant_slug: str | None = None,
     **app_kwargs: Any,
 ) -> Kiosk:
     asgi = create_app(
@@ -104,6 +105,7 @@ def make_kiosk(
         settings=settings or Settings(),
         clients=clients,
         location_ids=list(clients),
+        merchant_slug=merchant_slug,
         demo=True,
         state_dir=tmp_path / "state",
         closers=closers,

@@ -470,3 +470,51 @@ async def test_closed_location_schedules_for_later_and_says_so(kiosk: Kiosk) -> 
         assert any(
             getattr(r, "product", None) and r.product.id == "prd_pancakes" for r in products.rows
         )
+
+
+async def test_cancel_after_paying_elsewhere_shows_the_order(kiosk: Kiosk) -> None:
+    """The customer paid on the phone a moment ago: Cancel looks once more and finds the order."""
+    app = kiosk.app
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_menu(pilot, "1", "1")
+        await add_simple(pilot, "espresso")
+        await keys(pilot, "f4", "f2")
+        await fill(pilot, "Ada")
+        await keys(pilot, "tab")
+        await fill(pilot, "ada@example.com")
+        await keys(pilot, "enter")
+        assert isinstance(app.screen, PaymentScreen)
+        intent = app.store.payment_intent
+        kiosk.backend.confirm_payment(intent.client_secret.get_secret_value(), "4242424242424242")
+        await keys(pilot, "f9", "y")
+        assert isinstance(app.screen, DoneScreen), banner(pilot)
+        assert kiosk.server_cart()["status"] == "COMPLETED"
+
+
+@pytest.mark.parametrize(
+    ("slug", "offered"),
+    [("lantern-kitchen", ["pickup", "table_service", "room_service"]), (None, ["pickup"])],
+    ids=["from-merchant-listing", "pickup-assumed"],
+)
+async def test_methods_when_the_location_does_not_say(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, slug: str | None, offered: list[str]
+) -> None:
+    """Like the vendor's location record: no methodsStatus. A one-location kiosk starts here."""
+    from .conftest import WESTSIDE
+
+    kiosk = make_kiosk(tmp_path, locations=[WESTSIDE], merchant_slug=slug)
+    original = kiosk.backend.location_json
+
+    def without_methods(loc: Any) -> Any:
+        body = dict(original(loc))
+        body.pop("methodsStatus", None)
+        return body
+
+    monkeypatch.setattr(kiosk.backend, "location_json", without_methods)
+    app = kiosk.app
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, WelcomeScreen)
+        assert screen.methods == offered
+        assert "Westside" in str(screen.query_one("#welcome-title").render())

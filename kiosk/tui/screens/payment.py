@@ -49,6 +49,8 @@ class PaymentScreen(KioskScreen):
     IDLE_RESET = False
     BINDINGS = [
         Binding("escape", "cancel", "Cancel payment"),
+        # "Start over" here is a cancel, with the same question and the same last look.
+        Binding("f9", "cancel", "Cancel payment", show=False),
         Binding("r,f5", "retry", "Retry", show=False),
         # Demo only (check_action hides them otherwise): the demo processor's two test cards.
         Binding("a", "demo('approve')", "Demo: approve"),
@@ -183,11 +185,7 @@ class PaymentScreen(KioskScreen):
         from kiosk.ordering.payment import PaymentOutcome
 
         if result.outcome is PaymentOutcome.COMPLETED:
-            self.finished = True
-            self._close_dialogs()
-            from kiosk.tui.screens.done import DoneScreen
-
-            self.app.switch_screen(DoneScreen(result.cart))
+            self._completed(result.cart)
         elif result.outcome is PaymentOutcome.TIMED_OUT:
             self.seconds_left = 0
             self._show_countdown()
@@ -234,7 +232,13 @@ class PaymentScreen(KioskScreen):
             )
             return True
 
-        self.call(confirm, group="payment-demo", done=confirmed, failed=declined)
+        self.call(
+            confirm,
+            group="payment-demo",
+            done=confirmed,
+            failed=declined,
+            busy=self.query_one("#pay-info"),
+        )
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
@@ -244,6 +248,40 @@ class PaymentScreen(KioskScreen):
     def action_back(self) -> None:
         self.action_cancel()
 
+    def cancel_now(self) -> None:
+        """Decided: a locked cart cannot be edited again, so cancelling discards it and the kiosk
+        starts over. One last look first: a customer who paid a moment ago gets their order."""
+        store = self.kiosk.store
+        self.cancelled.set()
+        if store is None:
+            self.kiosk.reset_now()
+            return
+
+        async def last_look() -> Cart | None:
+            return await store.poll()
+
+        def looked(cart: Cart | None) -> None:
+            if cart is not None and cart.is_completed:
+                self._completed(cart)
+            else:
+                self.kiosk.reset_now()
+
+        def unreachable(failure: Failure) -> bool:
+            # Cannot tell: keep the order (its payment may be on its way) and say so.
+            self.cancelled.clear()
+            self.wait()
+            self.say(failure.message, hint="Not cancelled: please try again, or ask staff.")
+            return True
+
+        self.call(last_look, group="payment-cancel", done=looked, failed=unreachable)
+
+    def _completed(self, cart: Cart | None) -> None:
+        self.finished = True
+        self._close_dialogs()
+        from kiosk.tui.screens.done import DoneScreen
+
+        self.app.switch_screen(DoneScreen(cart))
+
     def action_cancel(self) -> None:
         if self.finished:
             return
@@ -251,10 +289,7 @@ class PaymentScreen(KioskScreen):
 
         def answered(yes: bool | None) -> None:
             if yes and not self.finished:
-                # Decided: a locked cart cannot be edited again, so cancelling discards it and
-                # the kiosk starts over (the discard runs in the background).
-                self.cancelled.set()
-                self.kiosk.reset_now()
+                self.cancel_now()
 
         self.app.push_screen(
             ConfirmDialog(

@@ -4,7 +4,7 @@ starts."""
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import events
@@ -80,28 +80,45 @@ class WelcomeScreen(KioskScreen):
 
     def on_mount(self) -> None:
         self.query_one("#details").display = False
-        location = self.kiosk.location
-        if location is None:
-            self.load()
-        else:
-            self._show_location(location)
+        self.load()
 
     def load(self) -> None:
+        """The location (unless the location screen loaded it), and the merchant listing when the
+        location does not say which methods it offers (the vendor's location record does not)."""
         kiosk = self.kiosk
         location_id = kiosk.location_id
         assert location_id is not None
+        known = kiosk.location
+        slug = kiosk.services.merchant_slug
 
-        async def fetch() -> Location:
-            return await kiosk.services.client_for(location_id).get_location(location_id)
+        async def fetch() -> tuple[Location, Any]:
+            client = kiosk.services.client_for(location_id)
+            location = known if known is not None else await client.get_location(location_id)
+            listed = None
+            if location.methods_status is None and slug:
+                try:
+                    merchant = await client.get_merchant(slug)
+                except Exception:  # the listing is a fallback: without it, pickup is offered
+                    merchant = None
+                keys = {location_id, location.id, location.restaurant_slug}
+                listed = next(
+                    (m for m in (merchant.locations if merchant else []) if m.id in keys), None
+                )
+            return location, listed
 
-        def loaded(location: Location) -> None:
-            kiosk.choose_location(location_id, location)
-            self.query_one(KioskHeader).set_title(location.restaurant_display_name, self.TITLE)
-            self._show_location(location)
+        def loaded(result: tuple[Location, Any]) -> None:
+            location, listed = result
+            if known is None:
+                kiosk.choose_location(location_id, location)
+                self.query_one(KioskHeader).set_title(location.restaurant_display_name, self.TITLE)
+            self._show_location(location, listed)
 
+        if known is not None and known.methods_status is not None:
+            self._show_location(known, None)
+            return
         self.call(fetch, group="location", done=loaded, busy=self.query_one("#welcome-body"))
 
-    def _show_location(self, location: Location) -> None:
+    def _show_location(self, location: Location, listed: Any) -> None:
         status = opening(location, self.kiosk.wall_clock())
         title = Text("Welcome to ", style="bold")
         title.append(clean(location.restaurant_display_name, 80), style="bold")
@@ -110,7 +127,7 @@ class WelcomeScreen(KioskScreen):
         if status.known:
             hours.append(f" · today {status.today_text}", style="dim")
         self.query_one("#welcome-hours", Static).update(hours)
-        self.methods = offered_methods(location)
+        self.methods = offered_methods(location, listed)
         rows = []
         for number, method in enumerate(self.methods, start=1):
             label, description = METHODS[method]

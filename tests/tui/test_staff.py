@@ -1,0 +1,143 @@
+"""The staff screen: the health line, reset, switch location, the demo fault switches; and the
+health line on every screen in kiosk mode."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+from textual.widgets import OptionList, Static
+
+from kiosk.api.errors import StorefrontError
+from kiosk.tui.health import HealthLine, client_health
+from kiosk.tui.screens.location import LocationScreen
+from kiosk.tui.screens.menu import MenuScreen
+from kiosk.tui.screens.staff import LocationChoice, StaffScreen
+from kiosk.tui.screens.welcome import WelcomeScreen
+
+from .conftest import WESTSIDE, settle
+from .test_kiosk_mode import PIN, keys, kiosk_with, pin_hash, to_menu_with_cookie, type_pin
+
+
+def staff_ids(pilot: Pilot[Any]) -> list[str]:
+    actions = pilot.app.screen.query_one("#staff-actions", OptionList)
+    return [str(actions.get_option_at_index(i).id) for i in range(actions.option_count)]
+
+
+async def choose(pilot: Pilot[Any], action: str) -> None:
+    actions = pilot.app.screen.query_one("#staff-actions", OptionList)
+    actions.highlighted = staff_ids(pilot).index(action)
+    await keys(pilot, "enter")
+
+
+def staff_text(pilot: Pilot[Any], widget_id: str) -> str:
+    return str(pilot.app.screen.query_one(widget_id, Static).render())
+
+
+async def test_health_line_reset_and_faults(tmp_path: Path) -> None:
+    k, _ = kiosk_with(tmp_path, kiosk_mode=True, staff_pin_hash=pin_hash())
+    k.services.demo_backend = k.backend
+    app = k.app
+    async with app.run_test(size=(100, 30)) as pilot:
+        cart_id = await to_menu_with_cookie(k, pilot)
+        # Kiosk mode: the health line is on the ordering screens.
+        line = app.screen.query_one(HealthLine)
+        assert line.display
+        line.tick()
+        assert "API reachable" in str(line.render())
+        assert "budget" in str(line.render())
+
+        await keys(pilot, "f12")
+        await type_pin(pilot, PIN)
+        assert isinstance(app.screen, StaffScreen)
+        health = staff_text(pilot, "#staff-health")
+        assert "Kiosk mode on" in health and "staff PIN set" in health
+        assert "API reachable" in health and "last error: none" in health
+        assert f"Order in progress: {cart_id}" in health
+        # The budget is the server's: X-RateLimit-Remaining of the last response.
+        client = app.services.clients[app.location_id]
+        assert f"budget {client.rate_budget.remaining}/" in health
+
+        # A demo fault from the staff screen reaches the backend.
+        assert "errors" in staff_ids(pilot)
+        await choose(pilot, "errors")
+        assert k.backend.faults.error_rate == 0.3
+        assert "[x] Demo fault: Server errors" in str(
+            app.screen.query_one("#staff-actions", OptionList).get_option("errors").prompt
+        )
+        await choose(pilot, "burst")
+        assert k.backend.faults.burst_429 == 5
+        await choose(pilot, "faults-off")
+        assert k.backend.faults.error_rate == 0 and k.backend.faults.burst_429 == 0
+
+        # Reset: the cart is deleted on the server, back to the first screen.
+        await choose(pilot, "reset")
+        assert isinstance(app.screen, LocationScreen)
+        assert cart_id not in k.backend.carts.ids()
+        assert app.store is None
+
+
+async def test_health_line_reports_the_last_error() -> None:
+    class Budget:
+        limit = 200
+        remaining = 12
+
+        def seconds_until_reset(self) -> float:
+            return 42.0
+
+    class Client:
+        last_success_at = 100.0
+        last_error_at = 130.0
+        last_error = StorefrontError("Something went wrong.", status=503, code="UNAVAILABLE")
+        rate_budget = Budget()
+
+    text = str(client_health(Client(), now=160.0))
+    assert "API failing" in text
+    assert "503 UNAVAILABLE Something went wrong. 30 s ago" in text
+    assert "budget 12/200 (resets in 42 s)" in text
+
+
+async def test_outside_kiosk_mode_no_health_line_until_staff_switch_it_on(tmp_path: Path) -> None:
+    k, _ = kiosk_with(tmp_path)
+    app = k.app
+    async with app.run_test(size=(100, 30)) as pilot:
+        await to_menu_with_cookie(k, pilot)
+        assert not app.screen.query(HealthLine)
+        await keys(pilot, "f12")
+        assert isinstance(app.screen, StaffScreen)
+        # Only the in-process backend has switches; this kiosk's services do not carry it.
+        assert "errors" not in staff_ids(pilot)
+        await choose(pilot, "health")
+        await keys(pilot, "escape")
+        assert isinstance(app.screen, MenuScreen)
+        line = app.screen.query_one(HealthLine)
+        assert line.display
+
+
+async def test_switch_location(tmp_path: Path) -> None:
+    k, _ = kiosk_with(tmp_path)
+    app = k.app
+    async with app.run_test(size=(100, 30)) as pilot:
+        cart_id = await to_menu_with_cookie(k, pilot)
+        await keys(pilot, "f12")
+        await choose(pilot, "location")
+        assert isinstance(app.screen, LocationChoice)
+        choice = app.screen.query_one(OptionList)
+        ids = [choice.get_option_at_index(i).id for i in range(choice.option_count)]
+        choice.highlighted = ids.index(WESTSIDE.id)
+        await keys(pilot, "enter")
+        # The order in progress was discarded; the kiosk now serves Westside only.
+        assert cart_id not in k.backend.carts.ids()
+        assert app.services.location_ids == [WESTSIDE.id]
+        assert app.single_location
+        assert isinstance(app.screen, WelcomeScreen)
+        assert len(app.screen_stack) == 2
+        assert app.location is not None and app.location.id == WESTSIDE.id
+        # ...and back to all locations.
+        await keys(pilot, "f12")
+        await choose(pilot, "location")
+        await keys(pilot, "enter")  # the first row: all locations
+        assert len(app.services.location_ids) == 2
+        assert isinstance(app.screen, LocationScreen)
+        await settle(pilot)

@@ -1,0 +1,59 @@
+"""The first frame stays light: the app and its first screens import Textual, not httpx, pydantic
+or the demo backend (those load after the first paint, in the services factory's thread)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from kiosk.paths import styles_dir
+from kiosk.tui.app import STYLESHEETS, KioskApp
+
+HEAVY = ("httpx", "pydantic", "starlette", "uvicorn", "sqlite3", "segno", "kiosk.api", "kiosk.demo")
+
+
+def test_first_frame_imports_nothing_heavy() -> None:
+    code = (
+        "import sys\n"
+        "import kiosk.tui.app, kiosk.tui.screens.boot, kiosk.tui.screens.location\n"
+        "import kiosk.tui.screens.welcome, kiosk.tui.screens.menu\n"
+        f"heavy = {HEAVY!r}\n"
+        "print(sorted(m for m in sys.modules if m.startswith(heavy)))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip() == "[]"
+
+
+def test_every_stylesheet_exists() -> None:
+    for name in STYLESHEETS:
+        assert (styles_dir() / name).is_file(), name
+    assert len(KioskApp.CSS_PATH) == len(STYLESHEETS)  # type: ignore[arg-type]
+
+
+async def test_the_app_paints_before_its_services_exist() -> None:
+    """With a services factory the boot screen is up while the factory is still waiting."""
+    import asyncio
+
+    from kiosk.tui.screens.boot import BootScreen
+
+    release = asyncio.Event()
+
+    async def slow() -> object:
+        await release.wait()
+        raise RuntimeError("stopped by the test")
+
+    app = KioskApp(services_factory=slow)  # type: ignore[arg-type]
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, BootScreen)
+        with pytest.raises(AttributeError):
+            _ = app.services
+        release.set()
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "could not start" in str(app.screen.query_one("#boot-error").render())
