@@ -260,7 +260,6 @@ class StaffScreen(Screen[None]):
         actions = self.query_one("#staff-actions", OptionList)
         highlighted = actions.highlighted
         actions.set_options(options)
-        actions.styles.height = len(options)
         if highlighted is not None and highlighted < len(options):
             actions.highlighted = highlighted
         elif options:

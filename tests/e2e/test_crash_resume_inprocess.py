@@ -1,0 +1,171 @@
+"""Crash resume in-process: two kiosk runs on one demo backend and one state dir. The first run
+stops without ending its order (as a crash would); the second takes the cart up again, or starts
+clean when the cart was paid or deleted meanwhile. (test_crash_resume.py does the same with a real
+process killed by SIGKILL.)"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from kiosk.api import RetryPolicy, StorefrontClient
+from kiosk.config import Settings
+from kiosk.demo import create_app
+from kiosk.demo.data import LOCATIONS
+from kiosk.ordering.services import KioskServices
+from kiosk.tui.app import CART_ID_FILE, KioskApp
+from kiosk.tui.screens.location import LocationScreen
+from kiosk.tui.screens.menu import MenuScreen
+from kiosk.tui.screens.payment import PaymentScreen
+from kiosk.tui.widgets.chrome import Banner
+from tests.tui.conftest import BASE_URL, FIXED_NOW, PAY_URL, no_sleep, settle
+from tests.tui.test_idle import to_payment
+from tests.tui.test_kiosk_mode import keys, to_menu_with_cookie
+
+
+class Rig:
+    """One backend and one state dir; `app()` is a fresh kiosk process on them."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.asgi = create_app(":memory:", clock=lambda: FIXED_NOW, public_base_url=PAY_URL)
+        self.state_dir = tmp_path / "state"
+
+    @property
+    def backend(self) -> Any:
+        return self.asgi.state.backend
+
+    @property
+    def cart_file(self) -> Path:
+        return self.state_dir / CART_ID_FILE
+
+    def app(self) -> KioskApp:
+        transport = httpx.ASGITransport(app=self.asgi)
+        clients = {
+            loc.id: StorefrontClient(
+                BASE_URL,
+                loc.api_key,
+                transport=transport,
+                sleep=no_sleep,
+                retry=RetryPolicy(max_attempts=2, random=lambda: 0.0),
+            )
+            for loc in LOCATIONS
+        }
+        services = KioskServices(
+            settings=Settings(),
+            clients=clients,
+            location_ids=list(clients),
+            demo=True,
+            state_dir=self.state_dir,
+            closers=[c.aclose for c in clients.values()],
+        )
+        return KioskApp(services, wall_clock=lambda: FIXED_NOW)
+
+    def server_cart(self, cart_id: str) -> dict[str, Any]:
+        return dict(self.backend.get_cart_json(cart_id))
+
+
+class _Stub:
+    """What to_menu_with_cookie needs of tests.tui's Kiosk."""
+
+    def __init__(self, rig: Rig, app: KioskApp) -> None:
+        self.rig, self.app = rig, app
+
+    @property
+    def backend(self) -> Any:
+        return self.rig.backend
+
+    def server_cart(self) -> dict[str, Any]:
+        store = self.app.store
+        assert store is not None and store.cart_id is not None
+        return self.rig.server_cart(store.cart_id)
+
+
+async def first_run(rig: Rig, *, pay: bool = False) -> str:
+    app = rig.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        stub: Any = _Stub(rig, app)
+        cart_id = await to_menu_with_cookie(stub, pilot)
+        if pay:
+            await to_payment(stub, pilot)
+        # The app ends here without a reset: the cart stays open on the server, as after a crash.
+    assert rig.cart_file.exists()
+    return cart_id
+
+
+def banner_text(app: KioskApp) -> str:
+    return app.screen.query_one(Banner).message
+
+
+async def test_an_open_cart_is_resumed_on_the_menu(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    cart_id = await first_run(rig)
+    app = rig.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, MenuScreen)
+        assert "we kept your order" in banner_text(app).lower()
+        assert app.cart is not None and app.cart.id == cart_id
+        assert [i.product_id for i in app.cart.items] == ["prd_cookie"]
+        # The same cart on the server, still open, and no second one.
+        assert rig.backend.carts.ids() == [cart_id]
+        assert rig.server_cart(cart_id)["status"] == "OPEN"
+        # It goes on as any order: a second cookie lands in the same cart.
+        await pilot.press(*"cookie")
+        await keys(pilot, "enter", "f2")
+        assert sum(i["quantity"] for i in rig.server_cart(cart_id)["items"]) == 2
+
+
+async def test_a_locked_cart_resumes_into_payment(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    cart_id = await first_run(rig, pay=True)
+    intent = rig.server_cart(cart_id)["paymentIntentId"]
+    app = rig.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, PaymentScreen)
+        assert app.store is not None and app.store.cart_id == cart_id
+        server = rig.server_cart(cart_id)
+        assert server["status"] == "LOCKED" and server["paymentIntentId"] == intent
+        # The demo processor approves: the resumed payment completes.
+        await keys(pilot, "a")
+        assert rig.server_cart(cart_id)["status"] == "COMPLETED"
+
+
+@pytest.mark.parametrize("meanwhile", ["paid", "deleted"])
+async def test_a_paid_or_deleted_cart_starts_clean(tmp_path: Path, meanwhile: str) -> None:
+    rig = Rig(tmp_path)
+    if meanwhile == "paid":
+        cart_id = await first_run(rig, pay=True)
+        rig.backend.approve_payment(cart_id)
+    else:
+        cart_id = await first_run(rig)
+        client = rig.app().services.clients[LOCATIONS[0].id]
+        await client.delete_cart(LOCATIONS[0].id, cart_id)
+        await client.aclose()
+    app = rig.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, LocationScreen)
+        assert len(app.screen_stack) == 2
+        assert app.store is None and app.cart is None
+        assert not rig.cart_file.exists()
+
+
+async def test_an_unreachable_server_keeps_the_file_for_next_time(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    cart_id = await first_run(rig)
+    rig.backend.faults.update({"error_rate": 1.0})
+    app = rig.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, LocationScreen)
+    assert rig.cart_file.exists()
+    rig.backend.faults.reset()
+    app = rig.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, MenuScreen)
+        assert app.cart is not None and app.cart.id == cart_id
