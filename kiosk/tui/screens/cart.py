@@ -193,11 +193,12 @@ class CartScreen(KioskScreen):
 
     def _slots_loaded(self, slots: TimeIntervals) -> None:
         self.slots = slots
-        options: list[tuple[str, str]] = []
+        # Prompts are Text: a str prompt would be parsed as markup, and labels come from the API.
+        options: list[tuple[Text, str]] = []
         for day in slots.order_days:
             label = clean(day.label or day.value, 20)
             for at in day.intervals:
-                options.append((f"{label} {clean(at, 5)}", f"{day.value} {at}"))
+                options.append((Text(f"{label} {clean(at, 5)}"), f"{day.value} {at}"))
         if not slots.schedule_allowed or not options:
             return
         select = self.query_one("#later", Select)
