@@ -101,7 +101,9 @@ class HealthLine(Static):
 
     DEFAULT_CSS = """
     HealthLine {
+        /* Just above the Footer (docked widgets on one edge overlap; the margin reserves both). */
         dock: bottom;
+        margin-bottom: 1;
         height: 1;
         padding: 0 1;
         background: $panel;

@@ -8,7 +8,7 @@ from typing import Any
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
-from textual.containers import Center, Middle
+from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Static
 
@@ -29,7 +29,7 @@ class AttractScreen(Screen[None]):
         name = clean(location.restaurant_display_name, 60) if location is not None else ""
         if services is not None and services.demo:
             yield DemoMark()
-        with Middle(id="attract-body"), Center():
+        with Vertical(id="attract-body"):
             yield Static(Text(name or "Welcome", style="bold"), id="attract-name")
             yield Static(Text("Touch or press any key to order", style="bold"), id="attract-call")
             yield Static(Text("Order here, pay on your phone or at the counter"), id="attract-sub")
