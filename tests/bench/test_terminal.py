@@ -1,0 +1,215 @@
+"""Benchmarks 3, 5 and 6: the kiosk as a separate process in a real pseudo-terminal (xterm-256color,
+120x40), against a bare Textual app measured the same way in the same run.
+
+3. First frame of `kiosk demo` (the real command) against a bare Textual app: seconds from the
+   fork to the first frame's text on the terminal, median of ROUNDS, alternating. Also the time to
+   the welcome screen (the first frame a customer can order from), with the same baseline.
+5. Peak memory (peak RSS: VmHWM, see pty_run.py for why not ru_maxrss) of the kiosk after
+   opening a 5,000-product menu, moving through it and filtering it, against the bare app: with
+   the backend out of the process (the real deployment: the kiosk alone) and in it (`kiosk demo`:
+   the embedded backend holds the 5,000 products too).
+6. Bytes written to the terminal per cursor move in that menu; an OptionList of the same 5,000
+   names for comparison.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from kiosk.demo import create_app
+from kiosk.demo.server import ServerThread
+from tests.bench.conftest import Figures
+from tests.bench.pty_run import PtyApp
+
+ROOT = Path(__file__).resolve().parents[2]
+PYTHON = str(Path(sys.executable))
+KIOSK = str(Path(sys.executable).with_name("kiosk"))
+BARE = [PYTHON, str(ROOT / "tests/bench/drivers/bare_app.py")]
+BARE_READY = "Bare Textual app ready"
+PRODUCTS = 5000
+ROUNDS = 5
+
+
+def env(home: Path) -> dict[str, str]:
+    return {"KIOSK_HOME": str(home), "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": ""}
+
+
+def big_menu(home: Path, base_url: str | None = None) -> list[str]:
+    argv = [PYTHON, "-m", "tests.bench.drivers.big_menu_kiosk", str(PRODUCTS), str(home / "state")]
+    return [*argv, base_url] if base_url else argv
+
+
+@pytest.fixture(scope="module")
+def big_server() -> Iterator[str]:
+    """A demo backend with the 5,000 extra products, served from this process."""
+    app = create_app(":memory:", extra_products=PRODUCTS, rate_limit=100_000)
+    with ServerThread(app) as server:
+        yield server.base_url
+    app.state.backend.close()
+
+
+def start_bare(home: Path) -> float:
+    with PtyApp(BARE, env=env(home)) as app:
+        return app.wait_for_text(BARE_READY)
+
+
+# --------------------------------------------------------------------------------------------------
+# 3. first frame
+
+
+def test_first_frame_of_kiosk_demo(figures: Figures, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    # Once each before timing: the demo's SQLite file is created and seeded on its first start.
+    start_bare(home)
+    with PtyApp([KIOSK, "demo"], env=env(home)) as app:
+        app.wait_for_text("How would you like")
+    first: list[float] = []
+    welcome: list[float] = []
+    bare: list[float] = []
+    for _ in range(ROUNDS):
+        bare.append(start_bare(home))
+        with PtyApp([KIOSK, "demo"], env=env(home)) as app:
+            first.append(app.wait_for_text("Starting the kiosk"))
+            welcome.append(app.wait_for_text("How would you like"))
+    base = statistics.median(bare)
+    value = statistics.median(first)
+    figures.add(
+        "3",
+        "`kiosk demo` first frame vs bare Textual app (median, pty)",
+        value,
+        "s",
+        baseline=base,
+        goal="ratio <= 1.2",
+        passed=value <= 1.2 * base,
+        note=f"{ROUNDS} starts each; all: {', '.join(f'{v:.2f}' for v in first)}",
+    )
+    ready = statistics.median(welcome)
+    figures.add(
+        "3",
+        "`kiosk demo` welcome screen ready to order vs bare Textual app (median, pty)",
+        ready,
+        "s",
+        baseline=base,
+        goal="ratio <= 1.2",
+        passed=ready <= 1.2 * base,
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# 5 and 6: the big menu
+
+
+def open_big_menu(app: PtyApp) -> None:
+    app.wait_for_text("How would you like")
+    app.read_until_quiet(0.3)
+    app.send("1")
+    app.wait_for_text("Big category")
+    app.read_until_quiet(0.5)
+
+
+def exercise(app: PtyApp) -> None:
+    """What a customer does on the menu: move through it, filter it, clear the filter."""
+    for _ in range(40):
+        app.send("down")
+        app.read_until_quiet(0.05)
+    for key in ("t", "a", "c", "o"):
+        app.send(key)
+        app.read_until_quiet(0.05)
+    app.send("escape")
+    app.read_until_quiet(0.2)
+
+
+def test_peak_memory_with_5000_products(figures: Figures, tmp_path: Path, big_server: str) -> None:
+    bare: list[int] = []
+    alone: list[int] = []
+    embedded: list[int] = []
+    for _ in range(2):
+        with PtyApp(BARE, env=env(tmp_path)) as app:
+            app.wait_for_text(BARE_READY)
+            app.read_until_quiet(0.3)
+        assert app.peak_kib
+        bare.append(app.peak_kib)
+        for argv, into in ((big_menu(tmp_path, big_server), alone), (big_menu(tmp_path), embedded)):
+            with PtyApp(argv, env=env(tmp_path)) as app:
+                open_big_menu(app)
+                exercise(app)
+            assert app.peak_kib
+            into.append(app.peak_kib)
+    base = statistics.median(bare) / 1024
+    value = statistics.median(alone) / 1024
+    figures.add(
+        "5",
+        "peak memory, kiosk alone (backend served apart), 5,000 products vs bare app",
+        value,
+        "MiB",
+        baseline=base,
+        goal="ratio <= 1.5",
+        passed=value <= 1.5 * base,
+    )
+    value = statistics.median(embedded) / 1024
+    figures.add(
+        "5",
+        "peak memory, kiosk + embedded backend (`kiosk demo`), 5,000 products vs bare app",
+        value,
+        "MiB",
+        baseline=base,
+        goal="ratio <= 1.5",
+        passed=value <= 1.5 * base,
+    )
+
+
+def bytes_per_move(app: PtyApp, moves: int) -> list[int]:
+    sizes = []
+    for _ in range(moves):
+        app.send("down")
+        sizes.append(len(app.read_until_quiet(0.1)))
+    return sizes
+
+
+def moves_in_and_past_the_view(app: PtyApp) -> tuple[list[int], list[int]]:
+    """Bytes of moves within the first screenful (about 30 rows at 120x40), then of moves that
+    each scroll the list by a line (after 45 moves the cursor is past the first screenful)."""
+    within = bytes_per_move(app, 20)
+    bytes_per_move(app, 25)
+    scrolling = bytes_per_move(app, 20)
+    return within, scrolling
+
+
+def test_bytes_per_cursor_move(figures: Figures, tmp_path: Path, big_server: str) -> None:
+    with PtyApp(big_menu(tmp_path, big_server), env=env(tmp_path)) as app:
+        open_big_menu(app)
+        within, scrolling = moves_in_and_past_the_view(app)
+    options = [PYTHON, str(ROOT / "tests/bench/drivers/option_list_app.py"), str(PRODUCTS)]
+    with PtyApp(options, env=env(tmp_path)) as app:
+        app.wait_for_text("OptionList app ready")
+        app.read_until_quiet(0.3)
+        base_within, base_scrolling = moves_in_and_past_the_view(app)
+    for name, kiosk, baseline in (
+        ("within the screenful", within, base_within),
+        ("that scrolls the list a line", scrolling, base_scrolling),
+    ):
+        value = statistics.median(kiosk)
+        figures.add(
+            "6",
+            f"bytes to the terminal per cursor move {name}, 5,000-product menu (median, 120x40)",
+            value,
+            "B",
+            baseline=statistics.median(baseline),
+            goal="< 2048 B",
+            passed=value < 2048,
+            note=f"max {max(kiosk)} B over {len(kiosk)} moves; baseline: a bare OptionList of "
+            "the same names",
+        )
+        # Not a timing: a move must have drawn something, or the benchmark measured nothing.
+        assert min(kiosk) > 0 and min(baseline) > 0
+
+
+if not hasattr(os, "fork"):  # pragma: no cover - the pty benchmarks need a POSIX terminal
+    pytestmark = pytest.mark.skip(reason="needs pty/fork")
