@@ -228,3 +228,58 @@ def test_kiosk_mode_on_a_real_terminal(tmp_path: Path, demo_server: tuple[Any, s
         assert term.proc.returncode == 0
     finally:
         term.close()
+
+
+SGR = re.compile(rb"\x1b\[([0-9;]*)m")
+
+
+def colours(output: bytes) -> list[list[int]]:
+    """Every colour an SGR sequence sets, as [38|48, 5, n] or [38|48, 2, r, g, b] or [code]."""
+    found: list[list[int]] = []
+    for match in SGR.finditer(output):
+        parts = [int(p) if p else 0 for p in match.group(1).split(b";")]
+        i = 0
+        while i < len(parts):
+            code = parts[i]
+            if code in (38, 48) and i + 1 < len(parts):
+                size = 3 if parts[i + 1] == 5 else 5
+                found.append(parts[i : i + size])
+                i += size
+                continue
+            if 30 <= code <= 37 or 40 <= code <= 47 or 90 <= code <= 97 or 100 <= code <= 107:
+                found.append([code])
+            i += 1
+    return found
+
+
+@pytest.mark.parametrize("mode", ["16 colours", "NO_COLOR"])
+def test_remote_terminal_80x24_colours(
+    tmp_path: Path, demo_server: tuple[Any, str], mode: str
+) -> None:
+    _, base_url = demo_server
+    extra = {"TEXTUAL_COLOR_SYSTEM": "standard"} if mode == "16 colours" else {"NO_COLOR": "1"}
+    env = kiosk_env(tmp_path / "home", **extra)
+    term = Terminal(
+        [sys.executable, "-m", "kiosk", "demo", "--server", base_url, "--kiosk"], env, (80, 24)
+    )
+    try:
+        term.expect("Lantern Downtown")
+        # The demo mark and (kiosk mode) the health line are on screen at 80x24.
+        term.expect("DEMO")
+        term.expect("API reachable")
+        used = colours(term.output)
+        assert used, "no colour codes at all: the check would be vacuous"
+        if mode == "16 colours":
+            assert all(len(c) == 1 for c in used), [c for c in used if len(c) > 1][:5]
+        else:
+            # Textual's NO_COLOR: shades of grey only (the 256-colour grey ramp or r = g = b).
+            def grey(c: list[int]) -> bool:
+                if len(c) == 3:
+                    return c[2] >= 232 or c[2] in (0, 7, 8, 15, 16)
+                if len(c) == 5:
+                    return c[2] == c[3] == c[4]
+                return c[0] in (30, 37, 40, 47, 90, 97, 100, 107)
+
+            assert all(grey(c) for c in used), [c for c in used if not grey(c)][:5]
+    finally:
+        term.close()
