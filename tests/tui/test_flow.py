@@ -279,8 +279,9 @@ async def test_network_error_mid_flow_keeps_the_cart(kiosk: Kiosk) -> None:
         # Nothing lost: the screen still shows the line, the server still has it.
         assert app.cart is not None and [i.quantity for i in app.cart.items] == [1]
         assert [i["quantity"] for i in kiosk.server_cart()["items"]] == [1]
+        assert "F5" in banner(pilot)  # the screen has inputs: R could end up in one
         kiosk.backend.faults.reset()
-        await keys(pilot, "r")
+        await keys(pilot, "f5")
         assert [i["quantity"] for i in kiosk.server_cart()["items"]] == [2]
         assert [i.quantity for i in app.cart.items] == [2]
         assert not screen.query_one(Banner).shown
@@ -518,3 +519,29 @@ async def test_methods_when_the_location_does_not_say(
         assert isinstance(screen, WelcomeScreen)
         assert screen.methods == offered
         assert "Westside" in str(screen.query_one("#welcome-title").render())
+
+
+async def test_menu_that_fails_to_load_is_retried_with_f5(kiosk: Kiosk) -> None:
+    app = kiosk.app
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await keys(pilot, "1")
+        kiosk.backend.faults.update({"error_rate": 1.0, "error_status": 502})
+        await keys(pilot, "1")
+        # The session could not even start: said on the welcome screen, with the way forward.
+        assert isinstance(app.screen, WelcomeScreen)
+        assert "try again" in banner(pilot).lower()
+        kiosk.backend.faults.reset()
+        await keys(pilot, "r")
+        assert isinstance(app.screen, MenuScreen)
+        kiosk.backend.faults.update({"error_rate": 1.0, "error_status": 502})
+        app.client.clear_cache()  # menus are cached for minutes: make this load reach the server
+        app.screen.load()
+        await settle(pilot)
+        assert "Press F5" in banner(pilot)
+        kiosk.backend.faults.reset()
+        await keys(pilot, "r")  # a letter searches the menu here...
+        assert app.screen.query_text == "r"
+        await keys(pilot, "backspace", "f5")  # ...and F5 retries
+        assert not app.screen.query_one(Banner).shown
+        assert any(hasattr(r, "product") for r in app.screen.query_one(ProductList).rows)

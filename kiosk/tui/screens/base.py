@@ -123,7 +123,7 @@ class KioskScreen(Screen[Any]):
             try:
                 result = await work()
             except Exception as error:
-                failure = describe(error)
+                failure = describe(error, retry_key=self.retry_key)
                 self._retry = again if failure.retryable else None
                 handled = failed(failure) if failed is not None else None
                 if handled is not True:
@@ -157,6 +157,14 @@ class KioskScreen(Screen[Any]):
         banner = self._banner()
         if banner is not None:
             banner.show(message, hint=hint, kind=kind)
+
+    @property
+    def retry_key(self) -> str:
+        """The key to name in "Press … to try again": R, unless typing would swallow it (a screen
+        with inputs, or the menu's type-ahead search); F5 always works."""
+        return "F5" if self.TYPE_AHEAD or self.query(Input) else "R"
+
+    TYPE_AHEAD: ClassVar[bool] = False
 
     # Actions --------------------------------------------------------------------------------------
     def action_retry(self) -> None:

@@ -57,6 +57,8 @@ class CategoryList(TextRowList):
 
 class MenuScreen(KioskScreen):
     TITLE = "Menu"
+    # Letters go to the search, so retrying is F5 here.
+    TYPE_AHEAD = True
     BINDINGS = [
         Binding("f4", "view_cart", "Your order"),
         Binding("escape", "back", "Back / clear search"),
