@@ -186,7 +186,8 @@ def test_resume_after_sigkill(tmp_path: Path, demo_server: tuple[Any, str]) -> N
     second = start_kiosk(base_url, env)
     try:
         second.expect("we kept your order")
-        second.expect("Cookie")
+        # The cart bar (100 columns is the narrow layout): the resumed cart's one line.
+        second.expect("Your order: 1 item")
         cart = backend.get_cart_json(cart_id)
         assert cart["status"] == "OPEN"
         assert [i["productId"] for i in cart["items"]] == ["prd_cookie"]
