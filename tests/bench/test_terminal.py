@@ -3,7 +3,8 @@
 
 3. First frame of `kiosk demo` (the real command) against a bare Textual app: seconds from the
    fork to the first frame's text on the terminal, median of ROUNDS, alternating. Also the time to
-   the welcome screen (the first frame a customer can order from), with the same baseline.
+   the first screen a customer can order from (the demo's two locations, listed with their hours
+   once the embedded backend has answered), with the same baseline.
 5. Peak memory (peak RSS: VmHWM, see pty_run.py for why not ru_maxrss) of the kiosk after
    opening a 5,000-product menu, moving through it and filtering it, against the bare app: with
    the backend out of the process (the real deployment: the kiosk alone) and in it (`kiosk demo`:
@@ -32,6 +33,8 @@ PYTHON = str(Path(sys.executable))
 KIOSK = str(Path(sys.executable).with_name("kiosk"))
 BARE = [PYTHON, str(ROOT / "tests/bench/drivers/bare_app.py")]
 BARE_READY = "Bare Textual app ready"
+# The location screen's list, drawn once the embedded backend has answered.
+DEMO_READY = "Lantern Downtown"
 PRODUCTS = 5000
 ROUNDS = 5
 
@@ -69,7 +72,7 @@ def test_first_frame_of_kiosk_demo(figures: Figures, tmp_path: Path) -> None:
     # Once each before timing: the demo's SQLite file is created and seeded on its first start.
     start_bare(home)
     with PtyApp([KIOSK, "demo"], env=env(home)) as app:
-        app.wait_for_text("How would you like")
+        app.wait_for_text(DEMO_READY)
     first: list[float] = []
     welcome: list[float] = []
     bare: list[float] = []
@@ -77,7 +80,7 @@ def test_first_frame_of_kiosk_demo(figures: Figures, tmp_path: Path) -> None:
         bare.append(start_bare(home))
         with PtyApp([KIOSK, "demo"], env=env(home)) as app:
             first.append(app.wait_for_text("Starting the kiosk"))
-            welcome.append(app.wait_for_text("How would you like"))
+            welcome.append(app.wait_for_text(DEMO_READY))
     base = statistics.median(bare)
     value = statistics.median(first)
     figures.add(
@@ -93,7 +96,7 @@ def test_first_frame_of_kiosk_demo(figures: Figures, tmp_path: Path) -> None:
     ready = statistics.median(welcome)
     figures.add(
         "3",
-        "`kiosk demo` welcome screen ready to order vs bare Textual app (median, pty)",
+        "`kiosk demo` first screen ready to order (locations listed) vs bare app (median, pty)",
         ready,
         "s",
         baseline=base,
