@@ -29,7 +29,7 @@ import math
 import os
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -161,6 +161,15 @@ class _Landed:
 _LANDED = _Landed()
 
 
+@dataclass(frozen=True)
+class _Unconfirmed:
+    """A write whose outcome neither its answer nor a re-read could tell. If the customer repeats
+    the same write, the store first checks whether the first one landed, so nothing doubles."""
+
+    key: Hashable
+    landed: Callable[[Cart], bool]
+
+
 class CartStore:
     """The customer's cart, kept true to the server. One store per customer session."""
 
@@ -200,6 +209,7 @@ class CartStore:
         self._known_empty = False
         # True when a write may have changed the cart without our seeing it (cancelled mid-write).
         self._stale = False
+        self._unconfirmed: _Unconfirmed | None = None
         self._cart_listeners: list[CartListener] = []
         self._status_listeners: list[StatusListener] = []
 
@@ -376,13 +386,24 @@ class CartStore:
         call: Callable[[], Awaitable[T]],
         *,
         landed: Callable[[Cart], bool] | None = None,
+        key: Hashable | None = None,
     ) -> T | _Landed:
         """Send one write: rate limits waited out; an unknown outcome resolved by a re-read.
 
         `landed(cart)` tells from a re-read cart whether the write happened. Without it the write
         is a "set" that may simply be repeated. Returns the call's result, or _LANDED when the
-        re-read showed the write had landed (that cart is already published).
+        re-read showed the write had landed (that cart is already published). `key` names a
+        write that must not be repeated blindly (an add): see _Unconfirmed.
         """
+        pending, self._unconfirmed = self._unconfirmed, None
+        if pending is not None and key is not None and pending.key == key:
+            current = self.cart
+            if self._stale or current is None:
+                current = await self._get()
+                self._publish(current)
+            if pending.landed(current):
+                log.info("a repeated write found its unconfirmed twin landed; not sent again")
+                return _LANDED
         unknown = 0
         while True:
             try:
@@ -398,7 +419,11 @@ class CartStore:
                 try:
                     after = await self._get()
                 except StorefrontError as exc:
-                    # Neither the write nor the check can be confirmed: say so, keep the cart.
+                    # Neither the write nor the check can be confirmed: say so, keep the cart,
+                    # and remember the write so that repeating it checks before sending.
+                    self._stale = True
+                    if key is not None:
+                        self._unconfirmed = _Unconfirmed(key, landed)
                     raise AmbiguousWriteError(cause=exc) from exc
                 self._publish(after)
                 if landed(after):
@@ -634,6 +659,13 @@ class CartStore:
                     special_instructions,
                 ),
                 landed=lambda after: _product_quantity(after, product_id) >= before + quantity,
+                key=(
+                    "add",
+                    product_id,
+                    quantity,
+                    json.dumps(modifiers, sort_keys=True, default=str),
+                    special_instructions,
+                ),
             )
             return await self._finish(result)
 

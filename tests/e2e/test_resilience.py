@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
-import pytest
 
 from kiosk.api import Cart, RetryPolicy, StorefrontError
 from kiosk.config import Settings
@@ -175,15 +174,6 @@ def test_200_orders_survive_the_faults() -> None:
         assert not any(bad in failure.message for bad in NOT_FOR_CUSTOMERS), failure
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="An add whose answer was lost and whose confirming re-read also failed: CartStore "
-    "raises AmbiguousWriteError (kiosk/ordering/cart_store.py _write, the `raise "
-    "AmbiguousWriteError(cause=exc)` after the failed _get) without marking its cart stale, and "
-    "kiosk/tui/errors.py describe() makes it retryable ('Your order has been reloaded: please "
-    "check it. Press R to try again'), so R sends the add again (ProductScreen.action_add via "
-    "KioskScreen.call's retry) and the line is doubled on the server.",
-)
 async def test_r_after_an_unconfirmed_add_does_not_double_the_line(tmp_path: Path) -> None:
     async with demo_rig() as rig:
         services = KioskServices(

@@ -363,6 +363,52 @@ async def test_when_even_the_re_read_fails_the_error_says_the_outcome_is_unknown
         assert lines(store.cart) == [("prd_cookie", 2)]
 
 
+async def _add_unconfirmed(rig: Rig, store: CartStore, product_id: str) -> None:
+    """An add that lands but whose answer is lost, and whose confirming re-read fails too."""
+    rig.transport.fail_next("POST", "/cart-item", when="after")
+    for _ in range(4):
+        rig.transport.fail_next("GET", f"/carts/{store.cart_id}", when="before")
+    with pytest.raises(AmbiguousWriteError):
+        await store.add_item(product_id, 1)
+
+
+async def test_repeating_an_unconfirmed_add_checks_first_and_does_not_double() -> None:
+    async with demo_rig(client_kw={"retry": None}) as rig:
+        store = await started(rig)
+        await store.add_item("prd_cookie", 1)
+        await _add_unconfirmed(rig, store, "prd_cookie")
+        rig.reset_counts()
+        # The customer presses "try again": the store re-reads, sees the add landed, sends nothing.
+        cart = await store.add_item("prd_cookie", 1)
+        assert rig.requests() == {GET_CART: 1}
+        assert server_lines(rig, store.cart_id or "") == [("prd_cookie", 2)]
+        assert lines(cart) == [("prd_cookie", 2)]
+        # Only that one repeat is absorbed: a further add is a real add.
+        await store.add_item("prd_cookie", 1)
+        assert server_lines(rig, store.cart_id or "") == [("prd_cookie", 3)]
+
+
+async def test_an_unconfirmed_add_that_did_not_land_is_sent_when_repeated() -> None:
+    async with demo_rig(client_kw={"retry": None}) as rig:
+        store = await started(rig)
+        rig.transport.fail_next("POST", "/cart-item", when="before")  # never reached the server
+        for _ in range(4):
+            rig.transport.fail_next("GET", f"/carts/{store.cart_id}", when="before")
+        with pytest.raises(AmbiguousWriteError):
+            await store.add_item("prd_cookie", 1)
+        cart = await store.add_item("prd_cookie", 1)
+        assert server_lines(rig, store.cart_id or "") == [("prd_cookie", 1)]
+        assert lines(cart) == [("prd_cookie", 1)]
+
+
+async def test_a_different_add_after_an_unconfirmed_one_is_sent() -> None:
+    async with demo_rig(client_kw={"retry": None}) as rig:
+        store = await started(rig)
+        await _add_unconfirmed(rig, store, "prd_cookie")
+        await store.add_item("prd_brownie", 1)
+        assert server_lines(rig, store.cart_id or "") == [("prd_cookie", 1), ("prd_brownie", 1)]
+
+
 # ---------------------------------------------------------------------------------- rate limits
 
 
