@@ -81,8 +81,11 @@ class Figures:
         print(f"\nBENCH {figure.line()}" + (f"  ({note})" if note else ""), flush=True)
         return figure
 
+    def ordered(self) -> list[Figure]:
+        return sorted(self.items, key=lambda f: f.bench)  # stable: each benchmark's own order
+
     def table(self) -> str:
-        return "\n".join([HEADER, *(f.line() for f in self.items)])
+        return "\n".join([HEADER, *(f.line() for f in self.ordered())])
 
     def write(self) -> None:
         data = {
@@ -94,7 +97,7 @@ class Figures:
                 "platform": platform.platform(),
                 "cpus": os.cpu_count(),
             },
-            "figures": [asdict(f) for f in self.items],
+            "figures": [asdict(f) for f in self.ordered()],
         }
         RESULTS.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 

@@ -36,7 +36,7 @@ BARE_READY = "Bare Textual app ready"
 # The location screen's list, drawn once the embedded backend has answered.
 DEMO_READY = "Lantern Downtown"
 PRODUCTS = 5000
-ROUNDS = 5
+ROUNDS = 7
 
 
 def env(home: Path) -> dict[str, str]:

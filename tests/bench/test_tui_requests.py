@@ -29,7 +29,7 @@ from tests.unit.test_ordering_rig import START, FakeClock
 
 BASE_URL = "http://demo.test/api/v1"
 APPROVE = "4242 4242 4242 4242"
-ORDERS = 4
+ORDERS = 6
 BROWSE = 90.0  # seconds a customer spends choosing (virtual)
 PAY_AFTER = 25.0  # seconds from the QR code to the phone's payment
 

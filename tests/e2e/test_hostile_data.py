@@ -221,14 +221,32 @@ def is_control(ch: str) -> bool:
     )
 
 
-def check_screen(step: str, screen: Screen[Any]) -> str:
-    text, segments = drawn(screen)
+def check_segments(step: str, segments: list[Segment]) -> None:
     bad = sorted({repr(ch) for s in segments for ch in s.text if is_control(ch)})
     assert not bad, f"{step}: control characters reached the screen: {bad}"
     links = [s.text for s in segments if s.style is not None and s.style.link]
     assert not links, f"{step}: API text became a hyperlink: {links}"
+
+
+def check_screen(step: str, screen: Screen[Any]) -> str:
+    text, segments = drawn(screen)
+    check_segments(step, segments)
     assert "Traceback" not in text, f"{step}: a traceback on screen"
     return text
+
+
+def test_the_screen_check_sees_escapes_bidi_overrides_and_links() -> None:
+    """The check above can fail: an ESC, a bidi override or a hyperlink in a segment is caught."""
+    from rich.style import Style
+
+    for segment in (
+        Segment("a\x1b[31mb"),
+        Segment("x\u202ey"),
+        Segment("click", Style(link="https://evil.example")),
+    ):
+        with pytest.raises(AssertionError):
+            check_segments("self-test", [Segment("fine"), segment])
+    check_segments("self-test", [Segment(MARKUP), Segment(WIDE), Segment(RTL)])
 
 
 EXPECTED: dict[str, tuple[str, ...]] = {
