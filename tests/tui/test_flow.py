@@ -72,8 +72,12 @@ async def add_simple(pilot: Pilot[Any], search: str, quantity: str = "1") -> Non
     await keys(pilot, "escape")  # clears the search
 
 
-async def checkout_and_pay(k: Kiosk, pilot: Pilot[Any]) -> dict[str, Any]:
-    """From the menu: cart, checkout with name and email, decline once, then approve."""
+async def checkout_and_pay(k: Kiosk, pilot: Pilot[Any], paid: str = "keys") -> dict[str, Any]:
+    """From the menu: cart, checkout with name and email, then payment.
+
+    paid="keys": decline once, then approve with the demo keys. paid="elsewhere": the customer
+    pays on the phone (the processor is told directly) and presses Cancel a moment later: the
+    kiosk looks once more and shows the order instead of discarding it."""
     await keys(pilot, "f4")
     assert isinstance(pilot.app.screen, CartScreen)
     await keys(pilot, "f2")
@@ -87,10 +91,15 @@ async def checkout_and_pay(k: Kiosk, pilot: Pilot[Any]) -> dict[str, Any]:
     assert server["status"] == "LOCKED"
     qr = pilot.app.screen.query_one(QRCode)
     assert qr.data == server["checkoutUrl"]
-    await keys(pilot, "d")
-    assert "declined" in banner(pilot).lower()
-    assert k.server_cart()["status"] == "LOCKED"
-    await keys(pilot, "a")
+    if paid == "keys":
+        await keys(pilot, "d")
+        assert "declined" in banner(pilot).lower()
+        assert k.server_cart()["status"] == "LOCKED"
+        await keys(pilot, "a")
+    else:
+        intent = pilot.app.store.payment_intent  # type: ignore[attr-defined]
+        k.backend.confirm_payment(intent.client_secret.get_secret_value(), "4242424242424242")
+        await keys(pilot, "escape", "y")
     assert isinstance(pilot.app.screen, DoneScreen), banner(pilot)
     server = k.server_cart()
     assert server["status"] == "COMPLETED"
@@ -181,15 +190,17 @@ async def test_local_checks_before_the_server(kiosk: Kiosk) -> None:
         await keys(pilot, "f2")
         assert screen.query_one("#e-name", FieldError).message
         assert screen.query_one("#e-email", FieldError).message
-        await type_text(pilot, "Bo")
+        await fill(pilot, "Bo")
         await keys(pilot, "tab")
-        await type_text(pilot, "bo@nowhere")
+        await fill(pilot, "bo@nowhere")
         await keys(pilot, "enter")
         assert "look right" in screen.query_one("#e-email", FieldError).message
         assert kiosk.server_cart()["status"] == "OPEN"
 
 
-async def test_dine_in(kiosk: Kiosk) -> None:
+async def test_dine_in_then_the_done_screen_times_out(tmp_path: Path) -> None:
+    now = [1000.0]
+    kiosk = make_kiosk(tmp_path, clock=lambda: now[0])
     app = kiosk.app
     async with app.run_test(size=(80, 24)) as pilot:
         await open_menu(pilot, "1", "2")
@@ -198,7 +209,21 @@ async def test_dine_in(kiosk: Kiosk) -> None:
         assert [i["quantity"] for i in kiosk.server_cart()["items"]] == [3]
         server = await checkout_and_pay(kiosk, pilot)
         assert server["fulfilmentMethod"] == "dine_in"
-        assert "Take a seat" in str(app.screen.query_one("#done-next").render())
+        screen = app.screen
+        assert isinstance(screen, DoneScreen)
+        assert "Take a seat" in str(screen.query_one("#done-next").render())
+        # Back to the start after settings.done_timeout (15 s), on the app's clock.
+        assert "15 s" in str(screen.query_one("#done-countdown").render())
+        now[0] += 14.2
+        screen._tick()
+        await settle(pilot)
+        assert app.screen is screen
+        assert "1 s" in str(screen.query_one("#done-countdown").render())
+        now[0] += 1.0
+        screen._tick()
+        await settle(pilot)
+        assert isinstance(app.screen, LocationScreen)
+        assert app.store is None and app.cart is None
 
 
 async def test_delivery_address_checked_then_sent(kiosk: Kiosk) -> None:
@@ -259,7 +284,8 @@ async def test_hotel_methods(
         assert isinstance(app.screen, MenuScreen), banner(pilot)
         assert check(kiosk.server_cart())
         await add_simple(pilot, "latte")
-        server = await checkout_and_pay(kiosk, pilot)
+        paid = "elsewhere" if method_key == "2" else "keys"
+        server = await checkout_and_pay(kiosk, pilot, paid=paid)
         assert check(server)
         assert server["fulfillmentIdentifier"].startswith("W")
 
@@ -410,29 +436,6 @@ async def test_cart_lines_tip_and_later_slot(kiosk: Kiosk) -> None:
         assert kiosk.server_cart()["pickupType"] == "ASAP"
 
 
-async def test_done_returns_to_the_start_after_its_timeout(tmp_path: Path) -> None:
-    now = [1000.0]
-    kiosk = make_kiosk(tmp_path, clock=lambda: now[0])
-    app = kiosk.app
-    async with app.run_test(size=(80, 24)) as pilot:
-        await open_menu(pilot, "1", "1")
-        await add_simple(pilot, "espresso")
-        await checkout_and_pay(kiosk, pilot)
-        screen = app.screen
-        assert isinstance(screen, DoneScreen)
-        assert "15 s" in str(screen.query_one("#done-countdown").render())
-        now[0] += 14.2
-        screen._tick()
-        await settle(pilot)
-        assert app.screen is screen
-        assert "1 s" in str(screen.query_one("#done-countdown").render())
-        now[0] += 1.0
-        screen._tick()
-        await settle(pilot)
-        assert isinstance(app.screen, LocationScreen)
-        assert app.store is None and app.cart is None
-
-
 async def test_rate_limit_is_waited_out_with_a_calm_status(tmp_path: Path) -> None:
     from .conftest import no_sleep
 
@@ -471,25 +474,6 @@ async def test_closed_location_schedules_for_later_and_says_so(kiosk: Kiosk) -> 
         assert any(
             getattr(r, "product", None) and r.product.id == "prd_pancakes" for r in products.rows
         )
-
-
-async def test_cancel_after_paying_elsewhere_shows_the_order(kiosk: Kiosk) -> None:
-    """The customer paid on the phone a moment ago: Cancel looks once more and finds the order."""
-    app = kiosk.app
-    async with app.run_test(size=(80, 24)) as pilot:
-        await open_menu(pilot, "1", "1")
-        await add_simple(pilot, "espresso")
-        await keys(pilot, "f4", "f2")
-        await fill(pilot, "Ada")
-        await keys(pilot, "tab")
-        await fill(pilot, "ada@example.com")
-        await keys(pilot, "enter")
-        assert isinstance(app.screen, PaymentScreen)
-        intent = app.store.payment_intent
-        kiosk.backend.confirm_payment(intent.client_secret.get_secret_value(), "4242424242424242")
-        await keys(pilot, "f9", "y")
-        assert isinstance(app.screen, DoneScreen), banner(pilot)
-        assert kiosk.server_cart()["status"] == "COMPLETED"
 
 
 @pytest.mark.parametrize(
