@@ -167,8 +167,10 @@ class CheckoutScreen(KioskScreen):
             item = names.get(issue.item_id or "")
             if issue.item_id and item is not None:
                 self.unavailable.append(issue.item_id)
-            what = f"{item}: " if item else ""
-            lines.append(f" • {what}{clean(issue.message, 160) or clean(issue.code, 40)}\n")
+            said = clean(issue.message, 160) or clean(issue.code, 40)
+            # Name the line unless the server's sentence already does.
+            what = f"{item}: " if item and item not in said else ""
+            lines.append(f" • {what}{said}\n")
         if not result.validation.errors:
             lines.append(" • Please check your order and try again.\n")
         if self.unavailable:
