@@ -260,9 +260,9 @@ class KioskApp(KioskModeApp):
             )
         await self.session.begin(method, **kwargs)
         store = self.store
-        if store is not None and store.cart is None:
-            # A fresh cart is known empty, but the screens need what the server decided about it
-            # (order time when the location is closed, fees of the method): one read.
+        if store is not None and store.cart is None and store.session_message:
+            # A fresh cart is known empty; but the server said something about it (closed now:
+            # scheduled for later), and the menu depends on the order time: one read.
             await store.refresh()
 
     def _cart_published(self, cart: Cart | None) -> None:

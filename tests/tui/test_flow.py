@@ -207,6 +207,9 @@ async def test_dine_in_then_the_done_screen_times_out(tmp_path: Path) -> None:
         assert kiosk.server_cart()["fulfilmentMethod"] == "dine_in"
         await add_simple(pilot, "cookie", quantity="3")
         assert [i["quantity"] for i in kiosk.server_cart()["items"]] == [3]
+        # The cookie names no modifier groups: its menu record was enough, no detail fetched.
+        assert app.client.stats.by_endpoint["product"] == 0
+        assert app.client.stats.by_endpoint["menus"] == 1
         server = await checkout_and_pay(kiosk, pilot)
         assert server["fulfilmentMethod"] == "dine_in"
         screen = app.screen

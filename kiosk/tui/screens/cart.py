@@ -423,7 +423,8 @@ class CartScreen(KioskScreen):
                     if message:
                         self.say(message, kind="ok")
 
-                self.app.push_screen(ProductScreen(product.id, clean(product.name, 80)), closed)
+                screen = ProductScreen(product.id, clean(product.name, 80), product)
+                self.app.push_screen(screen, closed)
 
     def action_checkout(self) -> None:
         cart = self.kiosk.cart

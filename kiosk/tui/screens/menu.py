@@ -243,4 +243,4 @@ class MenuScreen(KioskScreen):
             if message:
                 self.say(message, kind="ok", hint="F4 shows your order.")
 
-        self.app.push_screen(ProductScreen(entry.product.id, entry.name), closed)
+        self.app.push_screen(ProductScreen(entry.product.id, entry.name, entry.product), closed)

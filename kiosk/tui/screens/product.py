@@ -23,7 +23,7 @@ from kiosk.tui.widgets.lists import two_columns
 from kiosk.tui.widgets.rowlist import RowList
 
 if TYPE_CHECKING:
-    from kiosk.api import ProductDetail
+    from kiosk.api import MenuProduct, ProductDetail
     from kiosk.ordering.modifiers import GroupView, OptionView, SelectionState
 
 MAX_QUANTITY = 99
@@ -107,10 +107,13 @@ class ProductScreen(KioskScreen):
         Binding("minus,left", "less", "Less", show=False),
     ]
 
-    def __init__(self, product_id: str, name: str) -> None:
+    def __init__(self, product_id: str, name: str, listed: MenuProduct | None = None) -> None:
+        """`listed` is the menu's record of the product: when it names no modifier groups, it is
+        all this screen needs and the detail is not fetched (one request less per simple item)."""
         super().__init__()
         self.product_id = product_id
         self.product_name = name
+        self.listed = listed
         self.product: ProductDetail | None = None
         self.state: SelectionState | None = None
         self.quantity = 1
@@ -141,6 +144,12 @@ class ProductScreen(KioskScreen):
 
     def load(self) -> None:
         kiosk = self.kiosk
+        listed = self.listed
+        if listed is not None and not listed.modifier_ids:
+            from kiosk.api import ProductDetail
+
+            self._loaded(ProductDetail.model_validate({**listed.model_dump(), "modifiers": []}))
+            return
 
         async def fetch() -> ProductDetail:
             return await kiosk.client.get_product(kiosk.location_id or "", self.product_id)
