@@ -93,6 +93,8 @@ class KioskApp(KioskModeApp):
         self.wall_clock = wall_clock
         # Extra CartStore arguments (tests inject its sleep).
         self.store_options = dict(store_options or {})
+        # The cart screen's last cross-sell answer, keyed by (cart id, product ids in the cart).
+        self.cross_sell_memo: tuple[Any, list[Any]] | None = None
         self.location_id: str | None = None
         self._session: CustomerSession | None = None
         self._watched: CartStore | None = None
@@ -287,6 +289,7 @@ class KioskApp(KioskModeApp):
         store = self.store
         self._unwatch()
         self.cart = None
+        self.cross_sell_memo = None
         if session is not None:
             session.clear()
         if store is not None:

@@ -404,9 +404,11 @@ async def test_cart_lines_tip_and_later_slot(kiosk: Kiosk) -> None:
         await open_menu(pilot, "1", "1")
         await add_simple(pilot, "espresso")
         await add_simple(pilot, "cookie", quantity="2")
-        await keys(pilot, "f4")
+        await keys(pilot, "f4", "escape", "f4")
         screen = app.screen
         assert isinstance(screen, CartScreen)
+        # Back and forth with the same cart: the suggestions were asked for once.
+        assert app.client.stats.by_endpoint["cross_sell"] == 1
         # Lines: the cursor starts on the first line; + and - change it, Delete removes it.
         await keys(pilot, "plus", "plus", "minus")
         items = {i["productId"]: i["quantity"] for i in kiosk.server_cart()["items"]}

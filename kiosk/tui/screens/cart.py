@@ -154,7 +154,14 @@ class CartScreen(KioskScreen):
         async def cross() -> list[MenuProduct]:
             if cart is None:
                 return []
-            return await kiosk.client.cross_sell(location_id, cart.id)
+            # Suggestions depend on what is in the cart: asked again only when that changed
+            # (a customer going back and forth between menu and cart costs no extra request).
+            key = (cart.id, tuple(sorted(i.product_id for i in cart.items)))
+            memo = kiosk.cross_sell_memo
+            if memo is None or memo[0] != key:
+                memo = (key, await kiosk.client.cross_sell(location_id, cart.id))
+                kiosk.cross_sell_memo = memo
+            return list(memo[1])
 
         def quiet(failure: Failure) -> bool:
             # Optional extras: the order goes on without them (the failure is logged).
