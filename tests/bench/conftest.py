@@ -88,6 +88,19 @@ class Figures:
         return "\n".join([HEADER, *(f.line() for f in self.ordered())])
 
     def write(self) -> None:
+        """Overwrite results.json. A partial run (`./dev bench -k ...`) replaces only the figures
+        of the benchmarks it ran and keeps the others' latest figures."""
+        ran = {f.bench for f in self.items}
+        kept: list[dict[str, object]] = []
+        if RESULTS.exists():
+            try:
+                previous = json.loads(RESULTS.read_text(encoding="utf-8")).get("figures", [])
+            except (OSError, ValueError):
+                previous = []
+            kept = [f for f in previous if isinstance(f, dict) and f.get("bench") not in ran]
+        figures = sorted(
+            [*kept, *(asdict(f) for f in self.ordered())], key=lambda f: str(f["bench"])
+        )
         data = {
             "command": "./dev bench",
             "when": time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(self.started)),
@@ -97,7 +110,8 @@ class Figures:
                 "platform": platform.platform(),
                 "cpus": os.cpu_count(),
             },
-            "figures": [asdict(f) for f in self.ordered()],
+            "benchmarks_run": sorted(ran),
+            "figures": figures,
         }
         RESULTS.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 

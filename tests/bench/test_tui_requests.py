@@ -20,7 +20,6 @@ from kiosk.api import StorefrontClient
 from kiosk.config import Settings
 from kiosk.demo import create_app
 from kiosk.demo.data import DOWNTOWN
-from kiosk.ordering.cart_store import CartStore
 from kiosk.ordering.services import KioskServices
 from kiosk.tui.app import KioskApp
 from tests.bench.conftest import Figures
@@ -35,17 +34,10 @@ PAY_AFTER = 25.0  # seconds from the QR code to the phone's payment
 
 
 class VirtualTimeKiosk(KioskApp):
-    """KioskApp whose CartStores sleep on the fake clock (payment polling, rate-limit waits).
-    KioskApp passes its wall clock to the CartStore but not a sleep: set here."""
+    """KioskApp whose CartStores sleep on the fake clock (payment polling, rate-limit waits)."""
 
     def __init__(self, services: KioskServices, clock: FakeClock) -> None:
-        super().__init__(services, wall_clock=clock)
-        self.fake_clock = clock
-
-    def _make_store(self, location_id: str) -> CartStore:
-        store = super()._make_store(location_id)
-        store._sleep = self.fake_clock.sleep
-        return store
+        super().__init__(services, wall_clock=clock, store_options={"sleep": clock.sleep})
 
 
 def by_path(app: Any) -> dict[str, int]:
