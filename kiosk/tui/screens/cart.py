@@ -158,6 +158,9 @@ class CartScreen(KioskScreen):
             # (a customer going back and forth between menu and cart costs no extra request).
             key = (cart.id, tuple(sorted(i.product_id for i in cart.items)))
             memo = kiosk.cross_sell_memo
+            if (memo is None or memo[0] != key) and kiosk.client.rate_budget.is_low:
+                # An optional read: when the rate budget runs low, the order's requests come first.
+                return []
             if memo is None or memo[0] != key:
                 memo = (key, await kiosk.client.cross_sell(location_id, cart.id))
                 kiosk.cross_sell_memo = memo
