@@ -62,10 +62,3 @@ def literal(value: object, style: str = "", limit: int | None = DEFAULT_LIMIT) -
     """API text as a rich Text drawn literally (Text never parses markup)."""
     return Text(clean(value, limit), style=style, no_wrap=False, end="")
 
-
-def fit(text: Text, width: int) -> Text:
-    """`text` cut (with an ellipsis) or padded to exactly `width` cells."""
-    out = text.copy()
-    out.no_wrap = True
-    out.truncate(max(width, 0), overflow="ellipsis", pad=True)
-    return out
