@@ -88,8 +88,19 @@ def _whole_number(value: Any) -> Any:
     return value
 
 
+def _string_list(value: Any) -> Any:
+    # One null or number among a product's tags must not sink the whole menu (tolerant reader):
+    # nulls are dropped, numbers kept as their text; anything else is left for pydantic to judge.
+    if value is None:
+        return []
+    if isinstance(value, list):
+        return [str(v) if isinstance(v, int | float) else v for v in value if v is not None]
+    return value
+
+
 Money = Annotated[int, BeforeValidator(_money)]
 """Integer minor units, from an API money string or int."""
+StrList = Annotated[list[str], BeforeValidator(_string_list)]
 OptionalMoney = Annotated[int | None, BeforeValidator(_optional_money)]
 WholeNumber = Annotated[int, BeforeValidator(_whole_number)]
 OptionalWholeNumber = Annotated[int | None, BeforeValidator(_whole_number)]
@@ -304,7 +315,7 @@ class Location(ApiModel):
 class OrderDay(ApiModel):
     value: str = ""
     label: str | None = None
-    intervals: list[str] = Field(default_factory=list)
+    intervals: StrList = Field(default_factory=list)
 
 
 class TimeIntervals(ApiModel):
@@ -315,7 +326,7 @@ class TimeIntervals(ApiModel):
 class TipSettings(ApiModel):
     enabled: bool = False
     should_allow_custom_tip: bool = False
-    tip_percentage: list[str] = Field(default_factory=list)
+    tip_percentage: StrList = Field(default_factory=list)
     default_tip_percentage: str | None = None
 
 
@@ -323,7 +334,7 @@ class TipSettings(ApiModel):
 
 
 class AvailableTime(ApiModel):
-    days: list[str] = Field(default_factory=list)
+    days: StrList = Field(default_factory=list)
     start: str | None = None
     end: str | None = None
 
@@ -337,9 +348,9 @@ class MenuProduct(ApiModel):
     currency: str | None = None
     # A product that does not say is taken as available (assumption A); the server re-checks on add.
     availability: str = "available"
-    images: list[str] = Field(default_factory=list)
-    modifier_ids: list[str] = Field(default_factory=list)
-    tags: list[str] = Field(default_factory=list)
+    images: StrList = Field(default_factory=list)
+    modifier_ids: StrList = Field(default_factory=list)
+    tags: StrList = Field(default_factory=list)
     calories: OptionalWholeNumber = None
     available_times: list[AvailableTime] = Field(default_factory=list)
 
