@@ -282,11 +282,10 @@ class CartStore:
     def _forget_file(self) -> None:
         if self.cart_id_file is None:
             return
-        with contextlib.suppress(FileNotFoundError):
-            try:
-                self.cart_id_file.unlink()
-            except OSError:
-                log.warning("could not remove the crash-resume file", exc_info=True)
+        try:
+            self.cart_id_file.unlink(missing_ok=True)
+        except OSError:
+            log.warning("could not remove the crash-resume file", exc_info=True)
 
     def _forget(self) -> None:
         self._forget_file()

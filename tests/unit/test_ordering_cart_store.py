@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -554,6 +555,17 @@ async def test_discard_after_completion_sends_nothing() -> None:
         rig.reset_counts()
         assert await store.discard() is True
         assert rig.total() == 0
+
+
+async def test_forgetting_a_cart_whose_file_is_already_gone_warns_nothing(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with demo_rig() as rig:
+        store = await started(rig, cart_id_file=tmp_path / "open-cart.json")
+        (tmp_path / "open-cart.json").unlink()
+        with caplog.at_level(logging.WARNING, logger="kiosk.ordering"):
+            assert await store.discard() is True
+        assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
 
 
 async def test_a_cart_of_another_location_is_not_resumed(tmp_path: Path) -> None:
