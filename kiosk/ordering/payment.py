@@ -15,6 +15,7 @@ next poll simply comes later; only a cart that is gone or expired does.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import enum
 import logging
 import math
@@ -116,6 +117,13 @@ async def wait_for_payment(
         if cancel is not None and cancel.is_set():
             return done(PaymentOutcome.CANCELLED)
         if now - started >= timeout:
+            # The customer may have paid since the last poll (or while polls were held back by
+            # the rate limit): one last look, waiting out the limit if it must, before giving up.
+            with contextlib.suppress(StorefrontError):
+                cart = await store.poll()
+                polls += 1
+            if cart is not None and cart.is_completed:
+                return done(PaymentOutcome.COMPLETED)
             return done(PaymentOutcome.TIMED_OUT)
         nudged = poll_now is not None and poll_now.is_set()
         if nudged or now >= next_poll:
