@@ -61,4 +61,3 @@ def clean(value: object, limit: int | None = DEFAULT_LIMIT, *, one_line: bool = 
 def literal(value: object, style: str = "", limit: int | None = DEFAULT_LIMIT) -> Text:
     """API text as a rich Text drawn literally (Text never parses markup)."""
     return Text(clean(value, limit), style=style, no_wrap=False, end="")
-
