@@ -212,7 +212,7 @@ class StorefrontClient:
         deadline: float = 30.0,
         menu_ttl: float = 300.0,
         location_ttl: float = 3600.0,
-        slots_ttl: float = 60.0,
+        slots_ttl: float = 300.0,
         max_wait: float = 30.0,
         rate_limit: int = 200,
         user_agent: str = "kiosk",
@@ -237,7 +237,9 @@ class StorefrontClient:
         # Spec: menus may be cached 5 to 10 minutes.
         self.menu_ttl = min(600.0, max(300.0, menu_ttl))
         self.location_ttl = location_ttl
-        # Order-time slots move with the clock (a slot in the past disappears): a short TTL (A).
+        # Order-time slots move with the clock, but an order takes minutes and each re-read costs
+        # budget (issue 6); a slot that passed meanwhile is refused by the server, shown at the
+        # field (A).
         self.slots_ttl = slots_ttl
         self.max_wait = max_wait
         self.rate_budget = RateBudget(rate_limit, clock)

@@ -121,7 +121,7 @@ Read = Callable[[StorefrontClient], Awaitable[Any]]
         (lambda c: c.get_product("loc_1", "p1"), {"id": "p1"}, 300),
         (lambda c: c.list_products("loc_1"), [{"id": "p1"}], 300),
         (lambda c: c.get_gratuity("loc_1"), {"enabled": True}, 300),
-        (lambda c: c.get_time_intervals("loc_1"), {"orderDays": []}, 60),
+        (lambda c: c.get_time_intervals("loc_1"), {"orderDays": []}, 300),
     ],
 )
 async def test_cached_reads_and_their_ttls(

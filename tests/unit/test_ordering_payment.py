@@ -51,7 +51,7 @@ def poll_times(rig: Rig, t0: float, ticks: list[PaymentTick]) -> list[int]:
     return seen
 
 
-async def test_a_payment_after_25_s_is_seen_with_four_polls() -> None:
+async def test_a_payment_after_25_s_is_seen_with_three_polls() -> None:
     async with demo_rig() as rig:
         store = await locked(rig)
         pay_at(rig, store, 25)
@@ -59,19 +59,19 @@ async def test_a_payment_after_25_s_is_seen_with_four_polls() -> None:
         result = await wait_for_payment(store, timeout=300, on_tick=ticks.append)
         assert result.outcome is PaymentOutcome.COMPLETED
         assert result.order_number and result.order_number.startswith("A")
-        assert result.polls == 4
-        assert result.elapsed == 30  # polls at 4, 12, 20 and 30 s
-        assert rig.requests() == {GET_CART: 4}
-        assert poll_times(rig, 0, ticks) == [4, 12, 20]
+        assert result.polls == 3
+        assert result.elapsed == 30  # polls at 8, 18 and 30 s
+        assert rig.requests() == {GET_CART: 3}
+        assert poll_times(rig, 0, ticks) == [8, 18]
         # The countdown ticks once a second.
         assert [t.seconds_left for t in ticks[:3]] == [300, 299, 298]
-        assert ticks[0].next_poll_in == 4
+        assert ticks[0].next_poll_in == 8
 
 
 def test_the_schedule_grows_and_slows_down_when_the_budget_is_low() -> None:
     schedule = PollSchedule()
-    assert [schedule.interval(n) for n in range(6)] == [4, 8, 8, 10, 10, 10]
-    assert [schedule.interval(n, budget_low=True) for n in range(5)] == [8, 16, 16, 20, 20]
+    assert [schedule.interval(n) for n in range(6)] == [8, 10, 12, 10, 10, 10]
+    assert [schedule.interval(n, budget_low=True) for n in range(5)] == [16, 20, 24, 20, 20]
     assert PollSchedule(max_interval=12).interval(3, budget_low=True) == 12
 
 
@@ -84,10 +84,10 @@ async def test_polling_is_slower_when_the_rate_budget_is_low() -> None:
         rig.reset_counts()
         result = await wait_for_payment(store, timeout=60)
         assert result.outcome is PaymentOutcome.TIMED_OUT
-        # At 8, 24 and 40 s (then the budget is spent until the reset) instead of at 4, 12, 20,
-        # 30, 40 and 50 s; at the timeout one last look, which waits for the reset, never a 429.
-        assert result.polls == 4
-        assert rig.requests() == {GET_CART: 4}
+        # At 16 and 36 s and the last look at the timeout (60 s), instead of at 8, 18, 30, 40, 50
+        # and 60 s; never a 429.
+        assert result.polls == 3
+        assert rig.requests() == {GET_CART: 3}
         assert rig.backend.stats.as_dict()["byStatus"].get("429") is None
 
 
@@ -95,7 +95,7 @@ async def test_a_normal_budget_polls_six_times_in_a_minute() -> None:
     async with demo_rig() as rig:
         store = await locked(rig)
         result = await wait_for_payment(store, timeout=60)
-        assert result.polls == 7  # 4, 12, 20, 30, 40, 50 s and the last look at 60 s
+        assert result.polls == 6  # 8, 18, 30, 40, 50 s and the last look at 60 s
 
 
 async def test_polling_waits_for_the_reset_when_the_budget_is_spent() -> None:
@@ -118,7 +118,7 @@ async def test_the_payment_times_out() -> None:
         result = await wait_for_payment(store, timeout=45)
         assert result.outcome is PaymentOutcome.TIMED_OUT
         assert rig.clock() - t0 == 45
-        assert result.polls == 6  # 4, 12, 20, 30, 40 and the last look at 45 s
+        assert result.polls == 5  # 8, 18, 30, 40 and the last look at 45 s
         assert result.cart is not None and result.cart.is_locked
 
 
@@ -170,7 +170,7 @@ async def test_a_declined_card_then_an_approved_one() -> None:
         pay_at(rig, store, 15)
         result = await wait_for_payment(store, timeout=300)
         assert result.outcome is PaymentOutcome.COMPLETED
-        assert result.polls == 3  # 4 (declined, still locked), 12 (locked), 20 (paid)
+        assert result.polls == 2  # 8 (declined at 5 s: still locked), 18 (paid at 15 s)
 
 
 async def test_transient_errors_do_not_end_the_wait() -> None:
@@ -204,7 +204,7 @@ async def test_a_cart_deleted_during_payment_ends_the_wait() -> None:
         rig.clock.call_later(6, staff_deletes)
         result = await wait_for_payment(store, timeout=300)
         assert result.outcome is PaymentOutcome.GONE
-        assert result.polls == 2 and store.cart_id is None
+        assert result.polls == 1 and store.cart_id is None  # the first poll (8 s) finds it gone
 
 
 async def test_an_already_completed_cart_needs_no_poll() -> None:
