@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from kiosk.api import RetryPolicy, StorefrontClient
+from tests.contract import SPEC_CART_TOTALS
 
 BASE = "https://api.example.test/api/v1"
 API_KEY = "sk_live_TOPSECRET_9f8e7d6c5b4a"
@@ -131,22 +132,7 @@ def client(make_client: ClientFactory) -> StorefrontClient:
     return make_client()
 
 
-TOTALS_CAMEL = (
-    "subTotal",
-    "discountTotal",
-    "waiterTipTotal",
-    "taxTotal",
-    "taxAndFeeTotal",
-    "serviceFeeTotal",
-    "paymentProcessingFeeTotal",
-    "applicationFeeTotal",
-    "netSalesTotal",
-    "fulfillmentMethodFeeTotal",
-    "orderTotalWithServiceFee",
-    "orderTotal",
-    "enterpriseFeeTotal",
-    "subTotalWithoutDiscount",
-)
+TOTALS_CAMEL = SPEC_CART_TOTALS
 
 
 def spec_cart(**overrides: Any) -> dict[str, Any]:

@@ -11,25 +11,11 @@ import httpx
 from kiosk.demo.backend import Backend
 from kiosk.demo.money import dec, fmt, rate, round_half_up, total
 from kiosk.demo.pricing import price_cart
+from tests.contract import SPEC_CART_TOTALS
 
 from .support import DT, WS, Clock, add, get_cart, new_cart, sel
 
-TOTALS = (
-    "subTotal",
-    "discountTotal",
-    "waiterTipTotal",
-    "taxTotal",
-    "taxAndFeeTotal",
-    "serviceFeeTotal",
-    "paymentProcessingFeeTotal",
-    "applicationFeeTotal",
-    "netSalesTotal",
-    "fulfillmentMethodFeeTotal",
-    "orderTotalWithServiceFee",
-    "orderTotal",
-    "enterpriseFeeTotal",
-    "subTotalWithoutDiscount",
-)
+TOTALS = SPEC_CART_TOTALS
 
 
 def minor(cart: dict[str, Any], name: str) -> int:

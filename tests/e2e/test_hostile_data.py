@@ -34,6 +34,7 @@ from kiosk.demo.data import DOWNTOWN
 from kiosk.ordering.services import KioskServices
 from kiosk.tui.app import KioskApp
 from tests.bench.tui_walk import INTENDED, LATTE, Walk, quick_pilot
+from tests.contract import SPEC_CART_TOTALS
 
 BASE_URL = "http://demo.test/api/v1"
 
@@ -55,22 +56,7 @@ NAMES = {
 }
 OTHERS = (WIDE, RTL, BIDI, UNBALANCED, None, f"{WIDE} {RTL}", "[b]" * 50)
 UNKNOWN = {"zzUnknown": {"nested": [1, "[bold]", None], "x": None}}
-TOTALS = (
-    "subTotal",
-    "discountTotal",
-    "waiterTipTotal",
-    "taxTotal",
-    "taxAndFeeTotal",
-    "serviceFeeTotal",
-    "paymentProcessingFeeTotal",
-    "applicationFeeTotal",
-    "netSalesTotal",
-    "fulfillmentMethodFeeTotal",
-    "orderTotalWithServiceFee",
-    "orderTotal",
-    "enterpriseFeeTotal",
-    "subTotalWithoutDiscount",
-)
+TOTALS = SPEC_CART_TOTALS
 # What the screens must show literally (ANSI's ESC and BEL are dropped, the rest stays visible).
 LITERALS = {LATTE: MARKUP, "prd_cookie": LINK, "prd_orange_juice": "[31mRED[0m[2J"}
 
