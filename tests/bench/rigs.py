@@ -20,6 +20,7 @@ from kiosk.api import StorefrontClient
 from kiosk.demo import create_app
 from kiosk.demo.data import DOWNTOWN, DemoLocation
 from kiosk.ordering.cart_store import CartStore
+from tests.unit.test_ordering_rig import BackendViews
 
 BASE_URL = "http://demo.test/api/v1"
 
@@ -82,7 +83,7 @@ class TimeoutTransport(httpx.AsyncBaseTransport):
         return response
 
 
-class VirtualRig:
+class VirtualRig(BackendViews):
     """The demo backend on the loop's clock, and clients (one per terminal) on one IP."""
 
     def __init__(
@@ -110,15 +111,7 @@ class VirtualRig:
         self.clients: list[StorefrontClient] = []
         self.client = self.new_client()
 
-    # The Rig interface the scripted customer uses ---------------------------------------------
-    @property
-    def backend(self) -> Any:
-        return self.app.state.backend
-
-    @property
-    def location_id(self) -> str:
-        return self.location.id
-
+    # The Rig interface the scripted customer uses (with BackendViews) ---------------------
     def new_client(self, **kw: Any) -> StorefrontClient:
         client = StorefrontClient(
             BASE_URL,
@@ -140,24 +133,6 @@ class VirtualRig:
             location_aliases=(self.location.slug,),
             **kw,
         )
-
-    def server_cart(self, cart_id: str) -> dict[str, Any] | None:
-        try:
-            return dict(self.backend.get_cart_json(cart_id))
-        except KeyError:
-            return None
-
-    def faults(self, **values: Any) -> None:
-        self.backend.faults.update(values)
-
-    def total(self) -> int:
-        return int(self.backend.stats.total)
-
-    def requests(self) -> dict[str, int]:
-        by_path = self.backend.stats.as_dict()["byPath"]
-        return {
-            k.replace("/api/v1/locations/{locationId}", ""): v for k, v in sorted(by_path.items())
-        }
 
     def by_status(self) -> dict[str, int]:
         return dict(self.backend.stats.as_dict()["byStatus"])

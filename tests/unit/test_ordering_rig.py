@@ -106,12 +106,10 @@ class FaultyTransport(httpx.AsyncBaseTransport):
         return response
 
 
-@dataclass
-class Rig:
+class BackendViews:
+    """What a test reads off the embedded backend behind a rig (this one and tests/bench's)."""
+
     app: Any
-    clock: FakeClock
-    transport: FaultyTransport
-    client: StorefrontClient
     location: DemoLocation
 
     @property
@@ -121,17 +119,6 @@ class Rig:
     @property
     def location_id(self) -> str:
         return self.location.id
-
-    def store(self, cart_id_file: Path | None = None, **kw: Any) -> CartStore:
-        return CartStore(
-            self.client,
-            self.location.id,
-            clock=self.clock,
-            sleep=self.clock.sleep,
-            cart_id_file=cart_id_file,
-            location_aliases=(self.location.slug,),
-            **kw,
-        )
 
     def requests(self) -> dict[str, int]:
         """Requests the backend counted, by "METHOD /template" (without /api/v1/locations/{id})."""
@@ -154,6 +141,26 @@ class Rig:
 
     def faults(self, **values: Any) -> None:
         self.backend.faults.update(values)
+
+
+@dataclass
+class Rig(BackendViews):
+    app: Any
+    clock: FakeClock
+    transport: FaultyTransport
+    client: StorefrontClient
+    location: DemoLocation
+
+    def store(self, cart_id_file: Path | None = None, **kw: Any) -> CartStore:
+        return CartStore(
+            self.client,
+            self.location.id,
+            clock=self.clock,
+            sleep=self.clock.sleep,
+            cart_id_file=cart_id_file,
+            location_aliases=(self.location.slug,),
+            **kw,
+        )
 
     def new_client(self, **kw: Any) -> StorefrontClient:
         """A second client on the same backend (e.g. a kiosk restarted after a crash)."""
