@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 
-from kiosk import logs
 from kiosk.api import (
     AuthenticationError,
     InvalidRequestError,
@@ -45,27 +44,6 @@ def grep(log_dir: Path, needles: dict[str, str]) -> list[tuple[str, str]]:
             if needle.encode() in data:
                 hits.append((path.name, name))
     return hits
-
-
-@pytest.fixture
-def log_dir(tmp_path: Path) -> Iterator[Path]:
-    directory = tmp_path / "logs"
-    logs.setup_logging("DEBUG", log_dir=directory)
-    # A second handler with no filter at all: what the code itself hands to logging.
-    raw = logging.handlers.RotatingFileHandler(directory / "raw.log", encoding="utf-8")
-    raw.setFormatter(logging.Formatter(logs.FORMAT + " | %(args)r"))
-    root = logging.getLogger()
-    # First in line: the kiosk handler's filter rewrites the record it scrubs, so a handler after
-    # it would only ever see scrubbed records.
-    root.handlers.insert(0, raw)
-    for name in ("httpx", "httpcore", "uvicorn", "uvicorn.error", "asyncio", "kiosk"):
-        logging.getLogger(name).setLevel(logging.DEBUG)
-    yield directory
-    root.removeHandler(raw)
-    raw.close()
-    for name in ("httpx", "httpcore", "uvicorn", "uvicorn.error", "asyncio", "kiosk"):
-        logging.getLogger(name).setLevel(logging.NOTSET)
-    logs.shutdown_logging()
 
 
 @pytest.fixture

@@ -21,14 +21,12 @@ import logging
 import logging.handlers
 import traceback
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from textual.screen import Screen
 
-from kiosk import logs
 from kiosk.api import AuthenticationError, StorefrontClient
 from kiosk.config import load_settings
 from kiosk.demo.data import DOWNTOWN
@@ -39,27 +37,6 @@ from kiosk.tui.screens import base as screens_base
 from kiosk.tui.screens import payment as screens_payment
 from tests.bench.tui_walk import Walk, quick_pilot
 from tests.e2e.test_hostile_data import drawn
-
-LOGGERS = ("httpx", "httpcore", "asyncio", "kiosk", "kiosk.api", "kiosk.demo", "kiosk.tui")
-
-
-@pytest.fixture
-def log_dir(tmp_path: Path) -> Iterator[Path]:
-    directory = tmp_path / "logs"
-    logs.setup_logging("DEBUG", log_dir=directory)
-    raw = logging.handlers.RotatingFileHandler(directory / "raw.log", encoding="utf-8")
-    raw.setFormatter(logging.Formatter(logs.FORMAT + " | %(args)r"))
-    root = logging.getLogger()
-    # First in line: the kiosk handler's filter rewrites the records it scrubs.
-    root.handlers.insert(0, raw)
-    for name in LOGGERS:
-        logging.getLogger(name).setLevel(logging.DEBUG)
-    yield directory
-    root.removeHandler(raw)
-    raw.close()
-    for name in LOGGERS:
-        logging.getLogger(name).setLevel(logging.NOTSET)
-    logs.shutdown_logging()
 
 
 def exception_texts(error: BaseException) -> list[str]:
