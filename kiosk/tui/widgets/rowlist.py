@@ -1,5 +1,5 @@
 """A flat list drawn with the line API: only visible rows are rendered, a cursor move repaints two
-lines.
+lines (and a move past the edge scrolls half a page, so only one in height/2 repaints the view).
 
 Used for the menu (thousands of products), modifier options and cart lines. Rows that return `None`
 from `row_key` are headers or details: the cursor skips them. Subclasses say how a row looks
@@ -162,20 +162,31 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
             self.post_message(self.Highlighted(self, index, self.row_key(self._rows[index])))
 
     def _scroll_cursor_visible(self) -> None:
+        """Bring the cursor into view. A move past an edge scrolls by half a page, not a line:
+        Textual repaints every visible line on a scroll, so scrolling a line per move would redraw
+        the whole list on each move past the edge (~6.7 KB at 120x40); by half a page, one move in
+        height/2 redraws the list and the others two lines. A longer jump (PageDown, End) scrolls
+        as far as the cursor needs."""
         if self.cursor is None:
             return
         height = self.scrollable_content_region.height
         if height <= 0:
             return
         top = round(self.scroll_y)
+        half = max(height // 2, 1)
         # Keep the header above the cursor in view when the cursor is the first row under it.
-        want_top = (
-            self.cursor - 1 if self.cursor > 0 and not self._selectable(self.cursor - 1) else None
-        )
-        if self.cursor < top or (want_top is not None and want_top < top):
-            self.scroll_to(y=want_top if want_top is not None else self.cursor, animate=False)
+        first = self.cursor
+        if height > 1 and self.cursor > 0 and not self._selectable(self.cursor - 1):
+            first = self.cursor - 1
+        if first < top:
+            new_top = max(min(top - half, first), 0)
         elif self.cursor >= top + height:
-            self.scroll_to(y=self.cursor - height + 1, animate=False)
+            new_top = max(top + half, self.cursor - height + 1)
+        else:
+            return
+        # Now, not after the next refresh: the next move (a held key) must see where this one
+        # scrolled to, and move_to_index(top=True) scrolls again after this.
+        self.scroll_to(y=new_top, animate=False, immediate=True)
 
     def action_cursor(self, step: int) -> None:
         if self.cursor is None:
