@@ -116,7 +116,9 @@ class WelcomeScreen(KioskScreen):
         if known is not None and known.methods_status is not None:
             self._show_location(known, None)
             return
-        self.call(fetch, group="location", done=loaded, busy=self.query_one("#welcome-body"))
+        self.call(
+            fetch, group="location", done=loaded, busy=self.query_one("#welcome-body"), read=True
+        )
 
     def _show_location(self, location: Location, listed: Any) -> None:
         status = opening(location, self.kiosk.wall_clock())
@@ -148,7 +150,9 @@ class WelcomeScreen(KioskScreen):
         await self.choose(event.key)
 
     async def on_key(self, event: events.Key) -> None:
-        if isinstance(self.focused, Input):
+        # Digits pick a method only from the list: with the details form open, a stray digit on
+        # its button must not switch the order to another method.
+        if not isinstance(self.focused, MethodList):
             return
         if event.character and event.character.isdigit() and event.character != "0":
             index = int(event.character) - 1
