@@ -21,6 +21,16 @@ class Failure:
     code: str | None = None
 
 
+def rate_limit_wait(error: BaseException) -> float | None:
+    """Seconds until a request refused by the rate limit may be sent again (the server's
+    retryAfter, or the client's wait); None for any other failure."""
+    from kiosk.api import errors as api
+
+    if isinstance(error, api.RateLimitedError) and error.retry_after is not None:
+        return max(0.0, float(error.retry_after))
+    return None
+
+
 def describe(error: BaseException, *, retry_key: str = "R") -> Failure:
     """What to tell the customer about `error`, and whether trying again may help."""
     # Imported here: kiosk.api pulls in httpx, which the first frame does not need.

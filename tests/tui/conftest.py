@@ -81,6 +81,7 @@ def make_kiosk(
     settings: Settings | None = None,
     clock: Callable[[], float] | None = None,
     merchant_slug: str | None = None,
+    wrap_transport: Callable[[httpx.AsyncBaseTransport], httpx.AsyncBaseTransport] | None = None,
     **app_kwargs: Any,
 ) -> Kiosk:
     asgi = create_app(
@@ -89,7 +90,9 @@ def make_kiosk(
         extra_products=extra_products,
         public_base_url=PAY_URL,
     )
-    transport = httpx.ASGITransport(app=asgi)
+    transport: httpx.AsyncBaseTransport = httpx.ASGITransport(app=asgi)
+    if wrap_transport is not None:
+        transport = wrap_transport(transport)
     clients = {
         loc.id: StorefrontClient(
             BASE_URL,

@@ -3,13 +3,14 @@
 A screen never talks to httpx: it calls the CartStore (cart writes, serialised there) or the client
 (reads) through `self.call(...)`, which runs the call in a worker of a named group, shows a loading
 indicator on the widget that waits, and turns any failure into a message with a way forward (R
-retries).
-
+retries). A read refused by the rate limit is not a failure to the customer: it waits with a
+countdown and goes again by itself (RateLimitWait); cart writes wait in the CartStore.
 """
 
 from __future__ import annotations
 
 import inspect
+import math
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -21,10 +22,12 @@ from textual.widget import Widget
 from textual.widgets import Button, Footer, Input, Select
 from textual.worker import Worker
 
-from kiosk.tui.errors import Failure, describe
+from kiosk.tui.errors import Failure, describe, rate_limit_wait
 from kiosk.tui.widgets.chrome import Banner, KioskHeader
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
     from kiosk.api import StorefrontClient
     from kiosk.tui.app import KioskApp
 
@@ -47,6 +50,7 @@ class KioskScreen(Screen[Any]):
     def __init__(self) -> None:
         super().__init__()
         self._retry: Callable[[], object] | None = None
+        self.rate_wait = RateLimitWait(self)
 
     @property
     def kiosk(self) -> KioskApp:
@@ -107,31 +111,50 @@ class KioskScreen(Screen[Any]):
         busy: Widget | None = None,
         exclusive: bool = False,
         clear_banner: bool = True,
+        read: bool = False,
     ) -> Worker[None]:
         """Run `work()` in a worker; `done(result)` on success. On failure the banner says what
-        happened and how to go on; R runs the same call again when that may help."""
+        happened and how to go on; R runs the same call again when that may help.
+
+        `read`: the call only reads (menus, a product, slots), so it may be sent again unasked.
+        Refused by the rate limit, it waits out the server's retryAfter with a countdown in the
+        banner and goes again at zero (see RateLimitWait); when `failed` handles the failure
+        (returns True: an optional extra), the wait is silent."""
 
         def again() -> object:
             return self.call(
-                work, group=group, done=done, failed=failed, busy=busy, exclusive=exclusive
+                work,
+                group=group,
+                done=done,
+                failed=failed,
+                busy=busy,
+                exclusive=exclusive,
+                clear_banner=clear_banner,
+                read=read,
             )
 
         async def job() -> None:
             waiting = busy
             if waiting is not None:
                 waiting.loading = True
+            caught: Exception | None = None
             try:
                 result = await work()
             except Exception as error:
-                failure = describe(error, retry_key=self.retry_key)
-                self._retry = again if failure.retryable else None
-                handled = failed(failure) if failed is not None else None
-                if handled is not True:
-                    self.show_failure(failure)
-                return
+                caught = error
             finally:
                 if waiting is not None:
                     waiting.loading = False
+            if caught is not None:
+                failure = describe(caught, retry_key=self.retry_key)
+                wait = rate_limit_wait(caught) if read else None
+                self._retry = again if failure.retryable and wait is None else None
+                handled = failed(failure) if failed is not None else None
+                if wait is not None:
+                    self.rate_wait.add(wait, again, quiet=handled is True, busy=busy)
+                elif handled is not True:
+                    self.show_failure(failure)
+                return
             self._retry = None
             banner = self._banner()
             if clear_banner and banner is not None:
@@ -175,3 +198,79 @@ class KioskScreen(Screen[Any]):
 
     def action_back(self) -> None:
         self.dismiss(None)
+
+
+class RateLimitWait:
+    """Reads refused by the rate limit (issue 6): a calm wait, not an error. "We're very busy
+    right now. Trying again in N s…" counts down in the banner, and at zero every read that
+    waited is sent again (each may wait again if the server still refuses). Esc goes back as
+    usual: the timer belongs to the screen and stops with it, so nothing is sent after.
+
+    Time is the app's injected clock (`KioskApp.clock`). A timer on the screen calls `check()`
+    once a second; tests move their clock and call `check()` themselves."""
+
+    TICK = 1.0
+    # A timer tick a hair early still counts as the deadline (no extra second for a rounding).
+    SLACK = 0.05
+
+    def __init__(self, screen: KioskScreen) -> None:
+        self.screen = screen
+        self.deadline = 0.0
+        self.pending: list[tuple[Callable[[], object], bool, Widget | None]] = []
+        self.shown = ""  # the banner text this wait last wrote
+        self._timer: Timer | None = None
+
+    @property
+    def active(self) -> bool:
+        return bool(self.pending)
+
+    @property
+    def seconds_left(self) -> int:
+        return max(0, math.ceil(self.deadline - self._now() - self.SLACK))
+
+    def _now(self) -> float:
+        return float(self.screen.kiosk.clock())
+
+    def add(
+        self, seconds: float, retry: Callable[[], object], *, quiet: bool, busy: Widget | None
+    ) -> None:
+        """Send `retry()` again once `seconds` have passed (with the others that wait)."""
+        self.deadline = max(self.deadline, self._now() + seconds)
+        self.pending.append((retry, quiet, busy))
+        if busy is not None and not quiet:
+            busy.loading = True
+        if self._timer is None:
+            self._timer = self.screen.set_interval(self.TICK, self.check, name="rate-limit-wait")
+        self.check()
+
+    def check(self) -> None:
+        if not self.pending:
+            return
+        left = self.seconds_left
+        if left > 0:
+            if not all(quiet for _, quiet, _ in self.pending):
+                self._show(left)
+            return
+        pending, self.pending = self.pending, []
+        self._stop_timer()
+        banner = self.screen._banner()
+        if banner is not None and self.shown and banner.message.startswith(self.shown):
+            banner.clear()
+        self.shown = ""
+        for retry, _, busy in pending:
+            if busy is not None:
+                busy.loading = False
+            retry()
+
+    def _show(self, seconds: int) -> None:
+        banner = self.screen._banner()
+        if banner is None:
+            return
+        self.shown = f"We're very busy right now. Trying again in {seconds} s…"
+        may_go_back = self.screen.check_action("back", ()) is not False
+        banner.show(self.shown, hint="Esc to go back." if may_go_back else "", kind="info")
+
+    def _stop_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None

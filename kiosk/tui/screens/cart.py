@@ -170,13 +170,11 @@ class CartScreen(KioskScreen):
             # Optional extras: the order goes on without them (the failure is logged).
             return True
 
-        self.call(tips, group="cart-tips", done=self._tips_loaded, failed=quiet, clear_banner=False)
-        self.call(
-            slots, group="cart-slots", done=self._slots_loaded, failed=quiet, clear_banner=False
-        )
-        self.call(
-            cross, group="cart-cross", done=self._cross_loaded, failed=quiet, clear_banner=False
-        )
+        # Reads: refused by the rate limit, each is sent again (quietly) when the wait is over.
+        quietly: dict[str, Any] = {"failed": quiet, "clear_banner": False, "read": True}
+        self.call(tips, group="cart-tips", done=self._tips_loaded, **quietly)
+        self.call(slots, group="cart-slots", done=self._slots_loaded, **quietly)
+        self.call(cross, group="cart-cross", done=self._cross_loaded, **quietly)
 
     async def _tips_loaded(self, tips: TipSettings) -> None:
         self.tips = tips

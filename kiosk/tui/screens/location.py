@@ -93,7 +93,7 @@ class LocationScreen(KioskScreen):
                 raise next(r for r in results if isinstance(r, BaseException))
             return found, failed
 
-        self.call(fetch, group="location", done=self._loaded, busy=body, exclusive=True)
+        self.call(fetch, group="location", done=self._loaded, busy=body, exclusive=True, read=True)
 
     def _loaded(self, result: tuple[dict[str, Location], dict[str, str]]) -> None:
         self.locations, self.failed = result

@@ -136,6 +136,7 @@ class MenuScreen(KioskScreen):
             busy=self.query_one("#menu-body"),
             exclusive=True,
             clear_banner=False,
+            read=True,
         )
 
     def _loaded(self, menus: MenusResponse) -> None:

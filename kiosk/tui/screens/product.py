@@ -154,7 +154,13 @@ class ProductScreen(KioskScreen):
         async def fetch() -> ProductDetail:
             return await kiosk.client.get_product(kiosk.location_id or "", self.product_id)
 
-        self.call(fetch, group="product", done=self._loaded, busy=self.query_one("#product-body"))
+        self.call(
+            fetch,
+            group="product",
+            done=self._loaded,
+            busy=self.query_one("#product-body"),
+            read=True,
+        )
 
     def _loaded(self, product: ProductDetail) -> None:
         from kiosk.ordering.modifiers import SelectionState
