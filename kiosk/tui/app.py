@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from textual.binding import Binding
@@ -285,6 +285,26 @@ class KioskApp(KioskModeApp):
         cart discarded on the server in the background (a completed order's cart is only
         forgotten: CartStore.discard knows the difference). With a fixed location the next
         customer's order queues behind the discard on the same store (its lock is FIFO)."""
+        self._end_visit()
+        await self._show_start()
+
+    async def serve_locations(self, location_ids: Sequence[str]) -> None:
+        """Serve `location_ids` from now on (staff): one is a fixed location, several let the
+        customer choose. The visit in progress ends first, as by any reset (its cart discarded),
+        and the kiosk shows its new first screen."""
+        ids = list(location_ids)
+        if not ids:
+            raise ValueError("a kiosk serves at least one location")
+        self._end_visit()
+        self.services.location_ids = ids
+        # The session was made for the old locations (fixed or chosen): the next visit makes one.
+        self._session = None
+        self.location = None
+        self.location_id = ids[0] if len(ids) == 1 else None
+        self._follow_store()
+        await self._show_start()
+
+    def _end_visit(self) -> None:
         session = self._session
         store = self.store
         self._unwatch()
@@ -298,6 +318,8 @@ class KioskApp(KioskModeApp):
             self.location_id = None
             self.location = None
         self._follow_store()
+
+    async def _show_start(self) -> None:
         while len(self.screen_stack) > 1:
             await self.pop_screen()
         await self.push_screen(self._start_screen())

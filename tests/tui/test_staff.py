@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
@@ -141,3 +142,11 @@ async def test_switch_location(tmp_path: Path) -> None:
         assert len(app.services.location_ids) == 2
         assert isinstance(app.screen, LocationScreen)
         await settle(pilot)
+        # What the staff screen calls, public on KioskApp; it refuses to serve no location.
+        with pytest.raises(ValueError):
+            await app.serve_locations([])
+        assert len(app.services.location_ids) == 2 and isinstance(app.screen, LocationScreen)
+        await app.serve_locations([WESTSIDE.id])
+        await settle(pilot)
+        assert app.single_location and app.location_id == WESTSIDE.id
+        assert isinstance(app.screen, WelcomeScreen) and len(app.screen_stack) == 2

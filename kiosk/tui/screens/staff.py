@@ -153,24 +153,6 @@ class LocationChoice(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-async def switch_location(app: Any, location_ids: list[str]) -> None:
-    """Serve `location_ids` from now on (one: a fixed location; several: customers choose). The
-    order in progress is discarded first, as by any reset. Reaches into KioskApp's session state
-    (`_session`, `_follow_store`, `_start_screen`): the one place outside app.py that does."""
-    services = app.services
-    if not hasattr(app, "all_location_ids"):
-        app.all_location_ids = list(services.location_ids)
-    await app.go_home()
-    services.location_ids = list(location_ids)
-    app._session = None
-    app.location = None
-    app.location_id = location_ids[0] if len(location_ids) == 1 else None
-    app._follow_store()
-    while len(app.screen_stack) > 1:
-        await app.pop_screen()
-    await app.push_screen(app._start_screen())
-
-
 # The staff screen ---------------------------------------------------------------------------------
 class StaffScreen(Screen[None]):
     """Health, and what staff may do: reset, switch location, demo faults, exit."""
@@ -328,7 +310,8 @@ class StaffScreen(Screen[None]):
             if choice is None:
                 return
             ids = list(services.clients) if choice == ALL_LOCATIONS else [choice]
-            kiosk.run_worker(switch_location(kiosk, ids), group="reset", exit_on_error=False)
+            # An app worker: this screen's own would die with the screens the switch pops.
+            kiosk.run_worker(kiosk.serve_locations(ids), group="reset", exit_on_error=False)
 
         self.app.push_screen(LocationChoice(choices), chosen)
 
