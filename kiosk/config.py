@@ -21,7 +21,6 @@ from __future__ import annotations
 import math
 import os
 import stat
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -314,6 +313,10 @@ def _read_config_file(path: Path) -> dict[str, Any]:
         return {}
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
+    # Imported only when there is a file to parse: most kiosks have none, and it is ~2 ms of
+    # `kiosk`'s start.
+    import tomllib
+
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
@@ -355,6 +358,8 @@ def _read_secrets_file(path: Path, profile: str) -> tuple[str | None, str]:
             f"the secrets file {path} can be read by other users (mode {mode:04o}); "
             f"it must be 0600: run  chmod 600 {path}"
         )
+    import tomllib
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError):
@@ -495,6 +500,8 @@ def write_pin_hash(pin_hash: str, config_file: Path | None = None) -> Path:
         if first_table < len(lines) - 1:
             lines.insert(first_table + 1, "")
     new_text = "\n".join(lines) + "\n"
+    import tomllib
+
     try:
         parsed = tomllib.loads(new_text)
     except tomllib.TOMLDecodeError as exc:

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
+from kiosk.ordering.services import KioskServices
 from kiosk.paths import styles_dir
 from kiosk.tui.app import STYLESHEETS, KioskApp
 
@@ -57,3 +59,34 @@ async def test_the_app_paints_before_its_services_exist() -> None:
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert "could not start" in str(app.screen.query_one("#boot-error").render())
+
+
+async def booted_location_screen(tmp_path: Path, **app_kwargs: object) -> tuple[KioskApp, str]:
+    """A kiosk started from a services factory, as `kiosk demo` starts: its first screen."""
+    from kiosk.tui.screens.location import LocationScreen
+
+    from .conftest import FIXED_NOW, make_kiosk, settle
+
+    services = make_kiosk(tmp_path).services
+
+    async def factory() -> KioskServices:
+        return services
+
+    app = KioskApp(services_factory=factory, wall_clock=lambda: FIXED_NOW, **app_kwargs)
+    first = [Path(p).name for p in app.css_path]
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, LocationScreen)
+        assert [Path(p).name for p in app.css_path] == list(STYLESHEETS)
+        return app, " ".join(first) + "\n" + app.export_screenshot()
+
+
+async def test_the_first_frame_reads_the_theme_alone_and_the_rest_after(tmp_path: Path) -> None:
+    """The boot screen's first frame has the theme alone; the other stylesheets are read after
+    it. Once booted, the first screen looks exactly as with every stylesheet read at the start."""
+    every = [str(styles_dir() / name) for name in STYLESHEETS]
+    _, expected = await booted_location_screen(tmp_path / "every", css_path=every)
+    _, got = await booted_location_screen(tmp_path / "theme-first")
+    first, got = got.split("\n", 1)
+    assert first == "theme.tcss"
+    assert got == expected.split("\n", 1)[1]

@@ -5,7 +5,6 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Center, Middle
 from textual.screen import Screen
 from textual.widgets import LoadingIndicator, Static
 
@@ -16,10 +15,10 @@ class BootScreen(Screen[None]):
     BINDINGS = [Binding("r,f5", "retry", "Retry")]
 
     def compose(self) -> ComposeResult:
-        with Middle(), Center():
-            yield Static(Text("Starting the kiosk…", style="bold"), id="boot-title")
-            yield LoadingIndicator(id="boot-loading")
-            yield Static("", id="boot-error")
+        # Centred by the screen's own `align` (theme.tcss): no containers to lay out first.
+        yield Static(Text("Starting the kiosk…", style="bold"), id="boot-title")
+        yield LoadingIndicator(id="boot-loading")
+        yield Static("", id="boot-error")
 
     error: BaseException | None = None
 
