@@ -15,7 +15,7 @@ class BootScreen(Screen[None]):
     BINDINGS = [Binding("r,f5", "retry", "Retry")]
 
     def compose(self) -> ComposeResult:
-        # Centred by the screen's own `align` (theme.tcss): no containers to lay out first.
+        # Placed by the screen's own `align` (theme.tcss): no containers to lay out first.
         yield Static(Text("Starting the kiosk…", style="bold"), id="boot-title")
         yield LoadingIndicator(id="boot-loading")
         yield Static("", id="boot-error")
