@@ -196,7 +196,7 @@ def test_bytes_per_cursor_move(figures: Figures, tmp_path: Path, big_server: str
         base_within, base_scrolling = moves_in_and_past_the_view(app)
     for name, kiosk, baseline in (
         ("within the screenful", within, base_within),
-        ("that scrolls the list a line", scrolling, base_scrolling),
+        ("that scrolls the list", scrolling, base_scrolling),
     ):
         value = statistics.median(kiosk)
         figures.add(
