@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+PIP = (sys.executable, "-m", "pip")
 
 # Import the installed copy: the wheel's directory first on sys.path, before the checkout.
 PROBE = """
@@ -38,8 +39,7 @@ print("styles", styles)
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("dist")
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w"]
-        + [str(out), str(ROOT)],
+        [*PIP, "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(ROOT)],
         check=True,
         capture_output=True,
     )
@@ -58,8 +58,7 @@ def test_the_wheel_carries_every_stylesheet(wheel: Path) -> None:
 def test_the_installed_wheel_starts_the_app_with_its_styles(wheel: Path, tmp_path: Path) -> None:
     target = tmp_path / "site"
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target)]
-        + [str(wheel)],
+        [*PIP, "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
         check=True,
         capture_output=True,
     )
