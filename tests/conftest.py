@@ -9,6 +9,8 @@ KIOSK_PROFILE cannot change a result.
 from __future__ import annotations
 
 import os
+import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,3 +25,21 @@ def kiosk_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home.mkdir()
     monkeypatch.setenv("KIOSK_HOME", str(home))
     return home
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_secret_in_any_log_of_the_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """After the whole run: every log file any test wrote (all live under the run's temp dir, see
+    kiosk_home) is grepped for the demo API keys and for payment client secrets."""
+    yield
+    from kiosk.demo.data import ALL_LOCATIONS
+
+    keys = [location.api_key.encode() for location in ALL_LOCATIONS]
+    client_secret = re.compile(rb"pi_[0-9a-f]{8,}_secret_[A-Za-z0-9_-]{6,}")
+    found = []
+    logs = [p for p in tmp_path_factory.getbasetemp().rglob("*.log*") if p.is_file()]
+    for path in logs:
+        data = path.read_bytes()
+        if any(key in data for key in keys) or client_secret.search(data):
+            found.append(str(path))
+    assert not found, f"a secret reached these log files: {found}"
