@@ -84,3 +84,15 @@ def sel(group: str, *options: str | tuple[str, int], **children: Any) -> dict[st
 
 
 LATTE_OK = [sel("grp_drink_size", "opt_size_small"), sel("grp_milk", "opt_milk_whole")]
+
+
+def add_flash_discount(backend: Any, clock: Clock, code: str = "FLASH") -> str:
+    """A 50 % code that expires 60 s from the clock's now (for expiry and frozen-price tests)."""
+    backend.catalog.discounts[code] = {
+        "code": code,
+        "kind": "percent",
+        "value": 50,
+        "minimum": 0,
+        "expires_at": clock.now + 60,
+    }
+    return code

@@ -11,7 +11,7 @@ import pytest
 
 from kiosk.demo.backend import Backend
 
-from .support import DT, LATTE_OK, WS, Clock, add, get_cart, new_cart
+from .support import DT, LATTE_OK, WS, Clock, add, add_flash_discount, get_cart, new_cart
 
 
 async def paid_cart(dt: httpx.AsyncClient) -> tuple[str, dict[str, Any]]:
@@ -180,13 +180,7 @@ async def test_payment_refused_for_an_invalid_cart(dt: httpx.AsyncClient, backen
 async def test_locked_pricing_is_frozen(
     dt: httpx.AsyncClient, backend: Backend, clock: Clock
 ) -> None:
-    backend.catalog.discounts["FLASH"] = {
-        "code": "FLASH",
-        "kind": "percent",
-        "value": 50,
-        "minimum": 0,
-        "expires_at": clock.now + 60,
-    }
+    add_flash_discount(backend, clock)
     cart_id = await new_cart(dt)
     await add(dt, cart_id, "prd_cheesecake", 2)
     await dt.post(

@@ -13,7 +13,7 @@ from kiosk.demo.money import dec, fmt, rate, round_half_up, total
 from kiosk.demo.pricing import price_cart
 from tests.contract import SPEC_CART_TOTALS
 
-from .support import DT, WS, Clock, add, get_cart, new_cart, sel
+from .support import DT, WS, Clock, add, add_flash_discount, get_cart, new_cart, sel
 
 TOTALS = SPEC_CART_TOTALS
 
@@ -208,13 +208,7 @@ async def test_minimum_not_met_keeps_the_code_at_zero(dt: httpx.AsyncClient) -> 
 async def test_expired_code_is_removed_on_read(
     dt: httpx.AsyncClient, backend: Backend, clock: Clock
 ) -> None:
-    backend.catalog.discounts["FLASH"] = {
-        "code": "FLASH",
-        "kind": "percent",
-        "value": 50,
-        "minimum": 0,
-        "expires_at": clock.now + 60,
-    }
+    add_flash_discount(backend, clock)
     cart_id = await new_cart(dt)
     await add(dt, cart_id, "prd_cookie", 2)  # 5.50
     r = await dt.post(
