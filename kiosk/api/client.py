@@ -572,42 +572,42 @@ class StorefrontClient:
 
     # ------------------------------------------------------------------ rows 1-7: reads
 
+    async def _read_one(
+        self,
+        kind: str,
+        model: type[M],
+        params: dict[str, str],
+        scope: str,
+        ttl: float,
+        extra: tuple[Hashable, ...] = (),
+    ) -> M:
+        """A cached GET of one object: the endpoint named `kind`, parsed as `model`."""
+        ep = ENDPOINTS[kind]
+
+        async def fetch() -> M:
+            data = await self._call(ep, params)
+            return self._parse(model, data, ep.name)
+
+        return await self._cached(kind, scope, extra, ttl, fetch)
+
     async def get_merchant(self, merchant_slug: str) -> Merchant:
-        ep = ENDPOINTS["merchant"]
-
-        async def fetch() -> Merchant:
-            data = await self._call(ep, {"merchant_slug": merchant_slug})
-            return self._parse(Merchant, data, ep.name)
-
-        return await self._cached("merchant", merchant_slug, (), self.location_ttl, fetch)
+        params = {"merchant_slug": merchant_slug}
+        return await self._read_one("merchant", Merchant, params, merchant_slug, self.location_ttl)
 
     async def get_location(self, location_id: str) -> Location:
-        ep = ENDPOINTS["location"]
-
-        async def fetch() -> Location:
-            data = await self._call(ep, {"location_id": location_id})
-            return self._parse(Location, data, ep.name)
-
-        return await self._cached("location", location_id, (), self.location_ttl, fetch)
+        params = {"location_id": location_id}
+        return await self._read_one("location", Location, params, location_id, self.location_ttl)
 
     async def get_time_intervals(self, location_id: str) -> TimeIntervals:
-        ep = ENDPOINTS["time_intervals"]
-
-        async def fetch() -> TimeIntervals:
-            data = await self._call(ep, {"location_id": location_id})
-            return self._parse(TimeIntervals, data, ep.name)
-
-        return await self._cached("time_intervals", location_id, (), self.slots_ttl, fetch)
+        params = {"location_id": location_id}
+        return await self._read_one(
+            "time_intervals", TimeIntervals, params, location_id, self.slots_ttl
+        )
 
     async def get_gratuity(self, location_id: str) -> TipSettings:
-        ep = ENDPOINTS["gratuity"]
-
-        async def fetch() -> TipSettings:
-            data = await self._call(ep, {"location_id": location_id})
-            return self._parse(TipSettings, data, ep.name)
-
         # Tip settings are menu-like configuration: the menu TTL (A).
-        return await self._cached("gratuity", location_id, (), self.menu_ttl, fetch)
+        params = {"location_id": location_id}
+        return await self._read_one("gratuity", TipSettings, params, location_id, self.menu_ttl)
 
     async def get_menus(
         self, location_id: str, order_date: str | None = None, order_time: str | None = None
@@ -639,13 +639,10 @@ class StorefrontClient:
         return list(await self._cached("products", location_id, (), self.menu_ttl, fetch))
 
     async def get_product(self, location_id: str, product_id: str) -> ProductDetail:
-        ep = ENDPOINTS["product"]
-
-        async def fetch() -> ProductDetail:
-            data = await self._call(ep, {"location_id": location_id, "product_id": product_id})
-            return self._parse(ProductDetail, data, ep.name)
-
-        return await self._cached("product", location_id, (product_id,), self.menu_ttl, fetch)
+        params = {"location_id": location_id, "product_id": product_id}
+        return await self._read_one(
+            "product", ProductDetail, params, location_id, self.menu_ttl, (product_id,)
+        )
 
     # ------------------------------------------------------------------ rows 8-11: cart lifecycle
 
