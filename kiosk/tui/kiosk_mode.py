@@ -232,9 +232,3 @@ class KioskModeApp(App[None]):
                 self.push_screen(StaffScreen())
 
         self.push_screen(PinDialog(pin_hash, self.pin_throttle), answered)
-
-    def open_staff_screen(self) -> None:
-        """The staff screen without the PIN (tests and the CLI's own use only)."""
-        from kiosk.tui.screens.staff import StaffScreen
-
-        self.push_screen(StaffScreen())
