@@ -233,12 +233,11 @@ def cmd_demo_server(args: argparse.Namespace) -> int:
 
     from kiosk.config import is_loopback_host
 
-    host: str = args.host
-    if not is_loopback_host(host) and not args.allow_remote:
-        raise UsageError(
-            f"refusing to serve the demo on {host!r}: other machines could reach it; use "
-            "127.0.0.1, or add --allow-remote if you mean it"
-        )
+    host = _listen_host(
+        args,
+        "refusing to serve the demo on {host!r}: other machines could reach it; use "
+        "127.0.0.1, or add --allow-remote if you mean it",
+    )
     if not 0 < args.port < 65536:
         raise UsageError(f"--port {args.port} is not a TCP port (1-65535)")
     _check_can_listen(host, args.port)
@@ -257,6 +256,16 @@ def cmd_demo_server(args: argparse.Namespace) -> int:
         print("warning: plain http off this machine sends the demo keys unencrypted", flush=True)
     run(host, args.port, db)
     return 0
+
+
+def _listen_host(args: argparse.Namespace, refusal: str) -> str:
+    """--host, if it is this machine or --allow-remote was given; else `refusal` (with {host!r})."""
+    from kiosk.config import is_loopback_host
+
+    host: str = args.host
+    if not is_loopback_host(host) and not args.allow_remote:
+        raise UsageError(refusal.format(host=host))
+    return host
 
 
 def _check_can_listen(host: str, port: int) -> None:
@@ -356,14 +365,11 @@ def cmd_set_pin(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     import shlex
 
-    from kiosk.config import is_loopback_host
-
-    host: str = args.host
-    if not is_loopback_host(host) and not args.allow_remote:
-        raise UsageError(
-            f"refusing to publish the kiosk on {host!r}: anyone who can reach it could use it; "
-            "use 127.0.0.1 (and an SSH tunnel), or add --allow-remote if you mean it"
-        )
+    host = _listen_host(
+        args,
+        "refusing to publish the kiosk on {host!r}: anyone who can reach it could use it; "
+        "use 127.0.0.1 (and an SSH tunnel), or add --allow-remote if you mean it",
+    )
     _check_can_listen(host, args.port)
     try:
         from textual_serve.server import Server
