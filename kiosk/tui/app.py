@@ -297,17 +297,17 @@ class KioskApp(KioskModeApp):
             await store.refresh()
 
     def _cart_published(self, cart: Cart | None) -> None:
-        if threading.get_ident() != self._thread:
-            self.call_from_thread(setattr, self, "cart", cart)
-        else:
-            self.cart = cart
+        self._set_on_app_thread("cart", cart)
 
     def _status_published(self, status: Any) -> None:
-        text = describe_status(status)
+        self._set_on_app_thread("status_text", describe_status(status))
+
+    def _set_on_app_thread(self, name: str, value: object) -> None:
+        # The store may publish from another thread; reactives are set on the app's own.
         if threading.get_ident() != self._thread:
-            self.call_from_thread(setattr, self, "status_text", text)
+            self.call_from_thread(setattr, self, name, value)
         else:
-            self.status_text = text
+            setattr(self, name, value)
 
     async def go_home(self) -> None:
         """Back to the first screen with nothing left of this visit: every field cleared now, the
