@@ -11,6 +11,7 @@ from kiosk.tui.menu_model import Entry
 from kiosk.tui.screens.menu import MenuScreen, ProductList
 
 from .conftest import make_kiosk, settle
+from .test_flow import keys
 
 
 async def test_5000_products(tmp_path: Path) -> None:
@@ -18,9 +19,7 @@ async def test_5000_products(tmp_path: Path) -> None:
     app = kiosk.app
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        for key in ("1", "1"):
-            await pilot.press(key)
-            await settle(pilot)
+        await keys(pilot, "1", "1")
         screen = app.screen
         assert isinstance(screen, MenuScreen)
         products = screen.query_one(ProductList)

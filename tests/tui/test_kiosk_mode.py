@@ -24,6 +24,7 @@ from kiosk.tui.screens.welcome import WelcomeScreen
 from kiosk.tui.widgets.dialogs import ConfirmDialog
 
 from .conftest import Kiosk, make_kiosk, settle
+from .test_flow import keys
 
 PIN = "2468"
 
@@ -52,12 +53,6 @@ def kiosk_with(
     clock = clock or FakeClock()
     k = make_kiosk(tmp_path, settings=Settings(**settings), clock=clock)
     return k, clock
-
-
-async def keys(pilot: Pilot[Any], *names: str) -> None:
-    for name in names:
-        await pilot.press(name)
-        await settle(pilot)
 
 
 async def to_menu_with_cookie(k: Kiosk, pilot: Pilot[Any]) -> str:

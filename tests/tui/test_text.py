@@ -14,6 +14,7 @@ from kiosk.tui.screens.menu import MenuScreen
 from kiosk.tui.screens.product import ProductScreen
 
 from .conftest import make_kiosk, settle
+from .test_flow import keys
 
 NAME = "[bold]Esp[/] \x1b[31mRED\x1b[0m [link=http://x]y[/link] ﺳﻼﻡ 漢字 " + "A" * 10_000
 
@@ -32,9 +33,7 @@ async def test_hostile_product_name_is_drawn_literally(tmp_path: Path) -> None:
     app = kiosk.app
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        for key in ("1", "1"):
-            await pilot.press(key)
-            await settle(pilot)
+        await keys(pilot, "1", "1")
         assert isinstance(app.screen, MenuScreen)
         shown = screen_text(app.export_screenshot())
         assert "[bold]Esp[/] [31mRED[0m [link=http://x]" in shown
