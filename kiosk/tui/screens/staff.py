@@ -26,6 +26,8 @@ from kiosk.tui.text import clean
 from kiosk.tui.widgets.chrome import DemoMark
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
     from kiosk.tui.kiosk_mode import PinThrottle
 
 
@@ -316,41 +318,32 @@ class StaffScreen(Screen[None]):
         self.app.push_screen(LocationChoice(choices), chosen)
 
     # Demo faults ----------------------------------------------------------------------------------
-    async def _load_faults(self) -> None:
+    async def _fault_call(self, send: Callable[[DemoFaults], Awaitable[Any]], what: str) -> bool:
+        """Send one demo-fault request and keep its answer; False (and said so) if it failed."""
         control = self.fault_control
         if control is None:
-            return
+            return False
         try:
-            self.faults = await control.get()
+            self.faults = await send(control)
         except Exception as error:  # the demo server may be gone: say so, keep the screen
-            self.say(f"Could not read the demo faults: {type(error).__name__}")
-            return
-        self.build_actions()
+            self.say(f"Could not {what}: {type(error).__name__}")
+            return False
+        return True
+
+    async def _load_faults(self) -> None:
+        if await self._fault_call(lambda c: c.get(), "read the demo faults"):
+            self.build_actions()
 
     async def _toggle(self, switch: Any) -> None:
-        control = self.fault_control
-        if control is None:
-            return
-        try:
-            self.faults = await control.toggle(switch)
-        except Exception as error:
-            self.say(f"Could not switch the demo fault: {type(error).__name__}")
-            return
-        state = "on" if switch.is_on(self.faults) else "off"
-        self.say(f"Demo fault {state}: {switch.label}")
-        self.build_actions()
+        if await self._fault_call(lambda c: c.toggle(switch), "switch the demo fault"):
+            state = "on" if switch.is_on(self.faults) else "off"
+            self.say(f"Demo fault {state}: {switch.label}")
+            self.build_actions()
 
     async def _reset_faults(self) -> None:
-        control = self.fault_control
-        if control is None:
-            return
-        try:
-            self.faults = await control.reset()
-        except Exception as error:
-            self.say(f"Could not reset the demo faults: {type(error).__name__}")
-            return
-        self.say("Demo faults: all off")
-        self.build_actions()
+        if await self._fault_call(lambda c: c.reset(), "reset the demo faults"):
+            self.say("Demo faults: all off")
+            self.build_actions()
 
     # The doctor -----------------------------------------------------------------------------------
     async def _doctor(self) -> None:
