@@ -2,6 +2,7 @@
 
     kiosk [--base-url URL] [--location ID]     the kiosk on the configured backend (KIOSK_API_KEY)
     kiosk demo [--location ID] [--db PATH] [--server URL]
+    (both take --terminal-id NAME: which terminal this is; one kiosk a terminal, see kiosk.terminal)
     kiosk demo-server [--host H] [--port N] [--db PATH] [--allow-remote]
     kiosk doctor                               check key, location, menus, rate budget, a cart
     kiosk config path|show                     where the config is; what is in effect (key redacted)
@@ -63,6 +64,17 @@ def _common(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _terminal(parser: argparse.ArgumentParser) -> None:
+    # Only the commands that run a kiosk have a terminal.
+    parser.add_argument(
+        "--terminal-id",
+        metavar="NAME",
+        default=argparse.SUPPRESS,
+        help="which terminal this kiosk is (its lock and crash-resume file); default: derived "
+        "from the host and the session",
+    )
+
+
 def _backend(parser: argparse.ArgumentParser) -> None:
     s = argparse.SUPPRESS
     parser.add_argument(
@@ -82,10 +94,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     _common(parser)
     _backend(parser)
+    _terminal(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     demo = sub.add_parser("demo", help="run the kiosk on the embedded demo backend")
     _common(demo)
+    _terminal(demo)
     demo.add_argument(
         "--location",
         metavar="ID",
@@ -136,7 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _flags(args: argparse.Namespace, *names: str) -> dict[str, object]:
-    fields = ("profile", "kiosk_mode", "log_level", "base_url", "location", *names)
+    fields = ("profile", "kiosk_mode", "log_level", "terminal_id", "base_url", "location", *names)
     return {name: getattr(args, name) for name in fields if getattr(args, name, None) is not None}
 
 
@@ -161,7 +175,26 @@ def _start_logging(settings: Settings) -> None:
 # --- commands -------------------------------------------------------------------------------------
 
 
+def _claimed(settings: Settings) -> Settings:
+    """Settings with the terminal id fixed once (a derived `kiosk serve` id is random)."""
+    from kiosk.terminal import terminal_id_for
+
+    return settings.replace(terminal_id=terminal_id_for(settings))
+
+
 def _run_tui(settings: Settings, factory: ServicesFactory) -> int:
+    """Run the app as this terminal, refusing when another kiosk already is it."""
+    from kiosk.terminal import TerminalBusyError, claim_terminal
+
+    try:
+        with claim_terminal(settings):
+            return _run_app(settings, factory)
+    except TerminalBusyError as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return 1
+
+
+def _run_app(settings: Settings, factory: ServicesFactory) -> int:
     import asyncio
     import contextlib
     import inspect
@@ -201,7 +234,7 @@ def _run_tui(settings: Settings, factory: ServicesFactory) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     from kiosk.runtime import services_factory
 
-    settings = _load(args).settings
+    settings = _claimed(_load(args).settings)
     _start_logging(settings)
     # The unconfigured kiosk (the demo profile) runs the demo, visibly marked as such.
     return _run_tui(settings, services_factory(settings))
@@ -216,7 +249,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         check_base_url(server)
     # `kiosk demo` is always the demo profile; its base URL is the demo server's or none.
     loaded = _load(args, profile="demo")
-    settings = loaded.settings.replace(base_url=server)
+    settings = _claimed(loaded.settings.replace(base_url=server))
     _start_logging(settings)
     factory = services_factory(
         settings,
@@ -334,6 +367,10 @@ def cmd_config(args: argparse.Namespace) -> int:
             continue
         if name == "staff_pin_hash":
             shown = "set (hashed)" if value else "not set (`kiosk set-pin`)"
+        elif name == "terminal_id" and value is None:
+            from kiosk.terminal import derive_terminal_id
+
+            shown = f"{derive_terminal_id()} (derived from this session)"
         else:
             shown = "-" if value is None else str(value)
         source = sources.get(name, "default")

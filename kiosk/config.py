@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -92,6 +93,9 @@ class Settings:
     menu_ttl: float = 300.0
     demo_db: Path | None = None
     log_level: str = "INFO"
+    # Which terminal this kiosk is (its lock and crash-resume file); None: derived from the host
+    # and the session (kiosk.terminal).
+    terminal_id: str | None = None
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -111,6 +115,8 @@ class Settings:
 SETTING_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Settings))
 _FLOATS = {"idle_timeout", "idle_countdown", "payment_timeout", "done_timeout", "menu_ttl"}
 _OPTIONAL_STRINGS = {"base_url", "location", "merchant", "staff_pin_hash"}
+# A terminal id names files (lock, resume): nothing a path could be made of.
+_TERMINAL_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
 
@@ -159,6 +165,15 @@ def _coerce(name: str, value: Any) -> Any:
         if not isinstance(value, str) or value.upper() not in LOG_LEVELS:
             raise ValueError(f"must be one of {', '.join(LOG_LEVELS)} (got {value!r})")
         return value.upper()
+    if name == "terminal_id":
+        if value is None:
+            return value
+        if not isinstance(value, str) or not _TERMINAL_ID.fullmatch(value.strip()):
+            raise ValueError(
+                "must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit "
+                f"(got {value!r})"
+            )
+        return value.strip()
     if name == "profile" or name in _OPTIONAL_STRINGS:
         if value is None and name != "profile":
             return value
@@ -514,10 +529,5 @@ def write_pin_hash(pin_hash: str, config_file: Path | None = None) -> Path:
     except FileNotFoundError:
         # The hash of a short PIN can be brute-forced offline: keep a new file private.
         mode = 0o600
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(new_text)
-    os.chmod(tmp, mode)
-    os.replace(tmp, path)
+    paths.atomic_write(path, new_text, mode)
     return path

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import tempfile
 from pathlib import Path
 
 from platformdirs import PlatformDirs
@@ -47,3 +49,33 @@ def styles_dir() -> Path:
         return packaged
     checkout = Path(__file__).parent.parent / "styles"
     return checkout
+
+
+def atomic_write(path: Path, data: str | bytes, mode: int = 0o600) -> None:
+    """Write `path` whole or not at all: a crash leaves the old file or the new one, never half.
+
+    A temporary file in the same directory (so `os.replace` is a rename on one file system) is
+    written, flushed to disk, given `mode` and renamed over `path`; then the directory is synced so
+    the rename itself survives a power cut. The directory is created (0700) when missing.
+    """
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(raw)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    # Not every platform can open a directory (Windows): the rename is then as durable as it gets.
+    with contextlib.suppress(OSError):
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)

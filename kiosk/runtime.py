@@ -39,8 +39,11 @@ def default_demo_db(settings: Settings) -> Path:
 
 
 def state_dir_for(settings: Settings) -> Path:
-    # One folder a profile, so that a demo cart id is never offered to the production backend.
-    return paths.state_dir() / settings.profile
+    # One folder a profile and a terminal (kiosk.terminal): a demo cart id is never offered to the
+    # production backend, and two kiosks of one user never share an open order.
+    from kiosk.terminal import terminal_dir, terminal_id_for
+
+    return terminal_dir(settings, terminal_id_for(settings))
 
 
 def _client(

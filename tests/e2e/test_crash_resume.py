@@ -141,7 +141,8 @@ def demo_server(tmp_path: Path) -> Iterator[tuple[Any, str]]:
 
 
 def kiosk_env(home: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("KIOSK_", "TEXTUAL_"))}
+    # No SSH_* either: the terminal id (kiosk.terminal) must not depend on how the tests were run.
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("KIOSK_", "TEXTUAL_", "SSH_"))}
     env.pop("NO_COLOR", None)
     env.update(KIOSK_HOME=str(home), TERM="xterm-256color", PYTHONUNBUFFERED="1", **extra)
     return env
@@ -155,7 +156,7 @@ def start_kiosk(base_url: str, env: dict[str, str], *flags: str) -> Terminal:
 def test_resume_after_sigkill(tmp_path: Path, demo_server: tuple[Any, str]) -> None:
     backend, base_url = demo_server
     home = tmp_path / "home"
-    env = kiosk_env(home)
+    env = kiosk_env(home, KIOSK_TERMINAL_ID="counter-1")
 
     first = start_kiosk(base_url, env)
     try:
@@ -179,7 +180,7 @@ def test_resume_after_sigkill(tmp_path: Path, demo_server: tuple[Any, str]) -> N
         first.close()
 
     # Killed mid-order: the cart is open on the server, and its id is on disk.
-    saved = home / "state" / "demo" / "open-cart.json"
+    saved = home / "state" / "demo" / "terminals" / "counter-1" / "open-cart.json"
     assert cart_id in saved.read_text()
     assert backend.get_cart_json(cart_id)["status"] == "OPEN"
 

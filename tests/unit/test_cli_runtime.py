@@ -13,6 +13,7 @@ from kiosk import cli, logs, paths, runtime
 from kiosk.config import ConfigError, load_settings
 from kiosk.demo.data import DOWNTOWN, MERCHANT_SLUG, WESTSIDE
 from kiosk.ordering.services import KioskServices
+from kiosk.terminal import derive_terminal_id
 
 KEY = "sk_live_RuntimeKey_abcdef0123"
 
@@ -23,7 +24,8 @@ async def test_embedded_demo_services() -> None:
         assert services.demo is True
         assert services.location_ids == [DOWNTOWN.id, WESTSIDE.id]
         assert services.merchant_slug == MERCHANT_SLUG
-        assert services.state_dir == paths.state_dir() / "demo"
+        # One folder a profile and a terminal (kiosk.terminal).
+        assert services.state_dir == paths.state_dir() / "demo" / "terminals" / derive_terminal_id()
         # Each location's client carries its own key: both are accepted by the in-process backend.
         for loc in (DOWNTOWN, WESTSIDE):
             location = await services.client_for(loc.id).get_location(loc.id)
@@ -84,7 +86,9 @@ async def test_remote_services() -> None:
         assert services.demo is False
         assert services.location_ids == ["loc_9"]
         assert services.merchant_slug == "m"
-        assert services.state_dir == paths.state_dir() / "production"
+        assert services.state_dir == (
+            paths.state_dir() / "production" / "terminals" / derive_terminal_id()
+        )
         await services.client_for("loc_9").get_location("loc_9")
     finally:
         await services.aclose()
