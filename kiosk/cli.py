@@ -1,6 +1,6 @@
 """The `kiosk` command.
 
-    kiosk [--base-url URL] [--location ID]     the kiosk on the configured backend (KIOSK_API_KEY)
+    kiosk [run] [--base-url URL] [--location ID]   the kiosk on the configured backend
     kiosk demo [--location ID] [--db PATH] [--server URL]
     (both take --terminal-id NAME: which terminal this is; one kiosk a terminal, see kiosk.terminal)
     kiosk demo-server [--host H] [--port N] [--db PATH] [--allow-remote]
@@ -9,8 +9,9 @@
     kiosk set-pin [--stdin]                    set the staff PIN (stored hashed)
     kiosk serve [--port N]                     `kiosk demo` in a browser (textual-serve, 127.0.0.1)
 
-Common flags: --profile NAME, --kiosk, --log-level LEVEL. Exit status: 0 ok, 1 a failed check or
-run, 2 a usage or configuration error (one line on stderr, no traceback).
+Common flags: --profile NAME, --log-level LEVEL; run, demo and serve also take --kiosk. Exit
+status: 0 ok, 1 a failed check or run, 2 a usage or configuration error (one line on stderr, no
+traceback).
 
 Imports here stay cheap: Textual, httpx and the demo backend load only when a command needs them.
 """
@@ -48,13 +49,6 @@ def _common(parser: argparse.ArgumentParser) -> None:
     s = argparse.SUPPRESS
     parser.add_argument("--profile", metavar="NAME", default=s, help="config profile to use")
     parser.add_argument(
-        "--kiosk",
-        dest="kiosk_mode",
-        action="store_true",
-        default=s,
-        help="kiosk mode: quit/suspend keys are disabled; staff leave with the PIN",
-    )
-    parser.add_argument(
         "--log-level",
         metavar="LEVEL",
         default=s,
@@ -65,7 +59,14 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def _terminal(parser: argparse.ArgumentParser) -> None:
-    # Only the commands that run a kiosk have a terminal.
+    # Only the commands that run a kiosk have kiosk mode and a terminal.
+    parser.add_argument(
+        "--kiosk",
+        dest="kiosk_mode",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="kiosk mode: quit/suspend keys are disabled; staff leave with the PIN",
+    )
     parser.add_argument(
         "--terminal-id",
         metavar="NAME",
@@ -83,22 +84,71 @@ def _backend(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--location", metavar="ID", default=s, help="location id or slug")
 
 
+# Every command's --help ends with examples: staff copy them.
+EXAMPLES = {
+    None: """examples:
+  kiosk demo                                   try it on the embedded demo backend
+  kiosk --base-url https://storefront.example/api/v1 --location my-location --kiosk
+  kiosk doctor                                 check this kiosk before opening
+
+The API key comes from KIOSK_API_KEY or the secrets file, never from a flag.""",
+    "run": """examples:
+  kiosk run --base-url https://storefront.example/api/v1 --location my-location
+  kiosk run --kiosk --terminal-id counter-1    a counter terminal in kiosk mode""",
+    "demo": """examples:
+  kiosk demo                                   both demo locations, backend in this process
+  kiosk demo --location lantern-westside --kiosk
+  kiosk demo --server http://127.0.0.1:8765/api/v1   several terminals on one demo-server""",
+    "demo-server": """examples:
+  kiosk demo-server                            on 127.0.0.1:8765; prints the URL and demo keys
+  kiosk demo-server --port 9000 --db /tmp/training.sqlite3""",
+    "doctor": """examples:
+  kiosk doctor                                 the configured backend and locations
+  kiosk doctor --base-url https://storefront.example/api/v1 --location my-location""",
+    "config": """examples:
+  kiosk config path                            where config.toml is
+  kiosk config show                            every setting in effect and where it came from""",
+    "set-pin": """examples:
+  kiosk set-pin                                asks twice, stores a salted hash
+  echo 2468 | kiosk set-pin --stdin""",
+    "serve": """examples:
+  kiosk serve                                  http://127.0.0.1:8000 (reach it over an SSH tunnel)
+  kiosk serve --port 8080 --location lantern-downtown""",
+}
+
+
+def _sub(sub: Any, name: str, help: str) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        name,
+        help=help,
+        description=help[:1].upper() + help[1:] + ".",
+        epilog=EXAMPLES[name],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _common(parser)
+    return parser
+
+
 def build_parser() -> argparse.ArgumentParser:
     from kiosk import __version__
 
     parser = _Parser(
         prog=PROG,
         description="A terminal ordering kiosk for the Storefront API.",
-        epilog="The API key comes from KIOSK_API_KEY or the secrets file, never from a flag.",
+        epilog=EXAMPLES[None],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     _common(parser)
     _backend(parser)
     _terminal(parser)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    demo = sub.add_parser("demo", help="run the kiosk on the embedded demo backend")
-    _common(demo)
+    run = _sub(sub, "run", "run the kiosk on the configured backend (the default command)")
+    _backend(run)
+    _terminal(run)
+
+    demo = _sub(sub, "demo", "run the kiosk on the embedded demo backend")
     _terminal(demo)
     demo.add_argument(
         "--location",
@@ -114,8 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="use a `kiosk demo-server` (e.g. http://127.0.0.1:8765/api/v1) instead of in-process",
     )
 
-    server = sub.add_parser("demo-server", help="serve the demo backend over HTTP")
-    _common(server)
+    server = _sub(sub, "demo-server", "serve the demo backend over HTTP")
     server.add_argument("--host", default="127.0.0.1")
     server.add_argument("--port", type=int, default=DEFAULT_DEMO_PORT)
     server.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS)
@@ -123,20 +172,23 @@ def build_parser() -> argparse.ArgumentParser:
         "--allow-remote", action="store_true", help="allow a host other than this machine"
     )
 
-    doctor = sub.add_parser("doctor", help="check that this kiosk can take orders")
-    _common(doctor)
+    doctor = _sub(sub, "doctor", "check that this kiosk can take orders")
     _backend(doctor)
 
-    config = sub.add_parser("config", help="where the config is, and what is in effect")
-    _common(config)
+    config = _sub(sub, "config", "where the config is, and what is in effect")
     config.add_argument("action", choices=["path", "show"])
 
-    pin = sub.add_parser("set-pin", help="set the staff PIN (stored hashed in config.toml)")
-    _common(pin)
+    pin = _sub(sub, "set-pin", "set the staff PIN (stored hashed in config.toml)")
     pin.add_argument("--stdin", action="store_true", help="read the PIN from stdin (scripts)")
 
-    serve = sub.add_parser("serve", help="publish `kiosk demo` to a browser (textual-serve)")
-    _common(serve)
+    serve = _sub(sub, "serve", "publish `kiosk demo` to a browser (textual-serve)")
+    serve.add_argument(
+        "--kiosk",
+        dest="kiosk_mode",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="each browser session runs in kiosk mode",
+    )
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=DEFAULT_SERVE_PORT)
     serve.add_argument("--location", metavar="ID", default=argparse.SUPPRESS)
@@ -429,6 +481,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 COMMANDS = {
     None: cmd_run,
+    "run": cmd_run,
     "demo": cmd_demo,
     "demo-server": cmd_demo_server,
     "doctor": cmd_doctor,

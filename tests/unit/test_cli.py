@@ -182,11 +182,38 @@ def test_missing_configuration_is_named(
 def test_flags_before_or_after_the_command(capsys: pytest.CaptureFixture[str]) -> None:
     args = cli.build_parser().parse_args(["--profile", "staging", "doctor", "--location", "L"])
     assert (args.profile, args.location, args.command) == ("staging", "L", "doctor")
-    args = cli.build_parser().parse_args(["doctor", "--profile", "staging", "--kiosk"])
+    args = cli.build_parser().parse_args(["demo", "--profile", "staging", "--kiosk"])
     assert (args.profile, args.kiosk_mode) == ("staging", True)
     # A flag given only before the command is not reset by the command's parser.
     args = cli.build_parser().parse_args(["--kiosk", "demo"])
     assert args.kiosk_mode is True
+
+
+@pytest.mark.parametrize("command", ["doctor", "config show", "set-pin", "demo-server"])
+def test_kiosk_mode_is_refused_where_it_means_nothing(
+    capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    code, _, err = _run(capsys, *command.split(), "--kiosk")
+    assert code == 2
+    assert "unrecognized arguments: --kiosk" in _one_line_error(err)
+
+
+@pytest.mark.parametrize("command", [*cli.COMMANDS])
+def test_every_command_has_help_with_an_example(
+    capsys: pytest.CaptureFixture[str], command: str | None
+) -> None:
+    code, out, _ = _run(capsys, *([command] if command else []), "--help")
+    assert code == 0
+    assert "examples:" in out
+    assert f"kiosk {command or ''}".strip() in out.split("examples:")[1]
+
+
+def test_run_is_a_command_of_its_own(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.COMMANDS["run"] is cli.COMMANDS[None]
+    args = cli.build_parser().parse_args(["run", "--location", "L", "--terminal-id", "t-1"])
+    assert (args.command, args.location, args.terminal_id) == ("run", "L", "t-1")
+    _, out, _ = _run(capsys, "--help")
+    assert "run the kiosk on the configured backend" in out
 
 
 @pytest.mark.parametrize("command", ["demo-server", "serve"])
