@@ -102,8 +102,9 @@ def _budget_text(client: StorefrontClient) -> tuple[bool, str]:
     if left is None:
         return True, "rate budget: the server sent no X-RateLimit-Remaining header (unknown)"
     reset = budget.seconds_until_reset()
-    when = f", the window resets in {reset:.0f} s" if reset is not None else ""
-    text = f"rate budget: {left} of {budget.limit} requests left{when}"
+    # Said as what is left to use, not as a countdown: a reset time alone reads as if it were spent.
+    when = f" (the full {budget.limit} again in {reset:.0f} s)" if reset is not None else ""
+    text = f"rate budget: {left} of {budget.limit} requests still available{when}"
     if left == 0:
         return False, text + ": the kiosk cannot make requests until then"
     if budget.is_low:
@@ -169,11 +170,25 @@ async def _check_location(
     report.ok(f"created cart {cart_id} and deleted it")
 
 
+def _backend_text(services: KioskServices) -> str:
+    """Which backend is checked, named as it is: in-process, a demo server, or a real one."""
+    if services.demo_backend is not None:
+        return "the embedded demo backend (in this process)"
+    urls = sorted({c.base_url for c in services.clients.values()}) if services.clients else []
+    where = ", ".join(urls) or "no backend"
+    if services.demo:
+        return f"the demo server at {where}"
+    # "demo" is only the default profile's name here: naming it would say this is a demo.
+    profile = services.settings.profile
+    return f"the backend at {where}" + (f" (profile {profile})" if profile != "demo" else "")
+
+
 async def run_doctor(services: KioskServices, out: TextIO, *, key_source: str = "") -> bool:
     """Run every check for every location of `services`, printing to `out`. True when all passed."""
     report = _Report(out)
-    mode = "embedded demo backend" if services.demo else f"profile {services.settings.profile}"
-    report.info(f"kiosk doctor: {mode}, {len(services.location_ids)} location(s)")
+    report.info(
+        f"kiosk doctor: {_backend_text(services)}, {len(services.location_ids)} location(s)"
+    )
     if not services.location_ids:
         report.fail("no location configured: pass --location ID or set KIOSK_LOCATION")
     for location_id in services.location_ids:

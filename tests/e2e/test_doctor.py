@@ -56,7 +56,7 @@ def test_a_good_backend(
     assert f"location {DOWNTOWN.id} readable: {DOWNTOWN.name!r}" in out
     products = re.search(r"(\d+) products", out)
     assert products is not None and int(products.group(1)) > 0
-    budget = re.search(r"rate budget: (\d+) of (\d+) requests left", out)
+    budget = re.search(r"rate budget: (\d+) of (\d+) requests still available", out)
     assert budget is not None and 0 < int(budget.group(1)) < int(budget.group(2))
     # The cart the doctor made is gone from the backend.
     cart = re.search(r"created cart (\S+) and deleted it", out)
@@ -122,10 +122,22 @@ def test_the_embedded_demo_by_default(capsys: pytest.CaptureFixture[str]) -> Non
     code = cli.main(["doctor"])
     out, _ = capsys.readouterr()
     assert code == 0, out
-    assert "embedded demo backend, 2 location(s)" in out
+    assert "the embedded demo backend (in this process), 2 location(s)" in out
     assert len(_tagged(out, "OK")) == 10
     for key in (DOWNTOWN.api_key, WESTSIDE.api_key):
         assert key not in out
+
+
+def test_a_demo_server_is_named_by_its_url_not_embedded(
+    demo_server: ServerThread, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The demo profile with a loopback URL and no key: a `kiosk demo-server`, not in-process.
+    code = cli.main(["doctor", "--base-url", demo_server.base_url])
+    out, _ = capsys.readouterr()
+    assert code == 0, out
+    first = out.splitlines()[0]
+    assert f"the demo server at {demo_server.base_url}" in first
+    assert "embedded" not in first
 
 
 def test_exit_status_of_a_real_process(demo_server: ServerThread, kiosk_home: Path) -> None:

@@ -123,8 +123,11 @@ async def test_a_good_backend_passes_every_check() -> None:
     assert len(_lines(text, "OK")) == 5
     assert "'Number One', Europe/Berlin, ordering allowed" in text
     assert "1 menu(s), 2 categories, 3 products" in text
-    assert "rate budget: 187 of 200 requests left" in text
+    assert "rate budget: 187 of 200 requests still available" in text
     assert "created cart crt_9 and deleted it" in text
+    # A real backend is named by its URL, never called the demo (the default profile is "demo").
+    assert "kiosk doctor: the backend at https://" in text
+    assert "demo" not in text.splitlines()[0]
     # The cart really was deleted, not only created.
     assert backend.carts == set()
     assert ("DELETE", f"/locations/{LOC}/carts/crt_9") in backend.requests
@@ -186,7 +189,7 @@ async def test_an_exhausted_rate_budget_fails() -> None:
     }
     ok, text = await _doctor(backend)
     assert not ok
-    assert "rate budget: 0 of 200 requests left" in _lines(text, "FAIL")[0]
+    assert "rate budget: 0 of 200 requests still available" in _lines(text, "FAIL")[0]
 
 
 async def test_an_unknown_rate_budget_is_reported_not_failed() -> None:
