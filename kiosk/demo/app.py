@@ -25,13 +25,13 @@ from starlette.routing import BaseRoute, Match, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from kiosk.demo.backend import Backend
+from kiosk.demo.edge import MAX_BODY, Edge
 from kiosk.demo.errors import ApiError, not_found, validation
 from kiosk.demo.money import fmt
 
 log = logging.getLogger("kiosk.demo")
 
 API = "/api/v1"
-MAX_BODY = 64 * 1024
 DROP_MESSAGE = "demo fault: connection dropped after the write was committed"
 LOOPBACK = {"127.0.0.1", "::1", "localhost", "testclient"}
 
@@ -467,6 +467,7 @@ async def demo_confirm(request: Request) -> Response:
     is_form = request.headers.get("content-type", "").startswith(
         "application/x-www-form-urlencoded"
     )
+    body: dict[str, Any] = {}
     try:
         if is_form:
             raw = await request.body()
@@ -547,7 +548,8 @@ def create_app(
     api = api_routes()
     app = Starlette(
         routes=[*api, *demo_routes()],
-        middleware=[Middleware(Gate, backend=backend, routes=api)],
+        # The edge first: nothing malformed reaches the limiter, the faults or a handler.
+        middleware=[Middleware(Edge), Middleware(Gate, backend=backend, routes=api)],
     )
     app.state.backend = backend
     return app

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
+# Every amount a request may carry is below this many major units (a tip, a price, a percentage).
+MAX_MAJOR = Decimal(10) ** 9
+
 SYMBOLS = {"usd": "$", "cad": "$", "aud": "$", "eur": "€", "gbp": "£"}
 
 
@@ -41,6 +44,10 @@ def parse_major(text: str) -> int | None:
         value = Decimal(text.strip())
     except (InvalidOperation, AttributeError):
         return None
-    if not value.is_finite() or value != value.quantize(Decimal("0.01")):
+    # Bounded before any arithmetic: quantizing "1e999999" raises InvalidOperation, and no
+    # amount here comes near 10^9 major units.
+    if not value.is_finite() or abs(value) >= MAX_MAJOR:
+        return None
+    if value != value.quantize(Decimal("0.01")):
         return None
     return int(value * 100)

@@ -1,0 +1,221 @@
+"""The edge: every request is checked here before any handler, database or arithmetic sees it.
+
+A pure ASGI middleware in front of the whole app. What it refuses, with a clear 4xx and nothing
+written:
+- a body over MAX_BODY bytes: reading stops at the limit (a 4 MiB upload is not read to the end);
+- a JSON body nested deeper than MAX_DEPTH (json.loads would recurse until RecursionError), or that
+  is not JSON at all, or that carries NaN/Infinity, a float that overflows, or a number with more
+  than MAX_DIGITS digits (no handler does arithmetic on numbers it cannot hold);
+- any string in the body, keys included, and any path segment that is not valid text: a lone
+  surrogate (SQLite and every JSON encoder refuse to write it, so a stored one made its cart
+  unreadable forever), NUL, or another control character (tab, newline and carriage return are kept:
+  free text has them).
+Field-specific rules (a latitude's range, a tip's maximum) stay with the handlers; this only
+guarantees that what reaches them is text and finite numbers of a sane size.
+
+Errors take the shape of the API the path belongs to: the 2.0 envelope `{code, message, requestId,
+details}` with `X-Request-Id` under /api/v1/storefront (2.0 never answers 413), the legacy shape
+elsewhere. Written by hand: the checks are a few dozen lines, and no maintained ASGI library does
+depth, text and number checks together before the body reaches the app.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import secrets
+from collections.abc import Callable
+from typing import Any
+
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from kiosk.demo.errors import ApiError
+
+__all__ = ["MAX_BODY", "MAX_DEPTH", "Edge", "bad_text", "check_json"]
+
+MAX_BODY = 64 * 1024
+# The deepest request the API documents is a selection with children inside an item: about 8.
+MAX_DEPTH = 32
+MAX_DIGITS = 20
+V2_PREFIX = "/api/v1/storefront"
+
+# Control characters other than tab, newline and carriage return; and lone surrogates.
+_BAD_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+
+
+class EdgeRefusal(Exception):
+    def __init__(self, status: int, code: str, message: str, field: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.field = field
+
+
+def bad_text(value: str) -> bool:
+    """True when `value` is not text a person could have typed (see the module docstring)."""
+    return _BAD_CHARS.search(value) is not None
+
+
+def _depth_over(raw: bytes, limit: int) -> bool:
+    """True when brackets outside strings nest deeper than `limit` (checked before parsing)."""
+    depth = 0
+    in_string = False
+    escaped = False
+    for byte in raw:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):  # [ {
+            depth += 1
+            if depth > limit:
+                return True
+        elif byte in (0x5D, 0x7D):
+            depth -= 1
+    return False
+
+
+class _OutOfRange(float):
+    """A number the edge refuses (NaN, ±Infinity, an overflowing float, too many digits), kept as a
+    marker while parsing so that the refusal can name the member that carried it."""
+
+
+def _parse_int(text: str) -> int | float:
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        return _OutOfRange("nan")
+    return int(text)
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value) or len(text) > 64:
+        return _OutOfRange("nan")
+    return value
+
+
+def _check(value: Any, where: str) -> None:
+    """Every string valid text, every number finite and of a sane size; `where` names the member."""
+    if isinstance(value, str):
+        if bad_text(value):
+            raise EdgeRefusal(
+                400, "VALIDATION_ERROR", f"{where} contains characters that are not text", where
+            )
+    elif isinstance(value, float):
+        if isinstance(value, _OutOfRange):
+            raise EdgeRefusal(400, "VALIDATION_ERROR", f"{where} is not a number in range", where)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check(key, where)
+            _check(item, key if where == "body" else f"{where}.{key}")
+    elif isinstance(value, list):
+        for item in value:
+            _check(item, where)
+
+
+def check_json(raw: bytes) -> Any:
+    """Parse a request body under the edge's rules; raise EdgeRefusal when it breaks one."""
+    if _depth_over(raw, MAX_DEPTH):
+        raise EdgeRefusal(400, "VALIDATION_ERROR", "The body is nested too deeply", "body")
+    try:
+        parsed = json.loads(
+            raw,
+            parse_int=_parse_int,
+            parse_float=_parse_float,
+            parse_constant=lambda name: _OutOfRange("nan"),
+        )
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        raise EdgeRefusal(400, "VALIDATION_ERROR", "The body is not valid JSON", "body") from None
+    _check(parsed, "body")
+    return parsed
+
+
+def _error_response(refusal: EdgeRefusal, path: str) -> JSONResponse:
+    if path == V2_PREFIX or path.startswith(V2_PREFIX + "/"):
+        # 2.0 has no 413: every refusal of the edge is a validation error there.
+        request_id = "req_" + secrets.token_hex(8)
+        body = {
+            "code": "VALIDATION_ERROR",
+            "message": refusal.message,
+            "requestId": request_id,
+            "details": {"field": refusal.field},
+        }
+        return JSONResponse(body, status_code=400, headers={"X-Request-Id": request_id})
+    legacy = ApiError(refusal.status, refusal.code, refusal.message, field=refusal.field)
+    return JSONResponse(legacy.body(), status_code=legacy.status)
+
+
+class Edge:
+    """The ASGI middleware; `is_checked(path)` says which paths it guards (default: all)."""
+
+    def __init__(self, app: ASGIApp, is_checked: Callable[[str], bool] = lambda path: True) -> None:
+        self.app = app
+        self.is_checked = is_checked
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not self.is_checked(scope["path"]):
+            await self.app(scope, receive, send)
+            return
+        path: str = scope["path"]
+        try:
+            if bad_text(path):
+                raise EdgeRefusal(
+                    400,
+                    "VALIDATION_ERROR",
+                    "The path contains characters that are not text",
+                    "path",
+                )
+            body, complete = await self._read(receive)
+            if not complete:
+                raise EdgeRefusal(
+                    413, "PAYLOAD_TOO_LARGE", f"The body is over {MAX_BODY} bytes", "body"
+                )
+            content_type = dict(scope.get("headers") or []).get(b"content-type", b"")
+            if body.strip() and not content_type.startswith(b"application/x-www-form-urlencoded"):
+                check_json(body)
+        except EdgeRefusal as refusal:
+            await _error_response(refusal, path)(scope, _empty_receive, send)
+            return
+        await self.app(scope, _replay(body, receive), send)
+
+    @staticmethod
+    async def _read(receive: Receive) -> tuple[bytes, bool]:
+        """The body, read no further than MAX_BODY; (what was read, whether it was all)."""
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return b"".join(chunks), True
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > MAX_BODY:
+                return b"", False
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(chunks), True
+
+
+async def _empty_receive() -> Message:
+    return {"type": "http.request", "body": b"", "more_body": False}
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """A receive that hands the app the body already read, then waits on the real one."""
+    sent = False
+
+    async def again() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return again
