@@ -129,6 +129,24 @@ def _sub(sub: Any, name: str, help: str) -> argparse.ArgumentParser:
     return parser
 
 
+_WINDOWS = {"s": 1, "sec": 1, "min": 60, "m": 60, "h": 3600, "hour": 3600}
+
+
+def _rate_limit(text: str) -> tuple[int | None, float]:
+    """`N/10min`, `N/1h`, `N/30s`... as (requests, window seconds); `off` as (None, 600)."""
+    import re
+
+    if text.strip().lower() == "off":
+        return None, 600.0
+    match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d*)\s*([a-z]+)\s*", text.lower())
+    if match is None or match.group(3) not in _WINDOWS or int(match.group(1)) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not N/<window> (e.g. 200/10min) or off")
+    window = int(match.group(2) or 1) * _WINDOWS[match.group(3)]
+    if window <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: the window must be longer than 0")
+    return int(match.group(1)), float(window)
+
+
 def build_parser() -> argparse.ArgumentParser:
     from kiosk import __version__
 
@@ -170,6 +188,21 @@ def build_parser() -> argparse.ArgumentParser:
     server.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS)
     server.add_argument(
         "--allow-remote", action="store_true", help="allow a host other than this machine"
+    )
+    server.add_argument(
+        "--rate-limit",
+        metavar="N/10min",
+        default="200/10min",
+        type=_rate_limit,
+        help="requests per IP in each window, e.g. 200/10min (the real API's), 1000/1min for a "
+        "training room, or off for load tests (default 200/10min)",
+    )
+    server.add_argument(
+        "--synchronous",
+        choices=["full", "normal"],
+        default="full",
+        help="full (default): every acknowledged write survives a power cut; normal: faster, "
+        "may lose the last writes on power loss (never corrupts the database)",
     )
 
     doctor = _sub(sub, "doctor", "check that this kiosk can take orders")
@@ -339,7 +372,15 @@ def cmd_demo_server(args: argparse.Namespace) -> int:
     print(f"run the kiosk on it:  {PROG} demo --server {base_url}", flush=True)
     if not is_loopback_host(host):
         print("warning: plain http off this machine sends the demo keys unencrypted", flush=True)
-    run(host, args.port, db)
+    limit, window = args.rate_limit
+    run(
+        host,
+        args.port,
+        db,
+        rate_limit=limit,
+        rate_window=window,
+        synchronous=args.synchronous.upper(),
+    )
     return 0
 
 

@@ -8,8 +8,10 @@ calls one Backend method.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
+import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from html import escape
@@ -28,6 +30,7 @@ from kiosk.demo.backend import Backend
 from kiosk.demo.edge import MAX_BODY, Edge
 from kiosk.demo.errors import ApiError, not_found, validation
 from kiosk.demo.money import fmt
+from kiosk.demo.store import IdempotencyConflict
 
 log = logging.getLogger("kiosk.demo")
 
@@ -107,14 +110,48 @@ def authenticate(backend: Backend, request: Request) -> dict[str, Any] | None:
     return loc
 
 
+IDEMPOTENCY_KEY = re.compile(r"[A-Za-z0-9._:-]{16,128}")
+
+
+def _once(request: Request, payload: dict[str, Any], run: Callable[[], Any]) -> Response:
+    """Run a write; with an Idempotency-Key, at most once: a retry gets the first outcome."""
+    key = request.headers.get("idempotency-key")
+    if key is None or request.method == "GET":
+        return JSONResponse(run())
+    if not IDEMPOTENCY_KEY.fullmatch(key):
+        raise validation("Idempotency-Key must be 16-128 of A-Z a-z 0-9 . _ : -", "Idempotency-Key")
+    backend: Backend = request.app.state.backend
+
+    def outcome() -> tuple[int, Any]:
+        try:
+            return 200, run()
+        except ApiError as exc:
+            return exc.status, exc.body()
+
+    # Scoped by the credential and the exact path: a key means nothing for another cart or key.
+    who = hashlib.sha256(request.headers.get("x-api-key", "").encode()).hexdigest()[:16]
+    scope = f"{who} {request.method} {request.url.path}"
+    digest = hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+    try:
+        status, body = backend.store.idempotent(scope, key, digest, backend.clock(), outcome)
+    except IdempotencyConflict as exc:
+        message = (
+            "This Idempotency-Key was used for another request"
+            if exc.code == "IDEMPOTENCY_KEY_REUSED"
+            else "The first request with this Idempotency-Key is still running; retry shortly"
+        )
+        raise ApiError(409, exc.code, message, field="Idempotency-Key") from None
+    return JSONResponse(body, status_code=status)
+
+
 def endpoint(handler: Handler, *, body: bool) -> Callable[[Request], Awaitable[Response]]:
     async def run(request: Request) -> Response:
         backend: Backend = request.app.state.backend
         try:
             loc = authenticate(backend, request)
             payload = await read_json(request) if body else {}
-            result = handler(Call(backend, loc or {}, request.path_params, payload, request))
-            return JSONResponse(result)
+            call = Call(backend, loc or {}, request.path_params, payload, request)
+            return _once(request, payload, lambda: handler(call))
         except ApiError as exc:
             return error_response(exc)
         except Exception:
@@ -273,12 +310,20 @@ class Gate:
         if faults.latency_s > 0:
             await asyncio.sleep(faults.latency_s)
 
-        allowed, remaining, reset, retry = b.limiter.hit(client)
-        headers = {
-            "X-RateLimit-Limit": str(b.limiter.limit),
-            "X-RateLimit-Remaining": str(remaining),
-            "X-RateLimit-Reset": str(reset),
-        }
+        # Counted after authentication: a request with a wrong key spends only the small allowance
+        # for failed authentication, never the budget of the IP's real requests.
+        key = _header(scope, b"x-api-key")
+        limiter = b.limiter if key in b.catalog.keys else b.auth_limiter
+        allowed, remaining, reset, retry = limiter.hit(client)
+        headers: dict[str, str] = {}
+        # A refused key sees the headers of its own small window (the contract puts them on every
+        # answer); with the limit off there are none.
+        if limiter.limit is not None:
+            headers = {
+                "X-RateLimit-Limit": str(limiter.limit),
+                "X-RateLimit-Remaining": str(remaining),
+                "X-RateLimit-Reset": str(reset),
+            }
         early: ApiError | None = None
         if faults.take_burst():
             retry = faults.burst_retry_after_s
@@ -343,6 +388,13 @@ class Gate:
             await send(message)
 
 
+def _header(scope: Scope, name: bytes) -> str:
+    for key, value in scope.get("headers") or []:
+        if key == name:
+            return bytes(value).decode("latin-1")
+    return ""
+
+
 def _demo_public(path: str) -> bool:
     # The checkout page and the processor are what a customer's phone reaches.
     return path.startswith(("/demo/checkout/", "/demo/processor/", "/demo/health"))
@@ -390,6 +442,7 @@ async def demo_stats_reset(request: Request) -> Response:
 
 async def demo_rate_limit_reset(request: Request) -> Response:
     request.app.state.backend.limiter.reset()
+    request.app.state.backend.auth_limiter.reset()
     return JSONResponse({"success": True})
 
 
@@ -526,15 +579,18 @@ def create_app(
     db_path: str | Path = ":memory:",
     *,
     clock: Callable[[], float] | None = None,
-    rate_limit: int = 200,
+    rate_limit: int | None = 200,
     rate_window: float = 600.0,
     extra_products: int = 0,
     public_base_url: str | None = None,
     seed: bool = True,
+    synchronous: str = "NORMAL",
 ) -> Starlette:
     """The demo Storefront backend as an ASGI app; `app.state.backend` is the Backend.
 
+    rate_limit: requests per `rate_window` s and IP; None = no limit (load tests).
     public_base_url: where checkout pages are reached (checkoutUrl); None = the request's URL.
+    synchronous: "FULL" (what is acknowledged survives a power cut) or "NORMAL" (faster).
     """
     backend = Backend(
         str(db_path),
@@ -544,6 +600,7 @@ def create_app(
         extra_products=extra_products,
         public_base_url=public_base_url,
         seed=seed,
+        synchronous=synchronous,
     )
     api = api_routes()
     app = Starlette(

@@ -84,20 +84,25 @@ def _int(body: dict[str, Any], name: str, lo: int, hi: int) -> int:
     return value
 
 
+# Requests with a missing or wrong key allowed per IP and window (then 429).
+FAILED_AUTH_LIMIT = 20
+
+
 class Backend:
     def __init__(
         self,
         db_path: str = ":memory:",
         *,
         clock: Callable[[], float] | None = None,
-        rate_limit: int = 200,
+        rate_limit: int | None = 200,
         rate_window: float = 600.0,
         extra_products: int = 0,
         public_base_url: str | None = None,
         seed: bool = True,
+        synchronous: str = "NORMAL",
     ) -> None:
         self.clock: Callable[[], float] = clock or time.time
-        self.store = Store(db_path)
+        self.store = Store(db_path, synchronous=synchronous)
         if seed:
             self.store.seed(extra_products, self.clock())
         self.catalog = Catalog(self.store.load_catalog())
@@ -105,6 +110,8 @@ class Backend:
         self.faults = Faults()
         self.stats = Stats()
         self.limiter = RateLimiter(rate_limit, rate_window, lambda: self.clock())
+        # Requests whose key is refused: their own small window, so they cannot spend the budget.
+        self.auth_limiter = RateLimiter(FAILED_AUTH_LIMIT, rate_window, lambda: self.clock())
         self._zones: dict[str, ZoneInfo] = {}
 
     @property

@@ -145,7 +145,8 @@ class Stats:
 class RateLimiter:
     """A fixed window per client IP: `limit` requests per `window` s, from its first request."""
 
-    def __init__(self, limit: int, window: float, clock: Callable[[], float]) -> None:
+    def __init__(self, limit: int | None, window: float, clock: Callable[[], float]) -> None:
+        # limit None: no limit (load tests); every request is allowed.
         self.limit = limit
         self.window = window
         self.clock = clock
@@ -155,6 +156,8 @@ class RateLimiter:
     def hit(self, client: str) -> tuple[bool, int, int, int]:
         """Count one request: (allowed, remaining, reset Unix seconds, retry-after seconds)."""
         now = self.clock()
+        if self.limit is None:
+            return True, 0, math.ceil(now + self.window), 0
         with self._lock:
             start, count = self._windows.get(client, (now, 0))
             if now >= start + self.window:

@@ -8,9 +8,10 @@ read-modify-write so two writers never interleave.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
@@ -52,14 +53,53 @@ CREATE TABLE IF NOT EXISTS orders (
     doc TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS idempotency (
+    scope TEXT NOT NULL,
+    key TEXT NOT NULL,
+    request_hash TEXT NOT NULL,
+    state TEXT NOT NULL,
+    status INTEGER,
+    body TEXT,
+    created_at REAL NOT NULL,
+    PRIMARY KEY (scope, key)
+);
 """
 
 
+SYNCHRONOUS = ("FULL", "NORMAL")
+# How long a stored outcome is replayed for its Idempotency-Key (the vendor states no retention).
+IDEMPOTENCY_TTL = 24 * 3600.0
+# A request still "running" after this long belongs to a process that died.
+ABANDONED_AFTER = 60.0
+
+
+def _private_file(path: Path) -> None:
+    """Create the database file and any missing folders so only this user can read them: carts hold
+    customers' names, emails and addresses. SQLite gives its -wal and -shm files the same mode."""
+    missing = [p for p in (path.parent, *path.parent.parents) if not p.exists()]
+    for folder in reversed(missing):
+        folder.mkdir(mode=0o700)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    os.close(fd)
+
+
+class IdempotencyConflict(Exception):
+    """The key was used before with another request, or its first request is still running."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__(code)
+        self.code = code  # IDEMPOTENCY_KEY_REUSED or IDEMPOTENCY_IN_PROGRESS
+
+
 class Store:
-    def __init__(self, db_path: str | Path = ":memory:") -> None:
+    def __init__(self, db_path: str | Path = ":memory:", *, synchronous: str = "NORMAL") -> None:
+        """synchronous: FULL acknowledges only what survives a power cut (`kiosk demo-server`);
+        NORMAL may lose the last writes on power loss, never corrupts (in-process demos, tests)."""
+        if synchronous.upper() not in SYNCHRONOUS:
+            raise ValueError(f"synchronous must be one of {SYNCHRONOUS}")
         self.path = str(db_path)
         if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            _private_file(Path(self.path))
         # isolation_level=None: we issue BEGIN/COMMIT ourselves.
         self._conn = sqlite3.connect(
             self.path, timeout=10.0, isolation_level=None, check_same_thread=False
@@ -69,7 +109,7 @@ class Store:
             self._conn.execute("PRAGMA busy_timeout = 10000")
             if self.path != ":memory:":
                 self._conn.execute("PRAGMA journal_mode = WAL")
-                self._conn.execute("PRAGMA synchronous = NORMAL")
+                self._conn.execute(f"PRAGMA synchronous = {synchronous.upper()}")
             self._conn.executescript(SCHEMA)
 
     def close(self) -> None:
@@ -171,3 +211,62 @@ class Store:
             (name,),
         )
         return int(conn.execute("SELECT value FROM counters WHERE name = ?", (name,)).fetchone()[0])
+
+    # -- idempotency ---------------------------------------------------------------------------
+
+    def idempotent(
+        self,
+        scope: str,
+        key: str,
+        request_hash: str,
+        now: float,
+        run: Callable[[], tuple[int, Any]],
+    ) -> tuple[int, Any]:
+        """Run a write once per (scope, key): its outcome is stored and replayed to a retry.
+
+        The same key with another request raises IdempotencyConflict("IDEMPOTENCY_KEY_REUSED");
+        while the first request runs, IdempotencyConflict("IDEMPOTENCY_IN_PROGRESS"). A 5xx outcome
+        is not stored: the write did not happen, so a retry runs it again. `run` returns
+        (status, JSON body) and does its own transaction.
+        """
+        with self.write() as conn:
+            conn.execute("DELETE FROM idempotency WHERE created_at < ?", (now - IDEMPOTENCY_TTL,))
+            row = conn.execute(
+                "SELECT request_hash, state, status, body, created_at FROM idempotency "
+                "WHERE scope = ? AND key = ?",
+                (scope, key),
+            ).fetchone()
+            if row is not None:
+                stored_hash, state, status, body, created = row
+                if stored_hash != request_hash:
+                    raise IdempotencyConflict("IDEMPOTENCY_KEY_REUSED")
+                if state == "done":
+                    return int(status), json.loads(body)
+                if created > now - ABANDONED_AFTER:
+                    raise IdempotencyConflict("IDEMPOTENCY_IN_PROGRESS")
+                # Its process died mid-request (the write's own transaction rolled back): run again.
+                conn.execute("DELETE FROM idempotency WHERE scope = ? AND key = ?", (scope, key))
+            conn.execute(
+                "INSERT INTO idempotency (scope, key, request_hash, state, created_at) "
+                "VALUES (?, ?, ?, 'running', ?)",
+                (scope, key, request_hash, now),
+            )
+        try:
+            status, body = run()
+        except BaseException:
+            self._forget(scope, key)
+            raise
+        if status >= 500:
+            self._forget(scope, key)
+            return status, body
+        with self.write() as conn:
+            conn.execute(
+                "UPDATE idempotency SET state = 'done', status = ?, body = ? "
+                "WHERE scope = ? AND key = ?",
+                (status, json.dumps(body), scope, key),
+            )
+        return status, body
+
+    def _forget(self, scope: str, key: str) -> None:
+        with self.write() as conn:
+            conn.execute("DELETE FROM idempotency WHERE scope = ? AND key = ?", (scope, key))

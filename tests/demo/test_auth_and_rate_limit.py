@@ -9,6 +9,7 @@ import pytest
 from starlette.applications import Starlette
 
 from kiosk.demo import create_app
+from kiosk.demo.backend import FAILED_AUTH_LIMIT
 from kiosk.demo.data import AIRPORT, DOWNTOWN, MERCHANT_SLUG, WESTSIDE
 
 from .support import DT, WS, Clock, make_client, new_cart
@@ -140,14 +141,40 @@ async def test_window_headers_429_and_reset(limited: Starlette, clock: Clock) ->
         assert r.headers["x-ratelimit-reset"] == str(math.ceil(start + 120))
 
 
-async def test_limit_is_per_client_ip_and_counts_refusals(limited: Starlette) -> None:
+async def test_limit_is_per_client_ip_and_counted_after_authentication(
+    limited: Starlette,
+) -> None:
+    # A wrong key spends only the failed-authentication allowance, never the IP's real budget.
     async with make_client(limited, "bad-key", "10.0.0.1") as bad:
-        for _ in range(5):
+        for _ in range(FAILED_AUTH_LIMIT):
             assert (await bad.get(f"/locations/{DT}")).status_code == 401
-        assert (await bad.get(f"/locations/{DT}")).status_code == 429
+        flood = await bad.get(f"/locations/{DT}")
+        assert flood.status_code == 429
+        assert flood.headers["x-ratelimit-limit"] == str(FAILED_AUTH_LIMIT)
+    async with make_client(limited, DOWNTOWN.api_key, "10.0.0.1") as good:
+        r = await good.get(f"/locations/{DT}")
+        assert r.status_code == 200 and r.headers["x-ratelimit-remaining"] == "4"
     async with make_client(limited, DOWNTOWN.api_key, "10.0.0.2") as other:
         r = await other.get(f"/locations/{DT}")
         assert r.status_code == 200 and r.headers["x-ratelimit-remaining"] == "4"
+
+
+async def test_three_hundred_wrong_keys_leave_the_real_budget_whole(app: Starlette) -> None:
+    async with make_client(app, "sk_demo_downtown_guess", "10.0.0.9") as bad:
+        codes = [(await bad.get(f"/locations/{DT}")).status_code for _ in range(300)]
+    assert codes.count(401) == FAILED_AUTH_LIMIT and codes.count(429) == 300 - FAILED_AUTH_LIMIT
+    async with make_client(app, DOWNTOWN.api_key, "10.0.0.9") as good:
+        r = await good.get(f"/locations/{DT}")
+    assert r.status_code == 200 and r.headers["x-ratelimit-remaining"] == "199"
+
+
+async def test_the_limit_can_be_off(clock: Clock) -> None:
+    app = create_app(clock=clock, rate_limit=None)
+    async with make_client(app, DOWNTOWN.api_key) as c:
+        for _ in range(250):
+            r = await c.get(f"/locations/{DT}/gratuity")
+            assert r.status_code == 200
+    assert "x-ratelimit-remaining" not in r.headers
 
 
 async def test_demo_endpoints_are_not_limited(limited: Starlette) -> None:
