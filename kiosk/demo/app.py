@@ -31,6 +31,9 @@ from kiosk.demo.edge import MAX_BODY, Edge
 from kiosk.demo.errors import ApiError, not_found, validation
 from kiosk.demo.money import fmt
 from kiosk.demo.store import IdempotencyConflict
+from kiosk.demo.storefront import errors as v2_errors
+from kiosk.demo.storefront.routes import PREFIX as V2_PREFIX
+from kiosk.demo.storefront.routes import storefront_routes
 
 log = logging.getLogger("kiosk.demo")
 
@@ -313,12 +316,14 @@ class Gate:
         # Counted after authentication: a request with a wrong key spends only the small allowance
         # for failed authentication, never the budget of the IP's real requests.
         key = _header(scope, b"x-api-key")
-        limiter = b.limiter if key in b.catalog.keys else b.auth_limiter
+        v2 = path.startswith(V2_PREFIX + "/")
+        # 2.0 has no API key: its requests count on the IP's budget, and it sends no rate headers.
+        limiter = b.limiter if v2 or key in b.catalog.keys else b.auth_limiter
         allowed, remaining, reset, retry = limiter.hit(client)
         headers: dict[str, str] = {}
         # A refused key sees the headers of its own small window (the contract puts them on every
         # answer); with the limit off there are none.
-        if limiter.limit is not None:
+        if limiter.limit is not None and not v2:
             headers = {
                 "X-RateLimit-Limit": str(limiter.limit),
                 "X-RateLimit-Remaining": str(remaining),
@@ -343,6 +348,11 @@ class Gate:
             early = ApiError(405, "METHOD_NOT_ALLOWED", f"{method} is not allowed here")
         elif template is None:
             early = not_found("No such endpoint")
+        if early is not None and v2:
+            error = v2_errors.from_domain(early)
+            b.stats.count_status(error.status)
+            await v2_errors.response(error)(scope, receive, send)
+            return
         if early is not None:
             b.stats.count_status(early.status)
             body = early.body()
@@ -363,8 +373,12 @@ class Gate:
             log.exception("demo backend: unexpected error on %s %s", method, path)
             messages.clear()
         if not messages or messages[0].get("type") != "http.response.start":
-            # Never a bare 500 page: the contract's shape A, with the rate-limit headers.
             b.stats.count_status(500)
+            if v2:
+                failure = v2_errors.V2Error(500, "INTERNAL_ERROR", "Unexpected server error")
+                await v2_errors.response(failure)(scope, receive, send)
+                return
+            # Never a bare 500 page: the contract's shape A, with the rate-limit headers.
             body = {"success": False, "message": "Unexpected server error", "code": "GENERIC_ERROR"}
             await JSONResponse(body, status_code=500, headers=headers)(scope, receive, send)
             return
@@ -602,7 +616,7 @@ def create_app(
         seed=seed,
         synchronous=synchronous,
     )
-    api = api_routes()
+    api = [*storefront_routes(), *api_routes()]
     app = Starlette(
         routes=[*api, *demo_routes()],
         # The edge first: nothing malformed reaches the limiter, the faults or a handler.

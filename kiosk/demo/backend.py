@@ -385,7 +385,8 @@ class Backend:
 
     def _new_cart(self, loc: dict[str, Any], method: str, now: float) -> dict[str, Any]:
         return {
-            "id": "cart_" + secrets.token_hex(8),
+            # 24 hex characters: the form Storefront 2.0 requires of cart ids (v1 takes any string).
+            "id": secrets.token_hex(12),
             "locationId": loc["id"],
             "status": "OPEN",
             "fulfillmentMethod": method,
@@ -445,14 +446,23 @@ class Backend:
             f"{days[0]['label'].lower()} at {days[0]['intervals'][0]}"
         )
 
-    def start_session(self, loc: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
+    def start_session(
+        self,
+        loc: dict[str, Any],
+        body: dict[str, Any],
+        *,
+        new_cart_fields: dict[str, Any] | None = None,
+        may_resume: Callable[[dict[str, Any]], bool] = lambda cart: True,
+    ) -> dict[str, Any]:
+        """Open a new cart, or resume `existingCartId`. 2.0 gives a new cart its token's hash
+        (`new_cart_fields`) and resumes only a cart its caller may reach (`may_resume`)."""
         method = self._method(loc, body)
         self._check_marketplace(loc, body)
         existing = _str(body, "existingCartId", required=False, max_len=100)
         now = self.clock()
         with self.store.write() as conn:
             cart = self.store.get_cart(conn, existing) if existing else None
-            if cart is not None and cart["locationId"] == loc["id"]:
+            if cart is not None and cart["locationId"] == loc["id"] and may_resume(cart):
                 if cart["status"] == "OPEN":
                     cart["fulfillmentMethod"] = method
                     cart["updatedAt"] = iso(now)
@@ -464,6 +474,7 @@ class Backend:
                         "errorMessage": "This cart is being paid for and cannot change now",
                     }
             cart = self._new_cart(loc, method, now)
+            cart.update(new_cart_fields or {})
             message = self._schedule_if_closed(loc, cart)
             self.store.put_cart(conn, cart, now)
         out: dict[str, Any] = {"cartId": cart["id"]}

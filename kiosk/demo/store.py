@@ -13,6 +13,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -81,6 +82,18 @@ def _private_file(path: Path) -> None:
         folder.mkdir(mode=0o700)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     os.close(fd)
+
+
+# The cart revision a 2.0 write was made against (If-Match), for Store.put_cart; None: unchecked.
+EXPECTED_REVISION: ContextVar[int | None] = ContextVar("expected_revision", default=None)
+
+
+class RevisionConflict(Exception):
+    """The cart changed since the revision the write named (If-Match): nothing was written."""
+
+    def __init__(self, current: int) -> None:
+        super().__init__(f"the cart is at revision {current}")
+        self.current = current
 
 
 class IdempotencyConflict(Exception):
@@ -195,6 +208,13 @@ class Store:
 
     @staticmethod
     def put_cart(conn: sqlite3.Connection, cart: dict[str, Any], now: float) -> None:
+        # Every stored change is a new revision (Storefront 2.0's ETag "cart-N"). A 2.0 write names
+        # the revision it was made against (If-Match); it is checked here, inside the write's
+        # transaction, so two writes against one revision can never both land.
+        expected = EXPECTED_REVISION.get()
+        if expected is not None and int(cart.get("revision", 0)) != expected:
+            raise RevisionConflict(int(cart.get("revision", 0)))
+        cart["revision"] = int(cart["revision"]) + 1 if "revision" in cart else 0
         conn.execute(
             "INSERT INTO carts (id, location_id, status, doc, created_at, updated_at)"
             " VALUES (?, ?, ?, ?, ?, ?)"

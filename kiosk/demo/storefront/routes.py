@@ -1,0 +1,652 @@
+"""The 2.0 operations a kiosk uses, one short handler each, grouped by resource: catalog, ordering
+sessions, carts, items, discount, checkout. Every other operation of the vendor's 51 answers 404
+NOT_FOUND in the 2.0 envelope (customer accounts, loyalty, receipts, analytics: listed in
+kiosk/demo/README.md).
+
+A handler gets a `Call` (the backend, the location, the path, the closed body) and returns the JSON
+to send; cart writes return the cart, with its `ETag`. Credentials: none for the catalog; the cart
+token (`X-Cart-Token`, stored as a SHA-256 hash, compared in constant time) for a cart. Writes need
+an `Idempotency-Key` and, where the vendor says so, `If-Match: "cart-N"` (428 without it, 409
+`CART_CONFLICT` when stale: checked in the write's own transaction, kiosk.demo.store).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import re
+import secrets
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from kiosk.demo.backend import Backend, _haversine_miles
+from kiosk.demo.errors import ApiError
+from kiosk.demo.store import EXPECTED_REVISION, IdempotencyConflict, RevisionConflict
+from kiosk.demo.storefront import shapes
+from kiosk.demo.storefront.errors import V2Error, from_domain, response
+
+PREFIX = "/api/v1/storefront"
+HANDOFF_TTL = timedelta(minutes=15)
+_IF_MATCH = re.compile(r'^(?:W/)?"cart-(0|[1-9][0-9]*)"$')
+_KEY = re.compile(r"^[A-Za-z0-9._:-]{16,128}$")
+_DIGITS = re.compile(r"^\d+(?:\.\d+)?$")
+COUNTRIES = {"United States", "United Arab Emirates", "Australia", "United Kingdom"}
+
+
+@dataclass
+class Call:
+    b: Backend
+    loc: dict[str, Any]
+    p: dict[str, str]
+    body: dict[str, Any]
+    request: Request
+    cart: dict[str, Any] | None = None  # the stored cart, on cart routes
+
+    @property
+    def cart_id(self) -> str:
+        return self.p["cartId"]
+
+
+Handler = Callable[[Call], Any]
+
+
+# --- what every route checks --------------------------------------------------------------------
+
+
+def _location(b: Backend, ident: str) -> dict[str, Any]:
+    loc = b.location(ident)
+    if loc is None or not loc.get("subscribed", True):
+        raise V2Error(404, "NOT_FOUND", "Location not found")
+    return loc
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _stored(b: Backend, loc: dict[str, Any], cart_id: str) -> dict[str, Any]:
+    with b.store.read() as conn:
+        cart = b.store.get_cart(conn, cart_id)
+    if cart is None or cart["locationId"] != loc["id"]:
+        raise V2Error(404, "NOT_FOUND", "Cart not found")
+    return cart
+
+
+def _authorise(request: Request, cart: dict[str, Any]) -> None:
+    token = request.headers.get("x-cart-token")
+    if not token:
+        raise V2Error(401, "UNAUTHORIZED", "X-Cart-Token is required for this cart")
+    if not hmac.compare_digest(token_hash(token), str(cart.get("tokenHash", ""))):
+        raise V2Error(403, "FORBIDDEN", "This cart token does not open this cart")
+
+
+def _revision(request: Request) -> int:
+    raw = request.headers.get("if-match")
+    if raw is None:
+        raise V2Error(428, "PRECONDITION_REQUIRED", 'If-Match: "cart-<revision>" is required')
+    match = _IF_MATCH.match(raw.strip())
+    if match is None:
+        raise V2Error(400, "VALIDATION_ERROR", 'If-Match must be "cart-<revision>"')
+    return int(match.group(1))
+
+
+def _body(raw: Any, allowed: set[str], required: set[str] = frozenset()) -> dict[str, Any]:  # type: ignore[assignment]
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise V2Error(400, "VALIDATION_ERROR", "The body must be a JSON object")
+    unknown = sorted(set(raw) - allowed)
+    if unknown:
+        # 2.0's request bodies are closed objects.
+        raise V2Error(
+            400, "VALIDATION_ERROR", f"Unknown member {unknown[0]!r}", {"field": unknown[0]}
+        )
+    for name in sorted(required):
+        if raw.get(name) is None:
+            raise V2Error(400, "VALIDATION_ERROR", f"{name} is required", {"field": name})
+    return raw
+
+
+def _etag(body: Any) -> dict[str, str]:
+    cart = body.get("cart", body) if isinstance(body, dict) else None
+    if isinstance(cart, dict) and isinstance(cart.get("revision"), int) and "items" in cart:
+        return {"ETag": f'"cart-{cart["revision"]}"', "Cache-Control": "private, no-store"}
+    return {}
+
+
+# --- the route factory --------------------------------------------------------------------------
+
+
+def route(
+    method: str,
+    path: str,
+    handler: Handler,
+    *,
+    members: set[str] | None = None,
+    required: set[str] = frozenset(),  # type: ignore[assignment]
+    cart: bool = False,
+    write: bool = False,
+    if_match: bool = False,
+    status: int = 200,
+) -> Route:
+    """One 2.0 operation. `members` is the closed body's members (None: no body)."""
+
+    async def run(request: Request) -> Response:
+        b: Backend = request.app.state.backend
+        try:
+            loc = _location(b, request.path_params["locationId"]) if "locationId" in path else {}
+            raw = None
+            if members is not None:
+                text = await request.body()
+                raw = json.loads(text) if text.strip() else None
+            body = _body(raw, members or set(), required) if members is not None else {}
+            call = Call(b, loc, request.path_params, body, request)
+            if cart:
+                call.cart = _stored(b, loc, request.path_params["cartId"])
+                _authorise(request, call.cart)
+            if not write:
+                result = _domain(lambda: handler(call))
+                return JSONResponse(result, status_code=status, headers=_etag(result))
+            return _write(call, handler, if_match=if_match, status=status)
+        except V2Error as error:
+            return response(error)
+
+    return Route(PREFIX + path, run, methods=[method])
+
+
+def _domain(run: Callable[[], Any]) -> Any:
+    try:
+        return run()
+    except ApiError as exc:
+        raise from_domain(exc) from None
+    except RevisionConflict as exc:
+        raise V2Error(
+            409,
+            "CART_CONFLICT",
+            "The cart changed since you last read it; read it again",
+            {"currentRevision": exc.current},
+        ) from None
+
+
+def _write(call: Call, handler: Handler, *, if_match: bool, status: int) -> Response:
+    request = call.request
+    key = request.headers.get("idempotency-key")
+    if key is None:
+        raise V2Error(400, "IDEMPOTENCY_KEY_REQUIRED", "Idempotency-Key is required")
+    if not _KEY.match(key):
+        raise V2Error(
+            400, "VALIDATION_ERROR", "Idempotency-Key must be 16-128 of A-Z a-z 0-9 . _ : -"
+        )
+    expected = _revision(request) if if_match else None
+
+    def outcome() -> tuple[int, Any]:
+        marker = EXPECTED_REVISION.set(expected)
+        try:
+            return status, _domain(lambda: handler(call))
+        except V2Error as error:
+            return error.status, {
+                "code": error.code,
+                "message": error.message,
+                "details": error.details,
+            }
+        finally:
+            EXPECTED_REVISION.reset(marker)
+
+    # A key belongs to one credential and one operation on one resource.
+    client = request.client.host if request.client else ""
+    who = str((call.cart or {}).get("tokenHash") or request.headers.get("x-cart-token") or client)
+    scope = f"v2 {who} {request.method} {request.url.path}"
+    digest = hashlib.sha256(json.dumps(call.body, sort_keys=True).encode()).hexdigest()
+    try:
+        code, body = call.b.store.idempotent(scope, key, digest, call.b.clock(), outcome)
+    except IdempotencyConflict as exc:
+        raise V2Error(409, exc.code, "This Idempotency-Key belongs to another request") from None
+    if code >= 400:
+        raise V2Error(code, body["code"], body["message"], body.get("details"))
+    return JSONResponse(body, status_code=code, headers=_etag(body))
+
+
+# --- catalog ------------------------------------------------------------------------------------
+
+
+def _merchant(c: Call) -> Any:
+    legacy = c.b.merchant_json(c.p["merchantSlug"])
+    locations = [c.b.location_json(c.b.catalog.locations[loc["id"]]) for loc in legacy["locations"]]
+    return shapes.merchant(legacy, locations)
+
+
+def _distance(c: Call) -> Any:
+    lat, lng, unit = c.body["lat"], c.body["lng"], c.body.get("unit", "miles")
+    for name, value, bound in (("lat", lat, 90), ("lng", lng, 180)):
+        if isinstance(value, bool) or not isinstance(value, int | float) or abs(value) > bound:
+            raise V2Error(400, "VALIDATION_ERROR", f"{name} is out of range", {"field": name})
+    if unit not in ("miles", "kilometers"):
+        raise V2Error(
+            400, "VALIDATION_ERROR", "unit must be miles or kilometers", {"field": "unit"}
+        )
+    here = c.b.location_json(c.loc)
+    address = here["addressData"]
+    miles = _haversine_miles(address["lat"], address["lng"], float(lat), float(lng))
+    km = miles * 1.609344
+    return {
+        "locationId": c.loc["id"],
+        "location": {
+            "id": c.loc["id"],
+            "restaurantDisplayName": here["restaurantDisplayName"],
+            "addressString": here["addressString"],
+            "coordinates": {"lat": address["lat"], "lng": address["lng"]},
+        },
+        "distance": {
+            "value": round(miles if unit == "miles" else km, 3),
+            "unit": unit,
+            "miles": round(miles, 3),
+            "kilometers": round(km, 3),
+        },
+    }
+
+
+def _readiness(c: Call) -> Any:
+    wanted = c.request.query_params.get("fulfillmentMethod", "takeout")
+    if wanted not in shapes.METHOD_FROM_V2:
+        raise V2Error(
+            400, "VALIDATION_ERROR", "Unknown fulfillmentMethod", {"field": "fulfillmentMethod"}
+        )
+    legacy = shapes.METHOD_FROM_V2[wanted]
+    offered = legacy in c.loc["methods"] or (legacy == "pickup" and "dine_in" in c.loc["methods"])
+    if not offered:
+        return {"ready": False, "fulfillmentMethod": wanted, "reason": "not offered here"}
+    now = c.b.local_now(c.loc)
+    if c.b.is_open(c.loc, now):
+        return {
+            "ready": True,
+            "fulfillmentMethod": wanted,
+            "pickupType": "ASAP",
+            "orderDate": now.date().isoformat(),
+            "orderTime": now.strftime("%H:%M"),
+        }
+    days = c.b.order_days(c.loc) if c.loc["details"]["scheduled"] else []
+    if not days:
+        return {"ready": False, "fulfillmentMethod": wanted, "reason": "closed"}
+    return {
+        "ready": True,
+        "fulfillmentMethod": wanted,
+        "pickupType": "LATER",
+        "orderDate": days[0]["value"],
+        "orderTime": days[0]["intervals"][0],
+    }
+
+
+def _menus(c: Call) -> Any:
+    q = c.request.query_params
+    return shapes.menus(c.b.menus_json(c.loc, q.get("orderDate"), q.get("orderTime")))
+
+
+def _recommendations(c: Call) -> Any:
+    keep = ("id", "name", "price", "description", "availability", "images", "modifierIds")
+    return [{k: p[k] for k in keep if k in p} for p in c.b.cross_sell(c.loc, c.cart_id)]
+
+
+# --- ordering sessions and carts ---------------------------------------------------------------
+
+
+def _session(c: Call) -> Any:
+    method = c.body["fulfillmentMethod"]
+    if method not in shapes.METHOD_FROM_V2:
+        raise V2Error(
+            400, "VALIDATION_ERROR", "Unknown fulfillmentMethod", {"field": "fulfillmentMethod"}
+        )
+    existing = c.body.get("existingCartId")
+    if existing is not None:
+        if not isinstance(existing, str) or not re.fullmatch(r"[a-f\d]{24}", existing):
+            raise V2Error(400, "VALIDATION_ERROR", "existingCartId must be 24 hex characters")
+        stored = _stored(c.b, c.loc, existing)
+        _authorise(c.request, stored)
+        if _revision(c.request) != int(stored.get("revision", 0)):
+            raise V2Error(409, "CART_CONFLICT", "The cart changed since you last read it")
+    token = secrets.token_urlsafe(32)
+    legacy_body: dict[str, Any] = {"fulfillmentMethod": shapes.METHOD_FROM_V2[method]}
+    if existing:
+        legacy_body["existingCartId"] = existing
+    result = c.b.start_session(
+        c.loc,
+        legacy_body,
+        new_cart_fields={"tokenHash": token_hash(token)},
+        may_resume=lambda cart: cart["id"] == existing,
+    )
+    cart_id = result["cartId"]
+    out: dict[str, Any] = {"cart": _cart(c.b, c.loc, cart_id)}
+    if cart_id != existing:
+        out["cartAccessToken"] = token
+    return out
+
+
+def _cart(b: Backend, loc: dict[str, Any], cart_id: str) -> dict[str, Any]:
+    legacy = b.get_cart(loc, cart_id)
+    return shapes.cart(legacy, _stored(b, loc, cart_id))
+
+
+def _cart_after(change: Callable[[Call], Any]) -> Handler:
+    """A write done through the legacy domain, answered with the cart as it now is."""
+
+    def run(c: Call) -> Any:
+        change(c)
+        return _cart(c.b, c.loc, c.cart_id)
+
+    return run
+
+
+def _patch_cart(c: Call) -> None:
+    method = c.body.get("fulfillmentMethod")
+    note = c.body.get("note")
+    if method is not None and method not in shapes.METHOD_FROM_V2:
+        raise V2Error(
+            400, "VALIDATION_ERROR", "Unknown fulfillmentMethod", {"field": "fulfillmentMethod"}
+        )
+    if note is not None and (not isinstance(note, str) or len(note) > 500):
+        raise V2Error(400, "VALIDATION_ERROR", "note is at most 500 characters", {"field": "note"})
+    legacy = (
+        c.b._method(c.loc, {"fulfillmentMethod": shapes.METHOD_FROM_V2[method]}) if method else None
+    )
+
+    def change(cart: dict[str, Any]) -> None:
+        if legacy:
+            cart["fulfillmentMethod"] = legacy
+        if note is not None:
+            cart["note"] = note
+
+    c.b._mutate(c.loc, c.cart_id, change)
+
+
+def _delete_cart(c: Call) -> Any:
+    now = c.b.clock()
+    with c.b.store.write() as conn:
+        cart = c.b._load(conn, c.loc, c.cart_id)
+        if cart["status"] == "OPEN":
+            # 2.0 keeps a deleted cart, expired: a retried delete and a late read still find it.
+            cart["status"] = "EXPIRED"
+            c.b.store.put_cart(conn, cart, now)
+    return _cart(c.b, c.loc, c.cart_id)
+
+
+def _customer(c: Call) -> None:
+    name = c.body["customerName"]
+    email = c.body.get("emailAddress")
+    phone = c.body.get("phoneNumber")
+    if not isinstance(name, str) or not 1 <= len(name.strip()) <= 100:
+        raise V2Error(
+            400, "VALIDATION_ERROR", "customerName is 1-100 characters", {"field": "customerName"}
+        )
+    if email is not None and (not isinstance(email, str) or "@" not in email or len(email) > 254):
+        raise V2Error(
+            400,
+            "VALIDATION_ERROR",
+            "emailAddress is not an e-mail address",
+            {"field": "emailAddress"},
+        )
+    if phone is not None and (not isinstance(phone, str) or len(phone) > 32):
+        raise V2Error(
+            400,
+            "VALIDATION_ERROR",
+            "phoneNumber is at most 32 characters",
+            {"field": "phoneNumber"},
+        )
+
+    def change(cart: dict[str, Any]) -> None:
+        # Validate, then update: a cart that cannot be paid for is refused as it is.
+        problems = c.b._problems(c.loc, cart)
+        if problems:
+            first = problems[0]
+            raise V2Error(400, first["code"], first["message"], {"errors": problems})
+        cart["customerName"] = name.strip()
+        if email is not None:
+            cart["emailAddress"] = email.strip()
+        if phone is not None:
+            cart["phoneNumber"] = phone
+
+    c.b._mutate(c.loc, c.cart_id, change)
+
+
+def _delivery(c: Call) -> None:
+    if c.body.get("country") not in COUNTRIES:
+        raise V2Error(
+            400,
+            "VALIDATION_ERROR",
+            "country must be a country this API names",
+            {"field": "country"},
+        )
+    c.b.set_delivery(c.loc, c.cart_id, dict(c.body))
+
+
+def _digits(c: Call, name: str) -> None:
+    value = c.body.get(name)
+    if not isinstance(value, str) or not _DIGITS.match(value):
+        raise V2Error(400, "VALIDATION_ERROR", f"{name} must be digits", {"field": name})
+
+
+def _table(c: Call) -> None:
+    _digits(c, "tableNumber")
+    c.b.set_table(c.loc, c.cart_id, c.body)
+
+
+def _room(c: Call) -> None:
+    _digits(c, "roomNumber")
+    c.b.set_room(c.loc, c.cart_id, c.body)
+
+
+# --- items and discount ------------------------------------------------------------------------
+
+
+def _add_item(c: Call) -> None:
+    action = c.body["itemUnavailableAction"]
+    if action not in ("remove_item", "cancel_entire_order"):
+        raise V2Error(
+            400,
+            "VALIDATION_ERROR",
+            "Unknown itemUnavailableAction",
+            {"field": "itemUnavailableAction"},
+        )
+    names = ("productId", "quantity", "specialInstructions")
+    legacy: dict[str, Any] = {k: c.body[k] for k in names if k in c.body}
+    if c.body.get("selections"):
+        legacy["modifiers"] = c.body["selections"]
+    c.b.add_item(c.loc, c.cart_id, legacy)
+
+
+def _item_quantity(c: Call) -> None:
+    c.b.set_quantity(c.loc, c.cart_id, c.p["itemId"], {"quantity": c.body["quantity"]})
+
+
+def _remove_item(c: Call) -> None:
+    stored = c.cart or {}
+    if not any(it["id"] == c.p["itemId"] for it in stored.get("items", [])):
+        raise V2Error(404, "NOT_FOUND", "No such line in this cart")
+    c.b.set_quantity(c.loc, c.cart_id, c.p["itemId"], {"quantity": 0})
+
+
+def _discount(c: Call) -> None:
+    code = c.body["code"]
+    if not isinstance(code, str) or not re.fullmatch(r"[A-Za-z0-9]{6,24}", code):
+        raise V2Error(400, "VALIDATION_ERROR", "code is 6-24 letters or digits", {"field": "code"})
+    c.b.apply_discount(c.loc, {"code": code, "cartId": c.cart_id})
+
+
+# --- checkout and the order ---------------------------------------------------------------------
+
+
+def _handoff(c: Call) -> Any:
+    base = str(c.request.base_url).rstrip("/")
+    intent = c.b.create_payment_intent(c.loc, c.cart_id, base)
+    expires = datetime.fromtimestamp(c.b.clock(), UTC) + HANDOFF_TTL
+    return {"checkoutUrl": intent["checkoutUrl"], "expiresAt": shapes.iso(expires)}
+
+
+def _order_result(c: Call) -> Any:
+    stored = _stored(c.b, c.loc, c.cart_id)
+    status = stored["status"]
+    if status == "EXPIRED":
+        return {"state": "failed", "code": "CART_EXPIRED"}
+    if status != "COMPLETED":
+        return {"state": "payment_pending"}
+    with c.b.store.read() as conn:
+        row = conn.execute(
+            "SELECT created_at FROM orders WHERE cart_id = ? ORDER BY created_at LIMIT 1",
+            (c.cart_id,),
+        ).fetchone()
+    legacy = c.b.get_cart(c.loc, c.cart_id)
+    return {
+        "state": "completed",
+        "order": shapes.order(legacy, stored, float(row[0]) if row else c.b.clock()),
+    }
+
+
+# --- the table ----------------------------------------------------------------------------------
+
+LOC = "/locations/{locationId}"
+CART = LOC + "/carts/{cartId}"
+
+
+def storefront_routes() -> list[Route]:
+    def catalog(method: str, path: str, handler: Handler, **kw: Any) -> Route:
+        return route(method, path, handler, **kw)
+
+    def cart_write(method: str, path: str, change: Callable[[Call], Any], **kw: Any) -> Route:
+        kw.setdefault("if_match", True)
+        return route(method, path, _cart_after(change), cart=True, write=True, **kw)
+
+    return [
+        catalog("GET", "/merchant/{merchantSlug}", _merchant),
+        catalog(
+            "GET", "/locations/{locationId}", lambda c: shapes.location(c.b.location_json(c.loc))
+        ),
+        catalog(
+            "POST",
+            LOC + "/distance",
+            _distance,
+            members={"lat", "lng", "unit"},
+            required={"lat", "lng"},
+        ),
+        catalog("GET", LOC + "/time-intervals", lambda c: c.b.time_intervals_json(c.loc)),
+        catalog("GET", LOC + "/ordering-readiness", _readiness),
+        catalog("GET", LOC + "/gratuity", lambda c: c.b.gratuity_json(c.loc)),
+        catalog("GET", LOC + "/menus", _menus),
+        catalog(
+            "GET",
+            LOC + "/products/{productId}",
+            lambda c: c.b.product_json(c.loc, c.p["productId"]),
+        ),
+        route(
+            "POST",
+            LOC + "/ordering-sessions",
+            _session,
+            members={
+                "fulfillmentMethod",
+                "existingCartId",
+                "marketplaceId",
+                "channel",
+                "metadata",
+                "returnUrl",
+            },
+            required={"fulfillmentMethod"},
+            write=True,
+            status=201,
+        ),
+        route("GET", CART, lambda c: _cart(c.b, c.loc, c.cart_id), cart=True),
+        cart_write("PATCH", CART, _patch_cart, members={"fulfillmentMethod", "note"}),
+        route("DELETE", CART, _delete_cart, members=set(), cart=True, write=True, if_match=True),
+        route("GET", CART + "/products", _recommendations, cart=True),
+        cart_write(
+            "PUT",
+            CART + "/validate-and-update",
+            _customer,
+            members={"customerName", "emailAddress", "phoneNumber"},
+            required={"customerName"},
+        ),
+        cart_write(
+            "PUT",
+            CART + "/gratuity",
+            lambda c: c.b.set_gratuity(c.loc, c.cart_id, c.body),
+            members={"amount", "percentage"},
+        ),
+        cart_write(
+            "PUT",
+            CART + "/set-delivery",
+            _delivery,
+            members={
+                "street",
+                "streetOptional",
+                "city",
+                "state",
+                "zipCode",
+                "country",
+                "lat",
+                "lng",
+            },
+            required={"street", "city", "state", "zipCode", "country", "lat", "lng"},
+        ),
+        cart_write(
+            "PUT", CART + "/set-table", _table, members={"tableNumber"}, required={"tableNumber"}
+        ),
+        cart_write(
+            "PUT",
+            CART + "/set-room",
+            _room,
+            members={"lastName", "roomNumber"},
+            required={"lastName", "roomNumber"},
+        ),
+        cart_write(
+            "PUT",
+            CART + "/update-order-time",
+            lambda c: c.b.update_order_time(c.loc, c.cart_id, c.body),
+            members={"pickupType", "orderDate", "orderTime"},
+            required={"pickupType"},
+        ),
+        cart_write(
+            "POST",
+            CART + "/items",
+            _add_item,
+            members={
+                "productId",
+                "quantity",
+                "itemUnavailableAction",
+                "specialInstructions",
+                "categoryId",
+                "selections",
+            },
+            required={"productId", "quantity", "itemUnavailableAction"},
+        ),
+        cart_write(
+            "PATCH",
+            CART + "/items/{itemId}",
+            _item_quantity,
+            members={"quantity"},
+            required={"quantity"},
+        ),
+        cart_write("DELETE", CART + "/items/{itemId}", _remove_item),
+        cart_write("POST", CART + "/discount", _discount, members={"code"}, required={"code"}),
+        cart_write(
+            "DELETE",
+            CART + "/discount",
+            lambda c: c.b.remove_discount(c.loc, c.cart_id),
+            members=set(),
+        ),
+        route(
+            "POST",
+            CART + "/checkout-handoffs",
+            _handoff,
+            members=set(),
+            cart=True,
+            write=True,
+            status=201,
+        ),
+        route("GET", CART + "/order-result", _order_result, cart=True),
+    ]
+
+
+Endpoint = Callable[[Request], Awaitable[Response]]
