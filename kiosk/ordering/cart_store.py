@@ -31,7 +31,6 @@ import tempfile
 import time
 from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -50,6 +49,7 @@ from kiosk.api.models import (
     FulfillmentMethod,
     PaymentIntent,
 )
+from kiosk.ordering.clock import LocationClock
 from kiosk.ordering.modifiers import SelectionState
 
 if TYPE_CHECKING:
@@ -184,11 +184,14 @@ class CartStore:
         location_aliases: Sequence[str] = (),
         max_rate_waits: int = 20,
         max_ambiguous_retries: int = 3,
+        local_clock: LocationClock | None = None,
     ) -> None:
         self.client = client
         self.location_id = location_id
         self._clock = clock
         self._sleep = sleep
+        # Time of day is the location's (ASAP's date and time), never the machine's.
+        self.local_clock = local_clock or LocationClock(None, clock)
         self.cart_id_file = cart_id_file
         # The location's id and slug are interchangeable (S): a cart naming either is ours.
         self._location_keys = {location_id, *location_aliases}
@@ -745,7 +748,7 @@ class CartStore:
         self, order_date: str | None = None, order_time: str | None = None
     ) -> Cart | None:
         """ASAP (row 14). The row wants a date and time too: given, else the cart's own, else now
-        on the kiosk's clock."""
+        at the location (its timezone, not the machine's)."""
         return await self._order_time("ASAP", order_date, order_time)
 
     async def set_order_time_later(self, order_date: str, order_time: str) -> Cart | None:
@@ -758,9 +761,9 @@ class CartStore:
     ) -> Cart | None:
         async def body() -> Cart | None:
             cart_id = self._need_editable()
-            now = datetime.fromtimestamp(self._clock())
-            day = order_date or (self.cart.order_date if self.cart else None) or f"{now:%Y-%m-%d}"
-            at = order_time or (self.cart.order_time if self.cart else None) or f"{now:%H:%M}"
+            today, now = self.local_clock.date_and_time()
+            day = order_date or (self.cart.order_date if self.cart else None) or today
+            at = order_time or (self.cart.order_time if self.cart else None) or now
             result = await self._write(
                 lambda: self.client.set_order_time(self.location_id, cart_id, pickup_type, day, at)
             )

@@ -81,8 +81,7 @@ class IdleWatcher:
     def nothing_to_keep(self) -> bool:
         """On the first screen with no order and nothing chosen: no need to ask."""
         app: Any = self.app
-        store = app.store
-        if store is not None and store.cart_id is not None:
+        if app.visit.state.has_order:
             return False
         return len(app.screen_stack) <= 2 and getattr(app.screen, "method", None) is None
 

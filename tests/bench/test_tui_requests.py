@@ -72,9 +72,9 @@ async def test_requests_per_order_in_the_tui(figures: Figures, tmp_path: Path) -
 
     async def phone_pays() -> None:
         # Runs inside the payment wait's (fake) sleep, PAY_AFTER s after checkout.
-        store = app.store
-        assert store is not None and store.payment_intent is not None
-        await client.confirm_demo_payment(store.payment_intent.client_secret, APPROVE)
+        intent = app.visit.payment_intent
+        assert intent is not None
+        await client.confirm_demo_payment(intent.client_secret, APPROVE)
 
     async def already_arranged() -> None:
         pass

@@ -78,9 +78,9 @@ class _Stub:
         return self.rig.backend
 
     def server_cart(self) -> dict[str, Any]:
-        store = self.app.store
-        assert store is not None and store.cart_id is not None
-        return self.rig.server_cart(store.cart_id)
+        cart_id = self.app.visit.state.cart_id
+        assert cart_id is not None
+        return self.rig.server_cart(cart_id)
 
 
 async def first_run(rig: Rig, *, pay: bool = False) -> str:
@@ -90,7 +90,9 @@ async def first_run(rig: Rig, *, pay: bool = False) -> str:
         cart_id = await to_menu_with_cookie(stub, pilot)
         if pay:
             await to_payment(stub, pilot)
-        # The app ends here without a reset: the cart stays open on the server, as after a crash.
+        # The app ends here without a reset: the cart stays open on the server, as after a crash
+        # (a normal quit deletes it; a crash never runs the quit).
+        app.keep_cart_on_quit = True
     assert rig.cart_file.exists()
     return cart_id
 
@@ -126,7 +128,7 @@ async def test_a_locked_cart_resumes_into_payment(tmp_path: Path) -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, PaymentScreen)
-        assert app.store is not None and app.store.cart_id == cart_id
+        assert app.visit.state.cart_id == cart_id
         server = rig.server_cart(cart_id)
         assert server["status"] == "LOCKED" and server["paymentIntentId"] == intent
         # The demo processor approves: the resumed payment completes.
@@ -150,7 +152,7 @@ async def test_a_paid_or_deleted_cart_starts_clean(tmp_path: Path, meanwhile: st
         await settle(pilot)
         assert isinstance(app.screen, LocationScreen)
         assert len(app.screen_stack) == 2
-        assert app.store is None and app.cart is None
+        assert not app.visit.state.has_order and app.cart is None
         assert not rig.cart_file.exists()
 
 

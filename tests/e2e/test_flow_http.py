@@ -52,7 +52,7 @@ async def test_order_over_http(server: ServerThread, tmp_path: Path) -> None:
         await pilot.press("2", "f2")
         await settle(pilot)
         assert isinstance(app.screen, MenuScreen)
-        cart_id = app.store.cart_id  # type: ignore[union-attr]
+        cart_id = app.visit.state.cart_id
         assert [i["quantity"] for i in backend.get_cart_json(cart_id)["items"]] == [2]
         await pilot.press("escape", "f4", "f2")
         await settle(pilot)
@@ -78,5 +78,5 @@ async def test_order_over_http(server: ServerThread, tmp_path: Path) -> None:
         assert isinstance(app.screen, LocationScreen)
         await pilot.press("1", "1")
         await settle(pilot)
-        assert app.store is not None and app.store.cart_id not in (None, cart_id)
-        assert backend.get_cart_json(app.store.cart_id)["items"] == []
+        assert app.visit.state.cart_id not in (None, cart_id)
+        assert backend.get_cart_json(app.visit.state.cart_id)["items"] == []

@@ -114,15 +114,15 @@ async def test_no_key_or_client_secret_in_logs_screens_exceptions_or_reprs(
             await walk.edit_cart()
             await walk.checkout()
             done = await walk.pay(decline_then_approve)
-            store = app.store
-            assert store is not None and store.payment_intent is not None
+            store = app.visit
+            assert store.payment_intent is not None
             intent = store.payment_intent
             secret = intent.client_secret.get_secret_value()
             reprs = {
                 "services": repr(services),
                 "client": repr(client),
                 "store": repr(store),
-                "session": repr(app.session),
+                "visit state": repr(app.visit.state),
                 "cart": repr(done.order),  # type: ignore[attr-defined]
                 "intent": repr(intent),
                 "intent dump": repr(intent.model_dump()),

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Hashable
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -34,12 +33,6 @@ def offered_methods(location: Any, fallback: Any = None) -> list[str]:
     if status is None:
         return ["pickup"]
     return [m for m in METHODS if status.offers(m)]
-
-
-def opening(location: Any, wall_clock: float) -> Any:
-    from kiosk.ordering.hours import opening_status
-
-    return opening_status(location, datetime.fromtimestamp(wall_clock, tz=UTC))
 
 
 class LocationList(TextRowList):
@@ -72,13 +65,14 @@ class LocationScreen(KioskScreen):
 
     def load(self) -> None:
         services = self.kiosk.services
+        visit = self.kiosk.visit
         body = self.query_one("#locations", LocationList)
 
         async def fetch() -> tuple[dict[str, Location], dict[str, str]]:
             from kiosk.tui.errors import describe
 
             async def one(location_id: str) -> Location:
-                return await services.client_for(location_id).get_location(location_id)
+                return await visit.load_location(location_id)
 
             ids = list(services.location_ids)
             results = await asyncio.gather(*(one(i) for i in ids), return_exceptions=True)
@@ -108,7 +102,7 @@ class LocationScreen(KioskScreen):
                     TextRow(None, Text(f"    {self.failed.get(location_id, '')}", style="red"))
                 )
                 continue
-            status = opening(location, self.kiosk.wall_clock())
+            status = self.kiosk.visit.opening(location)
             head.append(clean(location.restaurant_display_name or location_id, 80))
             state = Text(status.summary, style="green" if status.is_open else "yellow")
             rows.append(TextRow(location_id, head, state))
