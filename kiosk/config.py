@@ -508,16 +508,12 @@ def write_pin_hash(pin_hash: str, config_file: Path | None = None) -> Path:
         raise ConfigError(f"{path} is not valid TOML, fix it first: {exc}") from None
     if parsed.get("staff_pin_hash") != pin_hash:
         raise ConfigError(f"could not set staff_pin_hash in {path}; edit the file by hand")
-    path.parent.mkdir(parents=True, exist_ok=True)
     try:
         mode = stat.S_IMODE(path.stat().st_mode)
     except FileNotFoundError:
         # The hash of a short PIN can be brute-forced offline: keep a new file private.
         mode = 0o600
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(new_text)
-    os.chmod(tmp, mode)
-    os.replace(tmp, path)
+    from kiosk.files import atomic_write
+
+    atomic_write(path, new_text, mode=mode)
     return path

@@ -26,8 +26,6 @@ import contextlib
 import json
 import logging
 import math
-import os
-import tempfile
 import time
 from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
@@ -49,6 +47,7 @@ from kiosk.api.models import (
     FulfillmentMethod,
     PaymentIntent,
 )
+from kiosk.files import atomic_write
 from kiosk.ordering.clock import LocationClock
 from kiosk.ordering.modifiers import SelectionState
 
@@ -131,21 +130,6 @@ def load_saved_cart(path: Path | None) -> SavedCart | None:
     if isinstance(cart_id, str) and cart_id and isinstance(location_id, str):
         return SavedCart(cart_id, location_id)
     return None
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 def _product_quantity(cart: Cart | None, product_id: str) -> int:
@@ -278,7 +262,7 @@ class CartStore:
             return
         data = {"cartId": self.cart_id, "locationId": self.location_id}
         try:
-            _atomic_write(self.cart_id_file, json.dumps(data))
+            atomic_write(self.cart_id_file, json.dumps(data))
         except OSError:
             log.warning("could not keep the cart id for crash resume", exc_info=True)
 
