@@ -104,7 +104,8 @@ def build_demo_services(
     `base_url` (a `kiosk demo-server`, e.g. http://127.0.0.1:8765/api/v1) the same over HTTP.
 
     Overrides (tests and benches build through here too): `backend_app`, an in-process backend
-    (kiosk.demo.create_app) to use instead of one on disk (the caller closes it);
+    (kiosk.demo.create_app) to use instead of one on disk (the caller closes it; `base_url` is then
+    only the origin the client names);
     `wrap_transport(transport)`, a transport in front of it (faults, counts); `location_ids`; and
     `state_dir` for the crash-resume file.
     """
@@ -120,7 +121,7 @@ def build_demo_services(
         import httpx
 
         transport = httpx.ASGITransport(app=backend_app)
-        url = EMBEDDED_BASE_URL
+        url = base_url or EMBEDDED_BASE_URL
         backend = backend_app.state.backend
     elif base_url is None:
         import httpx

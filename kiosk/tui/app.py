@@ -18,11 +18,12 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from textual.app import App
 from textual.binding import Binding
 from textual.reactive import reactive
 
 from kiosk.paths import styles_dir
-from kiosk.tui.kiosk_mode import KioskModeApp
+from kiosk.tui.kiosk_mode import KIOSK_MODE_BINDINGS, KioskMode
 
 if TYPE_CHECKING:
     from kiosk.api import Cart, Location
@@ -65,14 +66,18 @@ def _css_paths(names: tuple[str, ...] = STYLESHEETS) -> list[str]:
     return [str(base / name) for name in names]
 
 
-class KioskApp(KioskModeApp):
+class KioskApp(KioskMode, App[None]):
     """The counter kiosk. `services` is everything it is given (settings, clients, demo flag)."""
 
     TITLE = "Kiosk"
     CSS_PATH = _css_paths()  # type: ignore[assignment]
     # -narrow: 80x24 (cart as a bar); -wide: the cart beside the menu.
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
-    BINDINGS = [Binding("f9", "start_over", "Start over", priority=False)]
+    BINDINGS = [*KIOSK_MODE_BINDINGS, Binding("f9", "start_over", "Start over", priority=False)]
+
+    # Until KioskApp.__init__ sets them (Textual may ask during App.__init__).
+    _services: KioskServices | None = None
+    clock: Callable[[], float] = staticmethod(time.monotonic)
 
     # The Visit's last published state (kiosk.ordering.visit.VisitState), whole.
     visit_state: reactive[VisitState | None] = reactive(None, init=False)
@@ -122,6 +127,10 @@ class KioskApp(KioskModeApp):
         if self._services is None:
             # AttributeError, so that getattr(app, "services", None) works before they exist.
             raise AttributeError("the kiosk's services are not ready yet")
+        return self._services
+
+    @property
+    def services_or_none(self) -> KioskServices | None:
         return self._services
 
     def _services_ready(self, services: KioskServices) -> None:

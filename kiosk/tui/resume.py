@@ -20,13 +20,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from kiosk.tui.app import KioskApp
+    from kiosk.tui.contract import Kiosk
 
 KEPT_MESSAGE = "Welcome back: we kept your order."
 KEPT_PAYING_MESSAGE = "Welcome back: we kept your order. It is waiting for payment."
 
 
-async def resume_saved_cart(app: KioskApp) -> str:
+async def resume_saved_cart(app: Kiosk) -> str:
     """Resume the saved cart if there is one (Visit.resume_saved) and show it. Returns what
     happened: "none", "menu", "payment", "gone" or "failed" (for tests and the log)."""
     outcome = await app.visit.resume_saved()

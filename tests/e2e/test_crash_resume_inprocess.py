@@ -8,14 +8,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
-from kiosk.api import RetryPolicy, StorefrontClient
+from kiosk.api import RetryPolicy
 from kiosk.config import Settings
 from kiosk.demo import create_app
 from kiosk.demo.data import LOCATIONS
-from kiosk.ordering.services import KioskServices
+from kiosk.runtime import build_demo_services, make_app
 from kiosk.tui.app import CART_ID_FILE, KioskApp
 from kiosk.tui.screens.location import LocationScreen
 from kiosk.tui.screens.menu import MenuScreen
@@ -42,26 +41,18 @@ class Rig:
         return self.state_dir / CART_ID_FILE
 
     def app(self) -> KioskApp:
-        transport = httpx.ASGITransport(app=self.asgi)
-        clients = {
-            loc.id: StorefrontClient(
-                BASE_URL,
-                loc.api_key,
-                transport=transport,
-                sleep=no_sleep,
-                retry=RetryPolicy(max_attempts=2, random=lambda: 0.0),
-            )
-            for loc in LOCATIONS
-        }
-        services = KioskServices(
-            settings=Settings(),
-            clients=clients,
-            location_ids=list(clients),
-            demo=True,
+        services = build_demo_services(
+            Settings(),
+            backend_app=self.asgi,
+            base_url=BASE_URL,
+            location_ids=[loc.id for loc in LOCATIONS],
             state_dir=self.state_dir,
-            closers=[c.aclose for c in clients.values()],
+            client_options={
+                "sleep": no_sleep,
+                "retry": RetryPolicy(max_attempts=2, random=lambda: 0.0),
+            },
         )
-        return KioskApp(services, wall_clock=lambda: FIXED_NOW)
+        return make_app(services=services, wall_clock=lambda: FIXED_NOW)
 
     def server_cart(self, cart_id: str) -> dict[str, Any]:
         return dict(self.backend.get_cart_json(cart_id))

@@ -30,9 +30,8 @@ from textual.screen import Screen
 from kiosk.api import AuthenticationError, StorefrontClient
 from kiosk.config import load_settings
 from kiosk.demo.data import DOWNTOWN
-from kiosk.runtime import EMBEDDED_BASE_URL, build_demo_services
+from kiosk.runtime import EMBEDDED_BASE_URL, build_demo_services, make_app
 from kiosk.tui import errors as tui_errors
-from kiosk.tui.app import KioskApp
 from kiosk.tui.screens import base as screens_base
 from kiosk.tui.screens import payment as screens_payment
 from tests.bench.tui_walk import Walk, quick_pilot
@@ -69,7 +68,7 @@ async def test_no_key_or_client_secret_in_logs_screens_exceptions_or_reprs(
     settings = load_settings(env={}, flags={"location": DOWNTOWN.id, "log_level": "DEBUG"})
     services = build_demo_services(settings, db_path=tmp_path / "demo.sqlite3")
     client = services.client_for(DOWNTOWN.id)
-    app = KioskApp(services)
+    app = make_app(services=services)
 
     errors: list[BaseException] = []
     original = tui_errors.describe

@@ -30,6 +30,8 @@ from kiosk.runtime import build_demo_services, make_app
 from kiosk.tui.app import KioskApp
 
 FIXED_NOW = datetime(2026, 3, 10, 17, 0, tzinfo=UTC).timestamp()
+# For kiosks built by hand over HTTP-shaped transports (tests/e2e).
+BASE_URL = "http://demo.test/api/v1"
 PAY_URL = "https://pay.lantern.example"
 # Workers that run until the customer pays: never waited for as a whole.
 LONG_RUNNING = frozenset({"payment-wait"})
@@ -95,6 +97,7 @@ def make_kiosk(
     services = build_demo_services(
         settings or Settings(),
         backend_app=asgi,
+        base_url=BASE_URL,
         wrap_transport=wrap_transport,
         location_ids=[loc.id for loc in locations],
         state_dir=tmp_path / "state",
@@ -105,6 +108,9 @@ def make_kiosk(
     )
     # The demo's merchant listing is the fallback for a location's methods: off unless asked.
     services.merchant_slug = merchant_slug
+    # The staff screen's fault switches: only where a test hands the backend over
+    # (`k.services.demo_backend = k.backend`).
+    services.demo_backend = None
     kwargs: dict[str, Any] = {"wall_clock": lambda: FIXED_NOW}
     if clock is not None:
         kwargs["clock"] = clock

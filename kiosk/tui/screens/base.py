@@ -22,13 +22,13 @@ from textual.widget import Widget
 from textual.widgets import Button, Footer, Input, Select
 from textual.worker import Worker
 
+from kiosk.tui.contract import Kiosk, kiosk_of
 from kiosk.tui.errors import Failure, describe, rate_limit_wait
 from kiosk.tui.widgets.chrome import Banner, KioskHeader
 
 if TYPE_CHECKING:
     from textual.timer import Timer
 
-    from kiosk.tui.app import KioskApp
 
 T = TypeVar("T")
 
@@ -52,8 +52,8 @@ class KioskScreen(Screen[Any]):
         self.rate_wait = RateLimitWait(self)
 
     @property
-    def kiosk(self) -> KioskApp:
-        return self.app  # type: ignore[return-value]
+    def kiosk(self) -> Kiosk:
+        return kiosk_of(self.app)
 
     # Frame ----------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:

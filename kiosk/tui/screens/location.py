@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Hashable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import events
@@ -14,7 +14,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from kiosk.tui.labels import METHODS
+from kiosk.tui.labels import METHODS, offered_methods
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.lists import TextRow, TextRowList
@@ -22,17 +22,6 @@ from kiosk.tui.widgets.rowlist import RowList
 
 if TYPE_CHECKING:
     from kiosk.api import Location
-
-
-def offered_methods(location: Any, fallback: Any = None) -> list[str]:
-    """The fulfillment methods the location offers, in display order (request spelling).
-
-    From the location's `methodsStatus`, else the merchant listing's; with neither (the vendor's
-    location fixture has none) pickup alone is assumed, the one method every storefront has (A)."""
-    status = getattr(location, "methods_status", None) or getattr(fallback, "methods_status", None)
-    if status is None:
-        return ["pickup"]
-    return [m for m in METHODS if status.offers(m)]
 
 
 class LocationList(TextRowList):

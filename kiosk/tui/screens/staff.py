@@ -21,6 +21,7 @@ from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from kiosk.demo_control import SWITCHES, DemoFaults
+from kiosk.tui.contract import Kiosk, kiosk_of
 from kiosk.tui.health import client_health
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.chrome import DemoMark
@@ -28,11 +29,11 @@ from kiosk.tui.widgets.chrome import DemoMark
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
-    from kiosk.tui.kiosk_mode import PinThrottle
+    from kiosk.tui.pin import PinThrottle
 
 
-def _kiosk(screen: Screen[Any]) -> Any:
-    return screen.app
+def _kiosk(screen: Screen[Any]) -> Kiosk:
+    return kiosk_of(screen.app)
 
 
 # The PIN ------------------------------------------------------------------------------------------
@@ -168,7 +169,7 @@ class StaffScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         kiosk = _kiosk(self)
-        services = getattr(kiosk, "services", None)
+        services = kiosk.services_or_none
         with Vertical(id="staff-header"):
             yield Static(Text("Staff", style="bold"), id="staff-title")
             if services is not None and services.demo:
@@ -180,7 +181,7 @@ class StaffScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        services = getattr(_kiosk(self), "services", None)
+        services = _kiosk(self).services_or_none
         if services is not None and services.demo:
             control = DemoFaults(services)
             self.fault_control = control if control.available else None
@@ -194,7 +195,7 @@ class StaffScreen(Screen[None]):
     # Health ---------------------------------------------------------------------------------------
     def show_health(self) -> None:
         kiosk = _kiosk(self)
-        services = getattr(kiosk, "services", None)
+        services = kiosk.services_or_none
         text = Text()
         settings = kiosk.kiosk_settings
         mode = "on" if kiosk.kiosk_mode else "off"
@@ -220,7 +221,7 @@ class StaffScreen(Screen[None]):
     # Actions --------------------------------------------------------------------------------------
     def build_actions(self) -> None:
         kiosk = _kiosk(self)
-        services = getattr(kiosk, "services", None)
+        services = kiosk.services_or_none
         options: list[Option] = [Option(Text("Back to the kiosk (Esc)"), id="back")]
         if services is not None:
             options.append(
@@ -321,7 +322,7 @@ class StaffScreen(Screen[None]):
                 return
             ids = list(services.clients) if choice == ALL_LOCATIONS else [choice]
             # An app worker: this screen's own would die with the screens the switch pops.
-            kiosk.run_worker(kiosk.serve_locations(ids), group="reset", exit_on_error=False)
+            self.app.run_worker(kiosk.serve_locations(ids), group="reset", exit_on_error=False)
 
         self.app.push_screen(LocationChoice(choices), chosen)
 

@@ -14,9 +14,8 @@ from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Static
 
 from kiosk.tui.errors import Failure
-from kiosk.tui.labels import METHODS
+from kiosk.tui.labels import METHODS, offered_methods
 from kiosk.tui.screens.base import KioskScreen
-from kiosk.tui.screens.location import offered_methods
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.chrome import FieldError, KioskHeader
 from kiosk.tui.widgets.lists import TextRow, TextRowList
