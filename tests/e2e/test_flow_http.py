@@ -14,8 +14,7 @@ import pytest
 from kiosk.config import Settings
 from kiosk.demo.app import create_app
 from kiosk.demo.server import ServerThread
-from kiosk.runtime import build_demo_services
-from kiosk.tui.app import KioskApp
+from kiosk.runtime import build_demo_services, make_app
 from kiosk.tui.screens.done import DoneScreen
 from kiosk.tui.screens.location import LocationScreen
 from kiosk.tui.screens.menu import MenuScreen
@@ -38,7 +37,7 @@ def server(tmp_path: Path) -> Iterator[ServerThread]:
 
 async def test_order_over_http(server: ServerThread, tmp_path: Path) -> None:
     services = build_demo_services(Settings(), base_url=server.base_url)
-    app = KioskApp(services, wall_clock=lambda: NOW)
+    app = make_app(services=services, wall_clock=lambda: NOW)
     backend = server.app.state.backend
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
