@@ -203,6 +203,13 @@ class CartStore:
     def __repr__(self) -> str:
         return f"CartStore(location_id={self.location_id!r}, cart_id={self.cart_id!r})"
 
+    def know_location(self, keys: Sequence[str | None], local_clock: LocationClock | None) -> None:
+        """The location's record arrived: its other names (id, slug) are ours too, and time of day
+        is read on its clock."""
+        self._location_keys.update(k for k in keys if k)
+        if local_clock is not None:
+            self.local_clock = local_clock
+
     @property
     def clock(self) -> Callable[[], float]:
         """The injected clock (payment polling and countdowns use the same one)."""

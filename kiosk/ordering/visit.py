@@ -293,10 +293,9 @@ class Visit:
             self._use_store(self._make_store(location_id))
         elif self._store is not None and location is not None:
             # The location's record arrived: the store now knows its slug and timezone too.
-            self._store._location_keys.update(
-                k for k in (location.id, location.restaurant_slug) if k
+            self._store.know_location(
+                (location.id, location.restaurant_slug), LocationClock(location, self.wall_clock)
             )
-            self._store.local_clock = LocationClock(location, self.wall_clock)
 
     def _known(self, location_id: str) -> Location | None:
         location = self.state.location
@@ -603,9 +602,7 @@ class Visit:
         self.choose_location(location_id, location)
         store = self._need_store()
         if location is not None:
-            store._location_keys.update(
-                k for k in (saved.location_id, location.id, location.restaurant_slug) if k
-            )
+            store.know_location((saved.location_id, location.id, location.restaurant_slug), None)
         try:
             cart = await store.resume(saved.cart_id, saved.location_id)
         except StorefrontError:
