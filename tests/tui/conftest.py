@@ -84,6 +84,7 @@ def make_kiosk(
     clock: Callable[[], float] | None = None,
     merchant_slug: str | None = None,
     wrap_transport: Callable[[httpx.AsyncBaseTransport], httpx.AsyncBaseTransport] | None = None,
+    client_options: dict[str, Any] | None = None,
     **app_kwargs: Any,
 ) -> Kiosk:
     asgi = create_app(
@@ -101,10 +102,8 @@ def make_kiosk(
         wrap_transport=wrap_transport,
         location_ids=[loc.id for loc in locations],
         state_dir=tmp_path / "state",
-        client_options={
-            "sleep": no_sleep,
-            "retry": RetryPolicy(max_attempts=2, random=lambda: 0.0),
-        },
+        client_options=client_options
+        or {"sleep": no_sleep, "retry": RetryPolicy(max_attempts=2, random=lambda: 0.0)},
     )
     # The demo's merchant listing is the fallback for a location's methods: off unless asked.
     services.merchant_slug = merchant_slug
