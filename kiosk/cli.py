@@ -282,32 +282,17 @@ def _run_tui(settings: Settings, factory: ServicesFactory) -> int:
 def _run_app(settings: Settings, factory: ServicesFactory) -> int:
     import asyncio
     import contextlib
-    import inspect
 
-    try:
-        from kiosk.tui.app import KioskApp
-    except ImportError:
-        print(
-            f"{PROG}: the UI is not built yet (kiosk.tui.app.KioskApp is missing)", file=sys.stderr
-        )
-        return 1
-    app_class: Any = KioskApp
-    services: KioskServices | None = None
-    parameters = inspect.signature(app_class).parameters
-    if "services_factory" in parameters:
-        # The app paints first, then awaits the factory in a worker (fast first frame). It gets
-        # the settings too: kiosk mode (and the staff PIN) hold from the first frame, before the
-        # services exist.
-        takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
-        extra = {"settings": settings} if "settings" in parameters or takes_any else {}
-        app = app_class(services_factory=factory, **extra)
-    else:
-        services = asyncio.run(factory())
-        app = app_class(services)
+    from kiosk.runtime import make_app
+
+    # The app paints first, then awaits the factory in a worker (fast first frame). It gets the
+    # settings too: kiosk mode (and the staff PIN) hold from the first frame.
+    app = make_app(settings, factory=factory)
     try:
         app.run()
     finally:
-        services = services or getattr(app, "services", None)
+        # AttributeError (so None here) until the factory has run.
+        services: KioskServices | None = getattr(app, "services", None)
         if services is not None and services.closers:
             # The app closes its services on exit; this only catches an app that did not.
             # Closing after the app's loop ended is best effort.

@@ -523,7 +523,6 @@ def write_pin_hash(pin_hash: str, config_file: Path | None = None) -> Path:
         raise ConfigError(f"{path} is not valid TOML, fix it first: {exc}") from None
     if parsed.get("staff_pin_hash") != pin_hash:
         raise ConfigError(f"could not set staff_pin_hash in {path}; edit the file by hand")
-    path.parent.mkdir(parents=True, exist_ok=True)
     try:
         mode = stat.S_IMODE(path.stat().st_mode)
     except FileNotFoundError:

@@ -22,6 +22,7 @@ from kiosk.ordering.services import KioskServices
 
 if TYPE_CHECKING:
     from kiosk.api import StorefrontClient
+    from kiosk.tui.app import KioskApp
 
 ServicesFactory = Callable[[], Coroutine[Any, Any, KioskServices]]
 
@@ -29,6 +30,12 @@ ServicesFactory = Callable[[], Coroutine[Any, Any, KioskServices]]
 # It is a loopback name, so it passes the https rule, and nothing ever resolves it.
 EMBEDDED_BASE_URL = "http://embedded-demo.localhost/api/v1"
 DEMO_DB_NAME = "demo.sqlite3"
+
+# The longest wait the client may sleep by itself (seconds): a 429 asking for longer is raised at
+# once, with retry_after, for a visible countdown. Not 0: today's client measures its 5xx backoff
+# (0.5 s, 1 s, 2 s) against the same limit, and 0 would end those retries at the first. A wait of
+# a second or less needs no countdown.
+CLIENT_MAX_WAIT = 1.0
 
 _CLIENT_MODULES = ("httpx", "kiosk.api")
 _DEMO_MODULES = ("kiosk.demo.data", "kiosk.demo")
@@ -56,12 +63,15 @@ def _client(
     from kiosk.api import StorefrontClient
 
     register_secret(api_key)
+    # The client does not sleep through a rate limit: the Visit (writes) and the screen (reads)
+    # wait where the customer sees the countdown from the first second.
+    kwargs: dict[str, Any] = {"max_wait": CLIENT_MAX_WAIT, **dict(options or {})}
     return StorefrontClient(
         base_url,
         api_key,
         transport=transport,
         menu_ttl=settings.menu_ttl,
-        **dict(options or {}),
+        **kwargs,
     )
 
 
@@ -85,21 +95,38 @@ def build_demo_services(
     base_url: str | None = None,
     location: str | None = None,
     client_options: Mapping[str, Any] | None = None,
+    backend_app: Any = None,
+    wrap_transport: Callable[[Any], Any] | None = None,
+    location_ids: list[str] | None = None,
+    state_dir: Path | None = None,
 ) -> KioskServices:
     """The kiosk on the demo backend: every demo location, each with its own client and key.
 
     Without `base_url` the backend runs in-process (httpx.ASGITransport over kiosk.demo.create_app,
     its SQLite file in the data dir unless `db_path`/settings.demo_db say otherwise). With
     `base_url` (a `kiosk demo-server`, e.g. http://127.0.0.1:8765/api/v1) the same over HTTP.
+
+    Overrides (tests and benches build through here too): `backend_app`, an in-process backend
+    (kiosk.demo.create_app) to use instead of one on disk (the caller closes it; `base_url` is then
+    only the origin the client names);
+    `wrap_transport(transport)`, a transport in front of it (faults, counts); `location_ids`; and
+    `state_dir` for the crash-resume file.
     """
     from kiosk.demo.data import ALL_LOCATIONS, MERCHANT_SLUG
 
-    location_ids = _demo_location_ids(settings, location)
+    if location_ids is None:
+        location_ids = _demo_location_ids(settings, location)
     keys = {loc.id: loc.api_key for loc in ALL_LOCATIONS}
     closers: list[Callable[[], Awaitable[None]]] = []
     transport: Any = None
     backend: Any = None
-    if base_url is None:
+    if backend_app is not None:
+        import httpx
+
+        transport = httpx.ASGITransport(app=backend_app)
+        url = base_url or EMBEDDED_BASE_URL
+        backend = backend_app.state.backend
+    elif base_url is None:
         import httpx
 
         from kiosk.demo import create_app
@@ -118,6 +145,8 @@ def build_demo_services(
         closers.append(close_backend)
     else:
         url = check_base_url(base_url)
+    if wrap_transport is not None:
+        transport = wrap_transport(transport)
 
     clients: dict[str, StorefrontClient] = {}
     for location_id in location_ids:
@@ -130,7 +159,7 @@ def build_demo_services(
         location_ids=location_ids,
         merchant_slug=MERCHANT_SLUG,
         demo=True,
-        state_dir=state_dir_for(settings),
+        state_dir=state_dir if state_dir is not None else state_dir_for(settings),
         closers=closers,
         demo_backend=backend,
     )
@@ -205,6 +234,27 @@ def build_services(
             settings, base_url=settings.base_url, client_options=client_options
         )
     return build_remote_services(settings, client_options=client_options)
+
+
+def make_app(
+    settings: Settings | None = None,
+    *,
+    services: KioskServices | None = None,
+    factory: ServicesFactory | None = None,
+    **app_options: Any,
+) -> KioskApp:
+    """The one way to build the kiosk app (the CLI, `serve`'s sessions, benches and tests).
+
+    Give ready `services` (tests: built with build_demo_services and its overrides), or a
+    `factory` the app awaits after its first frame (the CLI); with neither, the factory the
+    settings describe. `app_options` go to KioskApp (injected clocks, store options)."""
+    from kiosk.tui.app import KioskApp
+
+    if settings is None:
+        settings = services.settings if services is not None else Settings()
+    if services is None and factory is None:
+        factory = services_factory(settings)
+    return KioskApp(services, services_factory=factory, settings=settings, **app_options)
 
 
 def _preload(modules: tuple[str, ...]) -> None:

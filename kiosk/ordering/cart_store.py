@@ -26,12 +26,9 @@ import contextlib
 import json
 import logging
 import math
-import os
-import tempfile
 import time
 from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -50,7 +47,9 @@ from kiosk.api.models import (
     FulfillmentMethod,
     PaymentIntent,
 )
+from kiosk.ordering.clock import LocationClock
 from kiosk.ordering.modifiers import SelectionState
+from kiosk.paths import atomic_write
 
 if TYPE_CHECKING:
     from kiosk.api.client import StorefrontClient
@@ -133,21 +132,6 @@ def load_saved_cart(path: Path | None) -> SavedCart | None:
     return None
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
 def _product_quantity(cart: Cart | None, product_id: str) -> int:
     if cart is None:
         return 0
@@ -184,11 +168,14 @@ class CartStore:
         location_aliases: Sequence[str] = (),
         max_rate_waits: int = 20,
         max_ambiguous_retries: int = 3,
+        local_clock: LocationClock | None = None,
     ) -> None:
         self.client = client
         self.location_id = location_id
         self._clock = clock
         self._sleep = sleep
+        # Time of day is the location's (ASAP's date and time), never the machine's.
+        self.local_clock = local_clock or LocationClock(None, clock)
         self.cart_id_file = cart_id_file
         # The location's id and slug are interchangeable (S): a cart naming either is ours.
         self._location_keys = {location_id, *location_aliases}
@@ -215,6 +202,13 @@ class CartStore:
 
     def __repr__(self) -> str:
         return f"CartStore(location_id={self.location_id!r}, cart_id={self.cart_id!r})"
+
+    def know_location(self, keys: Sequence[str | None], local_clock: LocationClock | None) -> None:
+        """The location's record arrived: its other names (id, slug) are ours too, and time of day
+        is read on its clock."""
+        self._location_keys.update(k for k in keys if k)
+        if local_clock is not None:
+            self.local_clock = local_clock
 
     @property
     def clock(self) -> Callable[[], float]:
@@ -275,7 +269,7 @@ class CartStore:
             return
         data = {"cartId": self.cart_id, "locationId": self.location_id}
         try:
-            _atomic_write(self.cart_id_file, json.dumps(data))
+            atomic_write(self.cart_id_file, json.dumps(data))
         except OSError:
             log.warning("could not keep the cart id for crash resume", exc_info=True)
 
@@ -745,7 +739,7 @@ class CartStore:
         self, order_date: str | None = None, order_time: str | None = None
     ) -> Cart | None:
         """ASAP (row 14). The row wants a date and time too: given, else the cart's own, else now
-        on the kiosk's clock."""
+        at the location (its timezone, not the machine's)."""
         return await self._order_time("ASAP", order_date, order_time)
 
     async def set_order_time_later(self, order_date: str, order_time: str) -> Cart | None:
@@ -758,9 +752,9 @@ class CartStore:
     ) -> Cart | None:
         async def body() -> Cart | None:
             cart_id = self._need_editable()
-            now = datetime.fromtimestamp(self._clock())
-            day = order_date or (self.cart.order_date if self.cart else None) or f"{now:%Y-%m-%d}"
-            at = order_time or (self.cart.order_time if self.cart else None) or f"{now:%H:%M}"
+            today, now = self.local_clock.date_and_time()
+            day = order_date or (self.cart.order_date if self.cart else None) or today
+            at = order_time or (self.cart.order_time if self.cart else None) or now
             result = await self._write(
                 lambda: self.client.set_order_time(self.location_id, cart_id, pickup_type, day, at)
             )

@@ -17,7 +17,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
+
+from kiosk.ordering.clock import zone_of
 
 __all__ = ["DayHours", "OpeningStatus", "opening_status", "parse_hours"]
 
@@ -150,15 +152,6 @@ def parse_hours(entries: Iterable[Any] | None) -> list[DayHours]:
     return found
 
 
-def _zone(name: Any) -> ZoneInfo | None:
-    if not isinstance(name, str) or not name.strip():
-        return None
-    try:
-        return ZoneInfo(name.strip())
-    except (ZoneInfoNotFoundError, ValueError, OSError):
-        return None
-
-
 def _utc(wall: datetime, zone: ZoneInfo) -> datetime:
     return wall.replace(tzinfo=zone).astimezone(UTC)
 
@@ -192,7 +185,7 @@ def _intervals(
 def opening_status(location: Any, now: datetime | None = None) -> OpeningStatus:
     """Today's hours and open/closed for `location` (anything with `timezone` and `hours`) at `now`
     (an aware datetime; default: the current time)."""
-    zone = _zone(_field(location, "timezone"))
+    zone = zone_of(location)
     hours = parse_hours(_field(location, "hours"))
     if zone is None or not hours:
         return OpeningStatus(False, None, (), None, None, None)

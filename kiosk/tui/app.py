@@ -1,12 +1,12 @@
-"""KioskApp: the ordering flow on top of KioskServices (clients, settings) and the CartStore.
+"""KioskApp: the ordering flow on top of KioskServices (clients, settings) and the Visit.
 
-Data flows one way: a key press -> a screen handler -> the CartStore -> the client -> the backend;
-the backend's cart -> the CartStore publishes it -> `KioskApp.cart` (reactive) -> every widget that
-shows the cart watches it. No widget keeps its own copy of the cart.
+Data flows one way: a key press -> a screen handler -> an intent on the Visit (kiosk.ordering.visit)
+-> the client -> the backend; the backend's cart -> the Visit publishes a frozen VisitState ->
+`KioskApp.visit_state` (and the `cart`, `location`, `status_text` reactives) -> every widget that
+shows it. No widget keeps its own copy of the cart, and no screen calls the client.
 
 Startup stays light: this module imports Textual and the kiosk's own small UI modules only;
-kiosk.api (httpx, pydantic models) and kiosk.ordering are imported by the screens' workers, after
-the first frame.
+kiosk.api (httpx, pydantic models) and kiosk.ordering are imported after the first frame.
 """
 
 from __future__ import annotations
@@ -18,17 +18,17 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from textual.app import App
 from textual.binding import Binding
 from textual.reactive import reactive
 
 from kiosk.paths import styles_dir
-from kiosk.tui.kiosk_mode import KioskModeApp
+from kiosk.tui.kiosk_mode import KIOSK_MODE_BINDINGS, KioskMode
 
 if TYPE_CHECKING:
-    from kiosk.api import Cart, Location, StorefrontClient
-    from kiosk.ordering.cart_store import CartStore
+    from kiosk.api import Cart, Location
     from kiosk.ordering.services import KioskServices
-    from kiosk.ordering.session import CustomerSession
+    from kiosk.ordering.visit import Visit, VisitState
 
 # One stylesheet per screen plus the theme (architecture: styles/ carried into the wheel).
 STYLESHEETS = (
@@ -55,21 +55,33 @@ BOOT_STYLESHEETS = ("theme.tcss",)
 CART_ID_FILE = "open-cart.json"
 
 
+def resume_file(state_dir: Path | None) -> Path | None:
+    """The crash-resume file's path: the one place that computes it. `state_dir` is already this
+    terminal's own folder (runtime.state_dir_for, kiosk.terminal)."""
+    return None if state_dir is None else state_dir / CART_ID_FILE
+
+
 def _css_paths(names: tuple[str, ...] = STYLESHEETS) -> list[str]:
     base = styles_dir()
     return [str(base / name) for name in names]
 
 
-class KioskApp(KioskModeApp):
+class KioskApp(KioskMode, App[None]):
     """The counter kiosk. `services` is everything it is given (settings, clients, demo flag)."""
 
     TITLE = "Kiosk"
     CSS_PATH = _css_paths()  # type: ignore[assignment]
     # -narrow: 80x24 (cart as a bar); -wide: the cart beside the menu.
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
-    BINDINGS = [Binding("f9", "start_over", "Start over", priority=False)]
+    BINDINGS = [*KIOSK_MODE_BINDINGS, Binding("f9", "start_over", "Start over", priority=False)]
 
-    # The cart the server last sent (CartStore publishes it); None before an order starts.
+    # Until KioskApp.__init__ sets them (Textual may ask during App.__init__).
+    _services: KioskServices | None = None
+    clock: Callable[[], float] = staticmethod(time.monotonic)
+
+    # The Visit's last published state (kiosk.ordering.visit.VisitState), whole.
+    visit_state: reactive[VisitState | None] = reactive(None, init=False)
+    # The cart the server last sent (the Visit publishes it); None before an order starts.
     cart: reactive[Cart | None] = reactive(None, init=False)
     # The location being ordered from, once loaded.
     location: reactive[Location | None] = reactive(None, init=False)
@@ -101,12 +113,10 @@ class KioskApp(KioskModeApp):
         self.wall_clock = wall_clock
         # Extra CartStore arguments (tests inject its sleep).
         self.store_options = dict(store_options or {})
-        # The cart screen's last cross-sell answer, keyed by (cart id, product ids in the cart).
-        self.cross_sell_memo: tuple[Any, list[Any]] | None = None
-        self.location_id: str | None = None
-        self._session: CustomerSession | None = None
-        self._watched: CartStore | None = None
-        self._unsubscribe: list[Callable[[], object]] = []
+        self._visit: Visit | None = None
+        self._unsubscribe: Callable[[], object] = lambda: None
+        # Staff may keep the open order's cart when the kiosk quits (the next start resumes it).
+        self.keep_cart_on_quit = False
         self._thread = threading.get_ident()
         if services is not None:
             self._services_ready(services)
@@ -119,20 +129,16 @@ class KioskApp(KioskModeApp):
             raise AttributeError("the kiosk's services are not ready yet")
         return self._services
 
+    @property
+    def services_or_none(self) -> KioskServices | None:
+        return self._services
+
     def _services_ready(self, services: KioskServices) -> None:
         self._services = services
-        if len(services.location_ids) == 1:
-            self.location_id = services.location_ids[0]
 
     @property
     def settings(self) -> Any:
         return self.services.settings
-
-    @property
-    def client(self) -> StorefrontClient:
-        if self.location_id is None:
-            raise LookupError("no location chosen yet")
-        return self.services.client_for(self.location_id)
 
     @property
     def single_location(self) -> bool:
@@ -197,124 +203,52 @@ class KioskApp(KioskModeApp):
 
         return LocationScreen()
 
-    def cart_id_file(self) -> Any:
-        state_dir = self.services.state_dir
-        return None if state_dir is None else state_dir / CART_ID_FILE
-
-    def _make_store(self, location_id: str) -> CartStore:
-        from kiosk.ordering.cart_store import CartStore
-
-        location = self.location
-        aliases = []
-        if location is not None and location_id in (location.id, location.restaurant_slug):
-            aliases = [a for a in (location.id, location.restaurant_slug) if a]
-        return CartStore(
-            self.services.client_for(location_id),
-            location_id,
-            clock=self.wall_clock,
-            cart_id_file=self.cart_id_file(),
-            location_aliases=aliases,
-            **self.store_options,
-        )
+    def cart_id_file(self) -> Path | None:
+        return resume_file(self.services.state_dir)
 
     @property
-    def session(self) -> CustomerSession:
-        """The customer's visit (location, method, details) and its CartStore."""
-        if self._session is None:
-            from kiosk.ordering.session import CustomerSession
+    def visit(self) -> Visit:
+        """The customer's visit (kiosk.ordering.visit): every screen's intents go here."""
+        if self._visit is None:
+            from kiosk.ordering.visit import Visit
 
-            self._session = CustomerSession(
-                self._make_store,
-                self.location_id if self.single_location else None,
-                fixed_location=self.single_location,
+            services = self.services
+            self._visit = Visit(
+                services.client_for,
+                services.location_ids,
+                wall_clock=self.wall_clock,
+                cart_id_file=self.cart_id_file(),
+                store_options=self.store_options,
+                merchant_slug=services.merchant_slug,
             )
-        return self._session
+            self._unsubscribe = self._visit.subscribe(self._visit_published)
+            self._visit_published(self._visit.state)
+        return self._visit
 
     @property
-    def store(self) -> CartStore | None:
-        return self._session.store if self._session is not None else None
+    def location_id(self) -> str | None:
+        return self.visit.location_id if self._services is not None else None
 
     def choose_location(self, location_id: str, location: Location | None) -> None:
-        self.location_id = location_id
-        self.location = location
-        self.session.choose_location(location_id)
-        self._follow_store()
+        self.visit.choose_location(location_id, location)
 
-    def _follow_store(self) -> None:
-        """Subscribe to the session's current store (it changes with the location)."""
-        store = self.store
-        if store is self._watched:
-            return
-        self._unwatch()
-        self._watched = store
-        if store is None:
-            self.cart = None
-            return
-        self._unsubscribe.append(store.subscribe(self._cart_published))
-        self._unsubscribe.append(store.subscribe_status(self._status_published))
-        self.cart = store.cart
-
-    def _unwatch(self) -> None:
-        for stop in self._unsubscribe:
-            stop()
-        self._unsubscribe.clear()
-        self._watched = None
-        self.status_text = ""
-
-    async def start_order(
-        self, method: str, details: Mapping[str, str], location: Location | None
-    ) -> None:
-        """Start (or switch) the ordering session for `method` with its details. A failure leaves
-        the session's store as it is, so a retry switches the same cart instead of making
-        another."""
-        from kiosk.api import DeliveryAddress
-
-        if self.location_id is None:
-            raise LookupError("no location chosen yet")
-        if self.store is None:
-            self.session.choose_location(self.location_id)
-        self._follow_store()
-        kwargs: dict[str, Any] = {}
-        if method == "table_service":
-            kwargs["table_number"] = details["table"]
-        elif method == "room_service":
-            kwargs["room"] = (details["last_name"], details["room"])
-        elif method == "delivery":
-            data = location.address_data if location is not None else None
-            kwargs["delivery"] = DeliveryAddress(
-                street=details["street"],
-                street_optional=details.get("street2") or None,
-                city=details["city"],
-                state=details["state"],
-                zip_code=details["zip"],
-                country=(data.country if data is not None else None) or "US",
-            )
-        await self.session.begin(method, **kwargs)
-        store = self.store
-        if store is not None and store.cart is None and store.session_message:
-            # A fresh cart is known empty; but the server said something about it (closed now:
-            # scheduled for later), and the menu depends on the order time: one read.
-            await store.refresh()
-
-    def _cart_published(self, cart: Cart | None) -> None:
-        self._set_on_app_thread("cart", cart)
-
-    def _status_published(self, status: Any) -> None:
-        self._set_on_app_thread("status_text", describe_status(status))
-
-    def _set_on_app_thread(self, name: str, value: object) -> None:
-        # The store may publish from another thread; reactives are set on the app's own.
+    def _visit_published(self, state: VisitState) -> None:
+        # The Visit may publish from another thread; reactives are set on the app's own.
         if threading.get_ident() != self._thread:
-            self.call_from_thread(setattr, self, name, value)
+            self.call_from_thread(self._show_state, state)
         else:
-            setattr(self, name, value)
+            self._show_state(state)
+
+    def _show_state(self, state: VisitState) -> None:
+        self.visit_state = state
+        self.cart = state.cart
+        self.location = state.location
+        self.status_text = describe_status(state.status)
 
     async def go_home(self) -> None:
         """Back to the first screen with nothing left of this visit: every field cleared now, the
-        cart discarded on the server in the background (a completed order's cart is only
-        forgotten: CartStore.discard knows the difference). With a fixed location the next
-        customer's order queues behind the discard on the same store (its lock is FIFO)."""
-        self._end_visit()
+        cart discarded on the server in the background (Visit.end)."""
+        self.visit.end()
         await self._show_start()
 
     async def serve_locations(self, location_ids: Sequence[str]) -> None:
@@ -324,29 +258,9 @@ class KioskApp(KioskModeApp):
         ids = list(location_ids)
         if not ids:
             raise ValueError("a kiosk serves at least one location")
-        self._end_visit()
+        self.visit.serve_locations(ids)
         self.services.location_ids = ids
-        # The session was made for the old locations (fixed or chosen): the next visit makes one.
-        self._session = None
-        self.location = None
-        self.location_id = ids[0] if len(ids) == 1 else None
-        self._follow_store()
         await self._show_start()
-
-    def _end_visit(self) -> None:
-        session = self._session
-        store = self.store
-        self._unwatch()
-        self.cart = None
-        self.cross_sell_memo = None
-        if session is not None:
-            session.clear()
-        if store is not None:
-            self.run_worker(_quietly(store.discard()), group="reset", exit_on_error=False)
-        if not self.single_location:
-            self.location_id = None
-            self.location = None
-        self._follow_store()
 
     async def _show_start(self) -> None:
         while len(self.screen_stack) > 1:
@@ -356,7 +270,7 @@ class KioskApp(KioskModeApp):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "start_over":
             # Offered only once there is something to start over from.
-            return self.store is not None and len(self.screen_stack) > 2
+            return self._visit is not None and len(self.screen_stack) > 2
         # Kiosk mode refuses quit, suspend and the command palette (kiosk_mode.py).
         return super().check_action(action, parameters)
 
@@ -365,7 +279,7 @@ class KioskApp(KioskModeApp):
         self.run_worker(self.go_home(), group="reset", exit_on_error=False)
 
     def action_start_over(self) -> None:
-        if self.store is None or self.cart is None or not self.cart.items:
+        if self.cart is None or not self.cart.items:
             if len(self.screen_stack) > 2:
                 self.reset_now()
             return
@@ -386,19 +300,13 @@ class KioskApp(KioskModeApp):
         )
 
     async def on_unmount(self) -> None:
-        self._unwatch()
+        visit, self._visit = self._visit, None
+        if visit is not None:
+            self._unsubscribe()
+            # A normal quit deletes an open order's cart, unless staff chose to keep it.
+            await visit.quit(keep_cart=self.keep_cart_on_quit)
         if self._services is not None:
             await self._services.aclose()
-
-
-async def _quietly(awaitable: Any) -> None:
-    # Deleting an abandoned cart is best effort: the server expires carts anyway.
-    try:
-        await awaitable
-    except Exception:  # nothing to show: the customer has moved on
-        import logging
-
-        logging.getLogger("kiosk.tui").warning("could not delete an abandoned cart", exc_info=True)
 
 
 def describe_status(status: Any) -> str:

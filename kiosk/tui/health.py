@@ -14,6 +14,7 @@ from rich.text import Text
 from textual.screen import Screen
 from textual.widgets import Static
 
+from kiosk.tui.contract import Kiosk, kiosk_of
 from kiosk.tui.text import clean
 
 
@@ -84,12 +85,12 @@ def client_health(client: Any, *, now: float | None = None, name: str = "") -> T
     return text
 
 
-def current_client(app: Any) -> tuple[str, Any] | None:
-    services = getattr(app, "services", None)
+def current_client(app: Kiosk) -> tuple[str, Any] | None:
+    services = app.services_or_none
     if services is None or not services.clients:
         return None
-    location_id = getattr(app, "location_id", None)
-    if isinstance(location_id, str) and location_id in services.clients:
+    location_id = app.location_id
+    if location_id is not None and location_id in services.clients:
         return location_id, services.clients[location_id]
     first = next(iter(services.clients))
     return first, services.clients[first]
@@ -118,8 +119,8 @@ class HealthLine(Static):
         self.set_interval(1.0, self.tick)
 
     def tick(self) -> None:
-        app: Any = self.app
-        shown = bool(getattr(app, "health_line_shown", False))
+        app = kiosk_of(self.app)
+        shown = app.health_line_shown
         if self.display != shown:
             self.display = shown
         if not shown:
@@ -138,7 +139,7 @@ def attach_health_line(screen: Screen[Any]) -> None:
 
     if not isinstance(screen, KioskScreen) or not screen.is_attached:
         return
-    if not getattr(screen.app, "health_line_shown", False):
+    if not kiosk_of(screen.app).health_line_shown:
         # Not mounted at all when not wanted: the customer's screens stay exactly as designed.
         return
     if screen.query(HealthLine):

@@ -14,18 +14,21 @@ import logging
 import math
 from typing import TYPE_CHECKING, Any
 
+from kiosk.tui.contract import kiosk_of
+
 if TYPE_CHECKING:
+    from textual.app import App
     from textual.timer import Timer
 
-    from kiosk.tui.kiosk_mode import KioskModeApp
     from kiosk.tui.screens.idle import StillThereDialog
 
 log = logging.getLogger("kiosk.tui")
 
 
 class IdleWatcher:
-    def __init__(self, app: KioskModeApp) -> None:
+    def __init__(self, app: App[Any]) -> None:
         self.app = app
+        self.kiosk = kiosk_of(app)
         self.last_activity: float | None = None
         self.prompt: StillThereDialog | None = None
         self.deadline: float = 0.0
@@ -52,15 +55,10 @@ class IdleWatcher:
 
     # The clock ------------------------------------------------------------------------------------
     def _now(self) -> float:
-        clock = getattr(self.app, "clock", None)
-        if clock is None:
-            import time
-
-            return time.monotonic()
-        return float(clock())
+        return float(self.kiosk.clock())
 
     def _settings(self) -> Any:
-        return self.app.kiosk_settings
+        return self.kiosk.kiosk_settings
 
     @property
     def seconds_left(self) -> int:
@@ -71,7 +69,7 @@ class IdleWatcher:
         """Whether the idle reset may fire now: never while payment (or any screen that says so)
         is anywhere in the stack, nor before the kiosk has started."""
         app = self.app
-        if getattr(app, "services", None) is None:
+        if self.kiosk.services_or_none is None:
             return False
         stack = app.screen_stack
         if len(stack) < 2:
@@ -80,9 +78,8 @@ class IdleWatcher:
 
     def nothing_to_keep(self) -> bool:
         """On the first screen with no order and nothing chosen: no need to ask."""
-        app: Any = self.app
-        store = app.store
-        if store is not None and store.cart_id is not None:
+        app = self.app
+        if self.kiosk.visit.state.has_order:
             return False
         return len(app.screen_stack) <= 2 and getattr(app.screen, "method", None) is None
 
@@ -139,10 +136,9 @@ class IdleWatcher:
         self.app.run_worker(self._reset(), group="idle-reset", exit_on_error=False)
 
     async def _reset(self) -> None:
-        app: Any = self.app
         try:
             log.info("idle: no answer, the session is reset")
-            await app.go_home()
+            await self.kiosk.go_home()
             self.resets += 1
             await self._push_attract()
         finally:

@@ -1,6 +1,10 @@
 """Kiosk mode, the staff key, idle handling and crash resume: what makes KioskApp a counter kiosk.
 
-`KioskModeApp` is KioskApp's base class. It keeps these concerns out of the ordering flow:
+`KioskMode` is a mixin KioskApp composes (`class KioskApp(KioskMode, App)`), not a base class the
+app depends on: it declares what it needs of its host (Textual's App, typed through `_Host`, and the
+kiosk's `contract.Kiosk`), and reaches nothing by getattr. Its key bindings are
+`KIOSK_MODE_BINDINGS`, which the app lists (Textual merges bindings of DOM classes only). It keeps
+these concerns out of the ordering flow:
 - Kiosk mode (settings.kiosk_mode, `--kiosk`): the actions that leave or suspend the app (quit,
   Ctrl+C's quit hint, the command palette, suspend) are refused by `check_action`, and on a real
   terminal SIGINT, SIGQUIT and SIGTSTP are ignored (Textual already reads Ctrl+C, Ctrl+\\ and Ctrl+Z
@@ -18,9 +22,6 @@ import contextlib
 import os
 import signal
 import threading
-import time
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from textual import events
@@ -29,10 +30,11 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from kiosk.tui.idle import IdleWatcher
+from kiosk.tui.pin import PinThrottle
 
 if TYPE_CHECKING:
     from kiosk.config import Settings
-    from kiosk.tui.app import KioskApp
+    from kiosk.tui.contract import Kiosk
 
 # Keys: F12 is passed by every terminal and SSH client; Ctrl+S too (Textual turns off XON/XOFF),
 # and it is the one to use where F12 is taken (a browser's developer tools under textual-serve).
@@ -47,55 +49,22 @@ KIOSK_IGNORED_SIGNALS = tuple(
 )
 
 
-@dataclass
-class PinThrottle:
-    """Wrong staff PINs: `free_attempts` tries, then a lockout that doubles with every further
-    wrong PIN (30 s, 60 s, 120 s... up to `max_lockout`). A right PIN clears it. The clock is
-    injected (the app's monotonic clock), so tests move time without sleeping."""
+KIOSK_MODE_BINDINGS = [
+    Binding(STAFF_KEYS, "staff", "Staff", show=False, priority=True),
+    # The shell's usual key outside kiosk mode (Textual binds none); refused in kiosk mode.
+    Binding("ctrl+z", "suspend_process", show=False),
+]
 
-    clock: Callable[[], float]
-    free_attempts: int = 3
-    first_lockout: float = 30.0
-    max_lockout: float = 900.0
-    failures: int = 0
-    locked_until: float = 0.0
-
-    def seconds_left(self) -> float:
-        """How long until the next attempt is allowed (0: now)."""
-        return max(0.0, self.locked_until - self.clock())
-
-    @property
-    def locked(self) -> bool:
-        return self.seconds_left() > 0
-
-    @property
-    def attempts_before_lockout(self) -> int:
-        return max(0, self.free_attempts - self.failures)
-
-    def failed(self) -> float:
-        """Count a wrong PIN; returns the lockout it starts (0 when none)."""
-        self.failures += 1
-        if self.failures < self.free_attempts:
-            return 0.0
-        lockout = min(
-            self.max_lockout, self.first_lockout * 2 ** (self.failures - self.free_attempts)
-        )
-        self.locked_until = self.clock() + lockout
-        return lockout
-
-    def succeeded(self) -> None:
-        self.failures = 0
-        self.locked_until = 0.0
+if TYPE_CHECKING:
+    # For the type checker the mixin is an App (its host); at run time a plain mixin.
+    _Host = App[None]
+else:
+    _Host = object
 
 
-class KioskModeApp(App[None]):
-    """The base of KioskApp: kiosk mode, staff, idle, resume (see the module docstring)."""
-
-    BINDINGS = [
-        Binding(STAFF_KEYS, "staff", "Staff", show=False, priority=True),
-        # The shell's usual key outside kiosk mode (Textual binds none); refused in kiosk mode.
-        Binding("ctrl+z", "suspend_process", show=False),
-    ]
+class KioskMode(_Host):
+    """Kiosk mode, staff, idle, resume and the health line, mixed into KioskApp (see the module
+    docstring). Needs of its host: Textual's App, and `clock` and `services_or_none` (Kiosk)."""
 
     # How often the idle watcher looks at the clock (and the countdown redraws).
     IDLE_CHECK_INTERVAL: ClassVar[float] = 0.5
@@ -117,18 +86,17 @@ class KioskModeApp(App[None]):
 
     # Helpers --------------------------------------------------------------------------------------
     @property
-    def _kiosk(self) -> KioskApp:
-        return cast("KioskApp", self)
+    def _kiosk(self) -> Kiosk:
+        return cast("Kiosk", self)
 
     def _monotonic(self) -> float:
-        clock = getattr(self, "clock", None)
-        return clock() if clock is not None else time.monotonic()
+        return self._kiosk.clock()
 
     @property
     def kiosk_settings(self) -> Settings | None:
-        services = getattr(self, "services", None)
+        services = self._kiosk.services_or_none
         if services is not None:
-            return cast("Settings", services.settings)
+            return services.settings
         return self._early_settings
 
     @property

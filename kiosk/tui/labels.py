@@ -41,3 +41,14 @@ def method_key(value: Any) -> str:
 def method_label(value: Any) -> str:
     key = method_key(value)
     return METHODS.get(key, (key.replace("_", " ").capitalize() or "Order", ""))[0]
+
+
+def offered_methods(location: Any, fallback: Any = None) -> list[str]:
+    """The fulfillment methods the location offers, in display order (request spelling).
+
+    From the location's `methodsStatus`, else the merchant listing's; with neither (the vendor's
+    location fixture has none) pickup alone is assumed, the one method every storefront has (A)."""
+    status = getattr(location, "methods_status", None) or getattr(fallback, "methods_status", None)
+    if status is None:
+        return ["pickup"]
+    return [m for m in METHODS if status.offers(m)]

@@ -20,6 +20,7 @@ from kiosk.api import StorefrontClient
 from kiosk.demo import create_app
 from kiosk.demo.data import DOWNTOWN, DemoLocation
 from kiosk.ordering.cart_store import CartStore
+from kiosk.ordering.visit import Visit
 from tests.unit.test_ordering_rig import BackendViews
 
 BASE_URL = "http://demo.test/api/v1"
@@ -132,6 +133,15 @@ class VirtualRig(BackendViews):
             sleep=asyncio.sleep,
             location_aliases=(self.location.slug,),
             **kw,
+        )
+
+    def visit(self, client: StorefrontClient | None = None, **kw: Any) -> Visit:
+        chosen = client or self.client
+        return Visit(
+            lambda _location_id: chosen,
+            [self.location.id],
+            wall_clock=self.clock,
+            store_options={"sleep": asyncio.sleep, **kw},
         )
 
     def by_status(self) -> dict[str, int]:

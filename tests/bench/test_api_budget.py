@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kiosk.api import RateLimitedError, StorefrontClient, StorefrontError
-from kiosk.ordering.cart_store import CartStore, StoreStatus
+from kiosk.ordering.cart_store import StoreStatus
 from kiosk.ordering.payment import PaymentOutcome
+from kiosk.ordering.visit import Visit
 from tests.bench.conftest import Figures
 from tests.bench.rigs import VirtualRig
 from tests.bench.vtime import run_virtual
@@ -54,10 +55,15 @@ class Terminal:
     def location_id(self) -> str:
         return self.rig.location_id
 
-    def store(self) -> CartStore:
-        store = self.rig.store(self.client)
-        store.subscribe_status(self.statuses.append)
-        return store
+    def visit(self) -> Visit:
+        visit = self.rig.visit(self.client)
+
+        def note(state: Any) -> None:
+            if not self.statuses or self.statuses[-1] != state.status:
+                self.statuses.append(state.status)
+
+        visit.subscribe(note)
+        return visit
 
     def server_cart(self, cart_id: str) -> dict[str, Any] | None:
         return self.rig.server_cart(cart_id)

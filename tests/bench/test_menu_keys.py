@@ -17,16 +17,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import httpx
 from textual import events
 from textual.app import App, ComposeResult
 from textual.widgets import OptionList
 
-from kiosk.api import StorefrontClient
 from kiosk.config import Settings
 from kiosk.demo import create_app
 from kiosk.demo.data import DOWNTOWN, extra_menu
-from kiosk.ordering.services import KioskServices
+from kiosk.runtime import build_demo_services, make_app
 from kiosk.tui.app import KioskApp
 from tests.bench.conftest import Figures
 from tests.bench.tui_walk import Walk, quick_pilot
@@ -110,17 +108,17 @@ async def measure(
 
 def kiosk(tmp: Path) -> tuple[KioskApp, Any]:
     backend = create_app(":memory:", extra_products=PRODUCTS, rate_limit=100_000)
-    client = StorefrontClient(
-        "http://demo.test/api/v1", DOWNTOWN.api_key, transport=httpx.ASGITransport(app=backend)
-    )
-    services = KioskServices(
-        settings=Settings(),
-        clients={DOWNTOWN.id: client},
+    services = build_demo_services(
+        Settings(),
+        backend_app=backend,
+        base_url="http://demo.test/api/v1",
         location_ids=[DOWNTOWN.id],
-        demo=True,
         state_dir=tmp / "state",
     )
-    return KioskApp(services), backend
+    # As measured before: no merchant listing, no fault switches.
+    services.merchant_slug = None
+    services.demo_backend = None
+    return make_app(services=services), backend
 
 
 async def kiosk_round(tmp: Path) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:

@@ -14,13 +14,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import httpx
-
-from kiosk.api import StorefrontClient
 from kiosk.config import Settings
 from kiosk.demo import create_app
 from kiosk.demo.data import DOWNTOWN
 from kiosk.ordering.services import KioskServices
+from kiosk.runtime import build_demo_services
 from kiosk.tui.app import KioskApp
 from tests.bench.conftest import Figures
 from tests.bench.tui_walk import INTENDED, Walk, quick_pilot
@@ -52,29 +50,27 @@ def diff(after: dict[str, int], before: dict[str, int]) -> dict[str, int]:
 async def test_requests_per_order_in_the_tui(figures: Figures, tmp_path: Path) -> None:
     clock = FakeClock(START)
     backend_app = create_app(":memory:", clock=clock, rate_limit=100_000)
-    client = StorefrontClient(
-        BASE_URL,
-        DOWNTOWN.api_key,
-        transport=httpx.ASGITransport(app=backend_app),
-        clock=clock,
-        sleep=clock.sleep,
-    )
-    services = KioskServices(
-        settings=Settings(),
-        clients={DOWNTOWN.id: client},
+    services = build_demo_services(
+        Settings(),
+        backend_app=backend_app,
+        base_url=BASE_URL,
         location_ids=[DOWNTOWN.id],
-        demo=True,
         state_dir=tmp_path / "state",
+        client_options={"clock": clock, "sleep": clock.sleep},
     )
+    # As measured before: no merchant listing, no fault switches.
+    services.merchant_slug = None
+    services.demo_backend = None
+    client = services.client_for(DOWNTOWN.id)
     app = VirtualTimeKiosk(services, clock)
     per_order: list[dict[str, int]] = []
     polls: list[int] = []
 
     async def phone_pays() -> None:
         # Runs inside the payment wait's (fake) sleep, PAY_AFTER s after checkout.
-        store = app.store
-        assert store is not None and store.payment_intent is not None
-        await client.confirm_demo_payment(store.payment_intent.client_secret, APPROVE)
+        intent = app.visit.payment_intent
+        assert intent is not None
+        await client.confirm_demo_payment(intent.client_secret, APPROVE)
 
     async def already_arranged() -> None:
         pass

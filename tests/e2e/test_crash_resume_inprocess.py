@@ -8,14 +8,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
-from kiosk.api import RetryPolicy, StorefrontClient
+from kiosk.api import RetryPolicy
 from kiosk.config import Settings
 from kiosk.demo import create_app
 from kiosk.demo.data import LOCATIONS
-from kiosk.ordering.services import KioskServices
+from kiosk.runtime import build_demo_services, make_app
 from kiosk.tui.app import CART_ID_FILE, KioskApp
 from kiosk.tui.screens.location import LocationScreen
 from kiosk.tui.screens.menu import MenuScreen
@@ -42,26 +41,18 @@ class Rig:
         return self.state_dir / CART_ID_FILE
 
     def app(self) -> KioskApp:
-        transport = httpx.ASGITransport(app=self.asgi)
-        clients = {
-            loc.id: StorefrontClient(
-                BASE_URL,
-                loc.api_key,
-                transport=transport,
-                sleep=no_sleep,
-                retry=RetryPolicy(max_attempts=2, random=lambda: 0.0),
-            )
-            for loc in LOCATIONS
-        }
-        services = KioskServices(
-            settings=Settings(),
-            clients=clients,
-            location_ids=list(clients),
-            demo=True,
+        services = build_demo_services(
+            Settings(),
+            backend_app=self.asgi,
+            base_url=BASE_URL,
+            location_ids=[loc.id for loc in LOCATIONS],
             state_dir=self.state_dir,
-            closers=[c.aclose for c in clients.values()],
+            client_options={
+                "sleep": no_sleep,
+                "retry": RetryPolicy(max_attempts=2, random=lambda: 0.0),
+            },
         )
-        return KioskApp(services, wall_clock=lambda: FIXED_NOW)
+        return make_app(services=services, wall_clock=lambda: FIXED_NOW)
 
     def server_cart(self, cart_id: str) -> dict[str, Any]:
         return dict(self.backend.get_cart_json(cart_id))
@@ -78,9 +69,9 @@ class _Stub:
         return self.rig.backend
 
     def server_cart(self) -> dict[str, Any]:
-        store = self.app.store
-        assert store is not None and store.cart_id is not None
-        return self.rig.server_cart(store.cart_id)
+        cart_id = self.app.visit.state.cart_id
+        assert cart_id is not None
+        return self.rig.server_cart(cart_id)
 
 
 async def first_run(rig: Rig, *, pay: bool = False) -> str:
@@ -90,7 +81,9 @@ async def first_run(rig: Rig, *, pay: bool = False) -> str:
         cart_id = await to_menu_with_cookie(stub, pilot)
         if pay:
             await to_payment(stub, pilot)
-        # The app ends here without a reset: the cart stays open on the server, as after a crash.
+        # The app ends here without a reset: the cart stays open on the server, as after a crash
+        # (a normal quit deletes it; a crash never runs the quit).
+        app.keep_cart_on_quit = True
     assert rig.cart_file.exists()
     return cart_id
 
@@ -126,7 +119,7 @@ async def test_a_locked_cart_resumes_into_payment(tmp_path: Path) -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, PaymentScreen)
-        assert app.store is not None and app.store.cart_id == cart_id
+        assert app.visit.state.cart_id == cart_id
         server = rig.server_cart(cart_id)
         assert server["status"] == "LOCKED" and server["paymentIntentId"] == intent
         # The demo processor approves: the resumed payment completes.
@@ -150,7 +143,7 @@ async def test_a_paid_or_deleted_cart_starts_clean(tmp_path: Path, meanwhile: st
         await settle(pilot)
         assert isinstance(app.screen, LocationScreen)
         assert len(app.screen_stack) == 2
-        assert app.store is None and app.cart is None
+        assert not app.visit.state.has_order and app.cart is None
         assert not rig.cart_file.exists()
 
 

@@ -14,8 +14,7 @@ import pytest
 from kiosk.config import Settings
 from kiosk.demo.app import create_app
 from kiosk.demo.server import ServerThread
-from kiosk.runtime import build_demo_services
-from kiosk.tui.app import KioskApp
+from kiosk.runtime import build_demo_services, make_app
 from kiosk.tui.screens.done import DoneScreen
 from kiosk.tui.screens.location import LocationScreen
 from kiosk.tui.screens.menu import MenuScreen
@@ -38,7 +37,7 @@ def server(tmp_path: Path) -> Iterator[ServerThread]:
 
 async def test_order_over_http(server: ServerThread, tmp_path: Path) -> None:
     services = build_demo_services(Settings(), base_url=server.base_url)
-    app = KioskApp(services, wall_clock=lambda: NOW)
+    app = make_app(services=services, wall_clock=lambda: NOW)
     backend = server.app.state.backend
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -52,7 +51,7 @@ async def test_order_over_http(server: ServerThread, tmp_path: Path) -> None:
         await pilot.press("2", "f2")
         await settle(pilot)
         assert isinstance(app.screen, MenuScreen)
-        cart_id = app.store.cart_id  # type: ignore[union-attr]
+        cart_id = app.visit.state.cart_id
         assert [i["quantity"] for i in backend.get_cart_json(cart_id)["items"]] == [2]
         await pilot.press("escape", "f4", "f2")
         await settle(pilot)
@@ -78,5 +77,5 @@ async def test_order_over_http(server: ServerThread, tmp_path: Path) -> None:
         assert isinstance(app.screen, LocationScreen)
         await pilot.press("1", "1")
         await settle(pilot)
-        assert app.store is not None and app.store.cart_id not in (None, cart_id)
-        assert backend.get_cart_json(app.store.cart_id)["items"] == []
+        assert app.visit.state.cart_id not in (None, cart_id)
+        assert backend.get_cart_json(app.visit.state.cart_id)["items"] == []

@@ -31,7 +31,7 @@ from kiosk.api import Cart, StorefrontClient
 from kiosk.config import Settings
 from kiosk.demo import create_app
 from kiosk.demo.data import DOWNTOWN
-from kiosk.ordering.services import KioskServices
+from kiosk.runtime import build_demo_services, make_app
 from kiosk.tui.app import KioskApp
 from tests.bench.tui_walk import INTENDED, LATTE, Walk, quick_pilot
 from tests.contract import SPEC_CART_TOTALS
@@ -250,19 +250,16 @@ EXPECTED: dict[str, tuple[str, ...]] = {
 
 def hostile_kiosk(hostile: Hostile, tmp_path: Path) -> tuple[KioskApp, Any]:
     backend = create_app(":memory:")
-    client = StorefrontClient(
-        BASE_URL,
-        DOWNTOWN.api_key,
-        transport=HostileTransport(httpx.ASGITransport(app=backend), hostile),
-    )
-    services = KioskServices(
-        settings=Settings(),
-        clients={DOWNTOWN.id: client},
+    services = build_demo_services(
+        Settings(),
+        backend_app=backend,
+        base_url=BASE_URL,
+        wrap_transport=lambda inner: HostileTransport(inner, hostile),
         location_ids=[DOWNTOWN.id],
-        demo=True,
         state_dir=tmp_path / "state",
     )
-    return KioskApp(services), backend
+    services.merchant_slug = None  # as before: no merchant-listing fallback
+    return make_app(services=services), backend
 
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)])

@@ -31,9 +31,9 @@ import httpx
 
 from kiosk.api import Cart, RetryPolicy, StorefrontError
 from kiosk.config import Settings
-from kiosk.ordering.cart_store import CartStore
-from kiosk.ordering.payment import PaymentOutcome, wait_for_payment
+from kiosk.ordering.payment import PaymentOutcome
 from kiosk.ordering.services import KioskServices
+from kiosk.ordering.visit import Visit
 from kiosk.tui.app import KioskApp
 from tests.bench.rigs import VirtualRig
 from tests.bench.tui_walk import Walk, quick_pilot
@@ -81,7 +81,7 @@ class Customer:
 
 async def one_order(rig: VirtualRig, shared: Any, shown: list[Shown]) -> None:
     customer = Customer(rig, shown)
-    store: CartStore = rig.store()
+    store: Visit = rig.visit()
     await customer.do("start", lambda: store.start("pickup"))
     await customer.do("add latte", lambda: store.add_item("prd_latte", 1, shared.latte_state))
     for product in ("prd_cookie", "prd_orange_juice", "prd_hummus"):
@@ -112,7 +112,7 @@ async def one_order(rig: VirtualRig, shared: Any, shown: list[Shown]) -> None:
 
     rig.clock.call_later(PAY_AFTER, phone_pays)
     for _ in range(3):
-        paid = await wait_for_payment(store, timeout=300)
+        paid = await store.wait_for_payment(timeout=300)
         if paid.outcome is PaymentOutcome.COMPLETED:
             break
         shown.append(Shown("payment", paid.outcome.value, "The time to pay has run out."))
@@ -189,8 +189,8 @@ async def test_r_after_an_unconfirmed_add_does_not_double_the_line(tmp_path: Pat
                 walk = Walk(app, pilot)
                 await walk.start()
                 product = await walk.open_product("prd_hummus")
-                assert app.store is not None and app.store.cart_id
-                cart_id = app.store.cart_id
+                assert app.visit.state.cart_id
+                cart_id = app.visit.state.cart_id
                 # The add lands but its answer is lost; then every re-read attempt fails too.
                 rig.transport.fail_next("POST", "/cart-item", when="after")
                 for _ in range(rig.client.retry.max_attempts):

@@ -1,4 +1,4 @@
-"""A scripted customer (no Textual) places issue 6's standard order through the CartStore on the
+"""A scripted customer (no Textual) places issue 6's standard order through the Visit on the
 embedded backend, and the backend counts the requests.
 
 The standard order: 4 lines (one with modifiers), one quantity change, a tip, a later order time, a
@@ -16,9 +16,9 @@ from typing import Any
 
 from kiosk.api import Cart, PaymentIntent
 from kiosk.demo.data import DOWNTOWN
-from kiosk.ordering.cart_store import CartStore
 from kiosk.ordering.modifiers import SelectionState
-from kiosk.ordering.payment import PaymentOutcome, PaymentResult, wait_for_payment
+from kiosk.ordering.payment import PaymentOutcome, PaymentResult
+from kiosk.ordering.visit import Visit
 from tests.unit.test_ordering_rig import Rig, demo_rig
 
 APPROVE = "4242 4242 4242 4242"
@@ -52,8 +52,8 @@ async def warm_up(rig: Rig) -> Shared:
 
 async def standard_order(
     rig: Rig, shared: Shared, *, composite_checkout: bool = True
-) -> tuple[CartStore, PaymentIntent, PaymentResult]:
-    store = rig.store()
+) -> tuple[Visit, PaymentIntent, PaymentResult]:
+    store = rig.visit()
     await store.start("pickup")
     await store.add_item("prd_latte", 1, shared.latte_state)
     await store.add_item("prd_cookie", 1)
@@ -80,11 +80,11 @@ async def standard_order(
         await rig.client.confirm_demo_payment(intent.client_secret, APPROVE)
 
     rig.clock.call_later(PAY_AFTER, customer_pays_on_phone)
-    paid = await wait_for_payment(store, timeout=300)
+    paid = await store.wait_for_payment(timeout=300)
     return store, intent, paid
 
 
-def check_final_cart(rig: Rig, store: CartStore, intent: PaymentIntent, shared: Shared) -> None:
+def check_final_cart(rig: Rig, store: Visit, intent: PaymentIntent, shared: Shared) -> None:
     server: dict[str, Any] | None = rig.server_cart(store.cart_id or "")
     assert server is not None
     cart = Cart.model_validate(server)
@@ -156,7 +156,7 @@ async def test_many_standard_orders_share_their_reads_and_stay_under_the_goal() 
             store, intent, paid = await standard_order(rig, shared)
             check_final_cart(rig, store, intent, shared)
             numbers.add(paid.order_number)
-            await store.discard()  # the done screen's "start over": nothing to delete
+            await store.reset()  # the done screen's "start over": nothing to delete
         assert len(numbers) == 5
         assert rig.total() == 5 * 18
 

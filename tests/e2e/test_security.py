@@ -30,9 +30,8 @@ from textual.screen import Screen
 from kiosk.api import AuthenticationError, StorefrontClient
 from kiosk.config import load_settings
 from kiosk.demo.data import DOWNTOWN
-from kiosk.runtime import EMBEDDED_BASE_URL, build_demo_services
+from kiosk.runtime import EMBEDDED_BASE_URL, build_demo_services, make_app
 from kiosk.tui import errors as tui_errors
-from kiosk.tui.app import KioskApp
 from kiosk.tui.screens import base as screens_base
 from kiosk.tui.screens import payment as screens_payment
 from tests.bench.tui_walk import Walk, quick_pilot
@@ -69,7 +68,7 @@ async def test_no_key_or_client_secret_in_logs_screens_exceptions_or_reprs(
     settings = load_settings(env={}, flags={"location": DOWNTOWN.id, "log_level": "DEBUG"})
     services = build_demo_services(settings, db_path=tmp_path / "demo.sqlite3")
     client = services.client_for(DOWNTOWN.id)
-    app = KioskApp(services)
+    app = make_app(services=services)
 
     errors: list[BaseException] = []
     original = tui_errors.describe
@@ -114,15 +113,15 @@ async def test_no_key_or_client_secret_in_logs_screens_exceptions_or_reprs(
             await walk.edit_cart()
             await walk.checkout()
             done = await walk.pay(decline_then_approve)
-            store = app.store
-            assert store is not None and store.payment_intent is not None
+            store = app.visit
+            assert store.payment_intent is not None
             intent = store.payment_intent
             secret = intent.client_secret.get_secret_value()
             reprs = {
                 "services": repr(services),
                 "client": repr(client),
                 "store": repr(store),
-                "session": repr(app.session),
+                "visit state": repr(app.visit.state),
                 "cart": repr(done.order),  # type: ignore[attr-defined]
                 "intent": repr(intent),
                 "intent dump": repr(intent.model_dump()),

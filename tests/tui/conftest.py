@@ -21,14 +21,16 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from kiosk.api import RetryPolicy, StorefrontClient
+from kiosk.api import RetryPolicy
 from kiosk.config import Settings
 from kiosk.demo import create_app
 from kiosk.demo.data import DOWNTOWN, LOCATIONS, WESTSIDE
 from kiosk.ordering.services import KioskServices
+from kiosk.runtime import build_demo_services, make_app
 from kiosk.tui.app import KioskApp
 
 FIXED_NOW = datetime(2026, 3, 10, 17, 0, tzinfo=UTC).timestamp()
+# For kiosks built by hand over HTTP-shaped transports (tests/e2e).
 BASE_URL = "http://demo.test/api/v1"
 PAY_URL = "https://pay.lantern.example"
 # Workers that run until the customer pays: never waited for as a whole.
@@ -55,9 +57,9 @@ class Kiosk:
 
     def server_cart(self) -> dict[str, Any]:
         """The cart as the backend holds it (GET shape), for the order in progress."""
-        store = self.app.store
-        assert store is not None and store.cart_id is not None, "no order in progress"
-        return self.backend.get_cart_json(store.cart_id)
+        cart_id = self.app.visit.state.cart_id
+        assert cart_id is not None, "no order in progress"
+        return self.backend.get_cart_json(cart_id)
 
 
 class CountingSecrets:
@@ -82,6 +84,7 @@ def make_kiosk(
     clock: Callable[[], float] | None = None,
     merchant_slug: str | None = None,
     wrap_transport: Callable[[httpx.AsyncBaseTransport], httpx.AsyncBaseTransport] | None = None,
+    client_options: dict[str, Any] | None = None,
     **app_kwargs: Any,
 ) -> Kiosk:
     asgi = create_app(
@@ -90,34 +93,28 @@ def make_kiosk(
         extra_products=extra_products,
         public_base_url=PAY_URL,
     )
-    transport: httpx.AsyncBaseTransport = httpx.ASGITransport(app=asgi)
-    if wrap_transport is not None:
-        transport = wrap_transport(transport)
-    clients = {
-        loc.id: StorefrontClient(
-            BASE_URL,
-            loc.api_key,
-            transport=transport,
-            sleep=no_sleep,
-            retry=RetryPolicy(max_attempts=2, random=lambda: 0.0),
-        )
-        for loc in locations
-    }
-    closers = [c.aclose for c in clients.values()]
-    services = KioskServices(
-        settings=settings or Settings(),
-        clients=clients,
-        location_ids=list(clients),
-        merchant_slug=merchant_slug,
-        demo=True,
+    # Built as the CLI builds them (kiosk.runtime), with the test's backend and a client that
+    # never sleeps between retries.
+    services = build_demo_services(
+        settings or Settings(),
+        backend_app=asgi,
+        base_url=BASE_URL,
+        wrap_transport=wrap_transport,
+        location_ids=[loc.id for loc in locations],
         state_dir=tmp_path / "state",
-        closers=closers,
+        client_options=client_options
+        or {"sleep": no_sleep, "retry": RetryPolicy(max_attempts=2, random=lambda: 0.0)},
     )
+    # The demo's merchant listing is the fallback for a location's methods: off unless asked.
+    services.merchant_slug = merchant_slug
+    # The staff screen's fault switches: only where a test hands the backend over
+    # (`k.services.demo_backend = k.backend`).
+    services.demo_backend = None
     kwargs: dict[str, Any] = {"wall_clock": lambda: FIXED_NOW}
     if clock is not None:
         kwargs["clock"] = clock
     kwargs.update(app_kwargs)
-    return Kiosk(KioskApp(services, **kwargs), asgi, services)
+    return Kiosk(make_app(services=services, **kwargs), asgi, services)
 
 
 @pytest.fixture

@@ -97,7 +97,7 @@ async def checkout_and_pay(k: Kiosk, pilot: Pilot[Any], paid: str = "keys") -> d
         assert k.server_cart()["status"] == "LOCKED"
         await keys(pilot, "a")
     else:
-        intent = pilot.app.store.payment_intent  # type: ignore[attr-defined]
+        intent = pilot.app.visit.payment_intent  # type: ignore[attr-defined]
         k.backend.confirm_payment(intent.client_secret.get_secret_value(), "4242424242424242")
         await keys(pilot, "escape", "y")
     assert isinstance(pilot.app.screen, DoneScreen), banner(pilot)
@@ -208,8 +208,8 @@ async def test_dine_in_then_the_done_screen_times_out(tmp_path: Path) -> None:
         await add_simple(pilot, "cookie", quantity="3")
         assert [i["quantity"] for i in kiosk.server_cart()["items"]] == [3]
         # The cookie names no modifier groups: its menu record was enough, no detail fetched.
-        assert app.client.stats.by_endpoint["product"] == 0
-        assert app.client.stats.by_endpoint["menus"] == 1
+        assert app.visit.client.stats.by_endpoint["product"] == 0
+        assert app.visit.client.stats.by_endpoint["menus"] == 1
         server = await checkout_and_pay(kiosk, pilot)
         assert server["fulfilmentMethod"] == "dine_in"
         screen = app.screen
@@ -226,7 +226,7 @@ async def test_dine_in_then_the_done_screen_times_out(tmp_path: Path) -> None:
         screen._tick()
         await settle(pilot)
         assert isinstance(app.screen, LocationScreen)
-        assert app.store is None and app.cart is None
+        assert not app.visit.state.has_order and app.cart is None
 
 
 async def test_delivery_address_checked_then_sent(kiosk: Kiosk) -> None:
@@ -239,7 +239,7 @@ async def test_delivery_address_checked_then_sent(kiosk: Kiosk) -> None:
         await keys(pilot, "enter", "enter", "enter", "enter", "enter")
         assert isinstance(app.screen, WelcomeScreen)
         assert screen.query_one("#e-street", FieldError).message
-        assert app.store is None or app.store.cart_id is None
+        assert app.visit.state.cart_id is None
         for name, value in (
             ("street", "12 Water St"),
             ("city", "New York"),
@@ -346,7 +346,7 @@ async def test_cancel_payment_discards_the_cart(kiosk: Kiosk) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await open_menu(pilot, "1", "1")
         await add_simple(pilot, "espresso")
-        cart_id = app.store.cart_id
+        cart_id = app.visit.state.cart_id
         await keys(pilot, "f4", "f2")
         await fill(pilot, "Ada")
         await keys(pilot, "tab")
@@ -368,7 +368,7 @@ async def test_start_over_asks_then_deletes_the_cart(kiosk: Kiosk) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await open_menu(pilot, "1", "1")
         await add_simple(pilot, "espresso")
-        cart_id = app.store.cart_id
+        cart_id = app.visit.state.cart_id
         await keys(pilot, "f9", "n")
         assert isinstance(app.screen, MenuScreen)
         assert kiosk.backend.get_cart_json(cart_id)["items"]
@@ -408,7 +408,7 @@ async def test_cart_lines_tip_and_later_slot(kiosk: Kiosk) -> None:
         screen = app.screen
         assert isinstance(screen, CartScreen)
         # Back and forth with the same cart: the suggestions were asked for once.
-        assert app.client.stats.by_endpoint["cross_sell"] == 1
+        assert app.visit.client.stats.by_endpoint["cross_sell"] == 1
         # Lines: the cursor starts on the first line; + and - change it, Delete removes it.
         await keys(pilot, "plus", "plus", "minus")
         items = {i["productId"]: i["quantity"] for i in kiosk.server_cart()["items"]}
@@ -524,7 +524,8 @@ async def test_menu_that_fails_to_load_is_retried_with_f5(kiosk: Kiosk) -> None:
         await keys(pilot, "r")
         assert isinstance(app.screen, MenuScreen)
         kiosk.backend.faults.update({"error_rate": 1.0, "error_status": 502})
-        app.client.clear_cache()  # menus are cached for minutes: make this load reach the server
+        # Menus are cached for minutes: make this load reach the server.
+        app.visit.client.clear_cache()
         app.screen.load()
         await settle(pilot)
         assert "Press F5" in banner(pilot)

@@ -61,7 +61,7 @@ async def test_prompt_countdown_then_full_reset_and_attract(tmp_path: Path) -> N
     app = k.app
     async with app.run_test(size=(100, 30)) as pilot:
         cart_id = await to_menu_with_cookie(k, pilot)
-        app.session.remember_customer("Ada", "ada@example.com")
+        app.visit.remember_customer("Ada", "ada@example.com")
 
         await tick(pilot, clock, 59)
         assert isinstance(app.screen, MenuScreen), "not before the quiet time has passed"
@@ -81,8 +81,8 @@ async def test_prompt_countdown_then_full_reset_and_attract(tmp_path: Path) -> N
         # The cart is gone on the server, and from the kiosk: no order, no customer details.
         assert cart_id not in k.backend.carts.ids()
         assert len(k.backend.carts) == 0
-        assert app.store is None and app.cart is None and app.location_id is None
-        assert app.session.customer_name == "" and app.session.fulfillment_method is None
+        assert not app.visit.state.has_order and app.cart is None and app.location_id is None
+        assert app.visit.state.customer_name == "" and app.visit.state.fulfillment_method is None
         assert not (tmp_path / "state" / "open-cart.json").exists()
         # Underneath: a fresh first screen and nothing else.
         assert len(app.screen_stack) == 3

@@ -10,6 +10,7 @@ second. One test runs the real timer, with a tiny tick.
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -227,3 +228,52 @@ async def test_the_screen_timer_runs_the_countdown(
         await settle(pilot)
         assert transport.passed[MENUS] == 1
         assert app.screen.query_one(ProductList).rows and banner(pilot) == ""
+
+
+async def test_a_refused_write_shows_its_countdown_at_once_with_the_real_retry_settings(
+    tmp_path: Path,
+) -> None:
+    """Issue 12: with the client as the composition root builds it (the real RetryPolicy and
+    runtime.CLIENT_MAX_WAIT), a 429 on an add is not slept through silently: the header counts
+    down from the server's retryAfter before any time has passed, and the add goes through after."""
+    from kiosk.api import RetryPolicy
+    from kiosk.runtime import CLIENT_MAX_WAIT
+
+    gate = asyncio.Event()
+    slept: list[float] = []
+
+    async def held_sleep(seconds: float) -> None:
+        # The Visit's one-second countdown steps, held until the test lets time pass.
+        slept.append(seconds)
+        await gate.wait()
+
+    k = make_kiosk(
+        tmp_path,
+        client_options={"retry": RetryPolicy(), "max_wait": CLIENT_MAX_WAIT},
+        store_options={"sleep": held_sleep},
+    )
+    app = k.app
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_menu(pilot, "1", "1")
+        await settle(pilot)
+        await type_text(pilot, "espresso")
+        await keys(pilot, "enter")
+        assert isinstance(app.screen, ProductScreen), banner(pilot)
+        k.backend.faults.update({"burst_429": 1, "burst_retry_after_s": 12})
+        await pilot.press("f2")
+        # Not settle(): the add's worker is held in the wait until the gate opens.
+        for _ in range(20):
+            await pilot.pause(0)
+            if slept:
+                break
+        await pilot.pause(0)
+        # The first second of the wait: the countdown is up and nothing has slept yet.
+        assert slept == [1.0]
+        assert app.status_text == "Very busy: sending in 12 s"
+        assert app.visit.state.status.kind == "waiting"
+        assert app.visit.state.status.seconds_left == 12
+        gate.set()
+        await settle(pilot)
+        assert app.status_text == ""
+        lines = [(i["productId"], i["quantity"]) for i in k.server_cart()["items"]]
+        assert lines == [("prd_espresso", 1)]

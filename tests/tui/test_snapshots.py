@@ -88,8 +88,7 @@ async def order_with_items(pilot: Pilot[Any]) -> None:
     """Downtown, pickup, a burger combo and two espressos, SAVE10 and an 18 % tip: via the store."""
     await press("1", "1")(pilot)
     app: KioskApp = pilot.app  # type: ignore[assignment]
-    store = app.store
-    assert store is not None
+    store = app.visit
     await store.add_item("prd_classic_burger", 1, BURGER_COMBO)
     await store.add_item("prd_espresso", 2, None)
     await store.apply_discount("SAVE10")

@@ -76,7 +76,7 @@ async def test_health_line_reset_and_faults(tmp_path: Path) -> None:
         await choose(pilot, "reset")
         assert isinstance(app.screen, LocationScreen)
         assert cart_id not in k.backend.carts.ids()
-        assert app.store is None
+        assert not app.visit.state.has_order
 
 
 async def test_health_line_reports_the_last_error() -> None:

@@ -22,4 +22,4 @@ async def test_a_digit_on_the_details_form_does_not_switch_the_method(tmp_path: 
         screen.query_one("#start", Button).focus()
         await keys(pilot, "1")  # "1" is Pickup in the list
         assert app.screen is screen and screen.method == "room_service"
-        assert app.store is None or app.store.cart_id is None  # no order was started
+        assert app.visit.state.cart_id is None  # no order was started

@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -158,7 +159,10 @@ class _Recorder:
                 services: KioskServices | None = None,
                 *,
                 services_factory: runtime.ServicesFactory | None = None,
+                settings: Any = None,
             ) -> None:
+                # The settings come first (kiosk mode holds on the boot screen).
+                assert settings is not None
                 assert services is None, "the CLI should hand the app a factory, not services"
                 assert services_factory is not None
                 self.factory = services_factory

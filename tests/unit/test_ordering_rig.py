@@ -27,6 +27,7 @@ from kiosk.api import StorefrontClient
 from kiosk.demo import create_app
 from kiosk.demo.data import DOWNTOWN, DemoLocation
 from kiosk.ordering.cart_store import CartStore
+from kiosk.ordering.visit import Visit
 
 # Monday 2 March 2026, 16:00 UTC: 11:00 in New York, 08:00 in Los Angeles (both demo shops open).
 START = 1772467200.0
@@ -160,6 +161,16 @@ class Rig(BackendViews):
             cart_id_file=cart_id_file,
             location_aliases=(self.location.slug,),
             **kw,
+        )
+
+    def visit(self, cart_id_file: Path | None = None, *, locations: Any = None, **kw: Any) -> Visit:
+        """A Visit at this rig's location (or `locations`), on the rig's clock and client."""
+        return Visit(
+            lambda _location_id: self.client,
+            list(locations) if locations is not None else [self.location.id],
+            wall_clock=self.clock,
+            cart_id_file=cart_id_file,
+            store_options={"sleep": self.clock.sleep, **kw},
         )
 
     def new_client(self, **kw: Any) -> StorefrontClient:

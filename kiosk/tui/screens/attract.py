@@ -3,8 +3,6 @@ a key."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
@@ -12,6 +10,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Static
 
+from kiosk.tui.contract import kiosk_of
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.chrome import DemoMark
 
@@ -23,9 +22,9 @@ class AttractScreen(Screen[None]):
     IDLE_RESET = False
 
     def compose(self) -> ComposeResult:
-        app: Any = self.app
-        services = getattr(app, "services", None)
-        location = getattr(app, "location", None)
+        app = kiosk_of(self.app)
+        services = app.services_or_none
+        location = app.location
         name = clean(location.restaurant_display_name, 60) if location is not None else ""
         if services is not None and services.demo:
             yield DemoMark()

@@ -1,11 +1,11 @@
 """What every kiosk screen shares: the frame, background calls with a loading indicator, failures.
 
-A screen never talks to httpx: it calls the CartStore (cart writes, serialised there) or the client
-(reads) through `self.call(...)`, which runs the call in a worker of a named group, shows a loading
-indicator on the widget that waits, and turns any failure into a message with a way forward (R
-retries). A read refused by the rate limit is not a failure to the customer: it waits with a
-countdown and goes again by itself (RateLimitWait); cart writes wait in the CartStore.
-"""
+A screen never talks to httpx nor to the client: it sends intents and reads to the Visit
+(kiosk.ordering.visit; cart writes are serialised there) through `self.call(...)`, which runs the
+call in a worker of a named group, shows a loading indicator on the widget that waits, and turns any
+failure into a message with a way forward (R retries). A read refused by the rate limit is not a
+failure to the customer: it waits with a countdown and goes again by itself (RateLimitWait); cart
+writes wait in the Visit (its CartStore)."""
 
 from __future__ import annotations
 
@@ -22,14 +22,13 @@ from textual.widget import Widget
 from textual.widgets import Button, Footer, Input, Select
 from textual.worker import Worker
 
+from kiosk.tui.contract import Kiosk, kiosk_of
 from kiosk.tui.errors import Failure, describe, rate_limit_wait
 from kiosk.tui.widgets.chrome import Banner, KioskHeader
 
 if TYPE_CHECKING:
     from textual.timer import Timer
 
-    from kiosk.api import StorefrontClient
-    from kiosk.tui.app import KioskApp
 
 T = TypeVar("T")
 
@@ -53,12 +52,8 @@ class KioskScreen(Screen[Any]):
         self.rate_wait = RateLimitWait(self)
 
     @property
-    def kiosk(self) -> KioskApp:
-        return self.app  # type: ignore[return-value]
-
-    @property
-    def client(self) -> StorefrontClient:
-        return self.kiosk.client
+    def kiosk(self) -> Kiosk:
+        return kiosk_of(self.app)
 
     # Frame ----------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:

@@ -39,10 +39,10 @@ class BootScreen(Screen[None]):
         self.query_one("#boot-error", Static).update(text)
 
     def action_retry(self) -> None:
-        from kiosk.tui.app import KioskApp
+        from kiosk.tui.contract import kiosk_of
 
-        app = self.app
-        if isinstance(app, KioskApp) and self.error is not None:
+        app = kiosk_of(self.app)
+        if self.error is not None:
             self.error = None
             self.query_one("#boot-loading").display = True
             self.query_one("#boot-error", Static).update("")

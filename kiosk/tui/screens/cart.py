@@ -141,30 +141,17 @@ class CartScreen(KioskScreen):
 
     # Data -----------------------------------------------------------------------------------------
     def load_settings(self) -> None:
-        kiosk = self.kiosk
-        location_id = kiosk.location_id or ""
-        cart = kiosk.cart
+        visit = self.kiosk.visit
 
         async def tips() -> TipSettings:
-            return await kiosk.client.get_gratuity(location_id)
+            return await visit.tip_settings()
 
         async def slots() -> TimeIntervals:
-            return await kiosk.client.get_time_intervals(location_id)
+            return await visit.time_intervals()
 
         async def cross() -> list[MenuProduct]:
-            if cart is None:
-                return []
-            # Suggestions depend on what is in the cart: asked again only when that changed
-            # (a customer going back and forth between menu and cart costs no extra request).
-            key = (cart.id, tuple(sorted(i.product_id for i in cart.items)))
-            memo = kiosk.cross_sell_memo
-            if (memo is None or memo[0] != key) and kiosk.client.rate_budget.is_low:
-                # An optional read: when the rate budget runs low, the order's requests come first.
-                return []
-            if memo is None or memo[0] != key:
-                memo = (key, await kiosk.client.cross_sell(location_id, cart.id))
-                kiosk.cross_sell_memo = memo
-            return list(memo[1])
+            # Asked again only when the cart's products changed; none when the budget runs low.
+            return await visit.cross_sell()
 
         def quiet(failure: Failure) -> bool:
             # Optional extras: the order goes on without them (the failure is logged).
@@ -289,13 +276,13 @@ class CartScreen(KioskScreen):
         failed: Any = None,
         done: Any = None,
     ) -> None:
-        store = self.kiosk.store
-        if store is None:
+        visit = self.kiosk.visit
+        if not visit.state.has_order:
             self.say("Your order has not started.", hint="Press F9 to start over.")
             return
 
         async def run() -> Any:
-            return await work(store)
+            return await work(visit)
 
         self.call(run, group="cart", busy=busy, failed=failed, done=done)
 

@@ -82,9 +82,9 @@ class CheckoutScreen(KioskScreen):
 
     def on_mount(self) -> None:
         self.query_one("#problems").display = False
-        session = self.kiosk.session
-        self.query_one("#name", Input).value = session.customer_name
-        self.query_one("#email", Input).value = session.email_address
+        state = self.kiosk.visit.state
+        self.query_one("#name", Input).value = state.customer_name
+        self.query_one("#email", Input).value = state.email_address
         self.query_one("#name", Input).focus()
 
     def _error(self, field: str, message: str | None) -> None:
@@ -121,10 +121,8 @@ class CheckoutScreen(KioskScreen):
         if name_error or email_error:
             self.query_one("#name" if name_error else "#email", Input).focus()
             return
-        store = self.kiosk.store
-        if store is None:
-            return
-        self.kiosk.session.remember_customer(name, email)
+        visit = self.kiosk.visit
+        visit.remember_customer(name, email)
         cart = self.kiosk.cart
         if cart is not None and cart.is_locked and not cart.is_completed:
             # Already handed to payment (a retry after a lost reply): go on to the payment.
@@ -135,7 +133,7 @@ class CheckoutScreen(KioskScreen):
         self.query_one("#problems").display = False
 
         async def checkout() -> CheckoutResult:
-            return await store.checkout(name, email)
+            return await visit.checkout(name, email)
 
         def failed(failure: Failure) -> bool:
             field = SERVER_FIELDS.get(failure.field or "")
@@ -184,14 +182,14 @@ class CheckoutScreen(KioskScreen):
         self.query_one(focus, Button).focus()
 
     def remove_unavailable(self) -> None:
-        store = self.kiosk.store
+        visit = self.kiosk.visit
         ids = list(self.unavailable)
-        if store is None or not ids:
+        if not ids:
             return
 
         async def remove() -> Any:
             for item_id in ids:
-                await store.remove_item(item_id)
+                await visit.remove_item(item_id)
 
         def removed(_: Any) -> None:
             self.unavailable = []

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Hashable
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import events
@@ -15,7 +14,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from kiosk.tui.labels import METHODS
+from kiosk.tui.labels import METHODS, offered_methods
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.lists import TextRow, TextRowList
@@ -23,23 +22,6 @@ from kiosk.tui.widgets.rowlist import RowList
 
 if TYPE_CHECKING:
     from kiosk.api import Location
-
-
-def offered_methods(location: Any, fallback: Any = None) -> list[str]:
-    """The fulfillment methods the location offers, in display order (request spelling).
-
-    From the location's `methodsStatus`, else the merchant listing's; with neither (the vendor's
-    location fixture has none) pickup alone is assumed, the one method every storefront has (A)."""
-    status = getattr(location, "methods_status", None) or getattr(fallback, "methods_status", None)
-    if status is None:
-        return ["pickup"]
-    return [m for m in METHODS if status.offers(m)]
-
-
-def opening(location: Any, wall_clock: float) -> Any:
-    from kiosk.ordering.hours import opening_status
-
-    return opening_status(location, datetime.fromtimestamp(wall_clock, tz=UTC))
 
 
 class LocationList(TextRowList):
@@ -72,13 +54,14 @@ class LocationScreen(KioskScreen):
 
     def load(self) -> None:
         services = self.kiosk.services
+        visit = self.kiosk.visit
         body = self.query_one("#locations", LocationList)
 
         async def fetch() -> tuple[dict[str, Location], dict[str, str]]:
             from kiosk.tui.errors import describe
 
             async def one(location_id: str) -> Location:
-                return await services.client_for(location_id).get_location(location_id)
+                return await visit.load_location(location_id)
 
             ids = list(services.location_ids)
             results = await asyncio.gather(*(one(i) for i in ids), return_exceptions=True)
@@ -108,7 +91,7 @@ class LocationScreen(KioskScreen):
                     TextRow(None, Text(f"    {self.failed.get(location_id, '')}", style="red"))
                 )
                 continue
-            status = opening(location, self.kiosk.wall_clock())
+            status = self.kiosk.visit.opening(location)
             head.append(clean(location.restaurant_display_name or location_id, 80))
             state = Text(status.summary, style="green" if status.is_open else "yellow")
             rows.append(TextRow(location_id, head, state))

@@ -5,8 +5,8 @@ type-ahead search, and the cart summary always in view."""
 from __future__ import annotations
 
 from collections.abc import Hashable
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from datetime import datetime
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import events
@@ -85,10 +85,10 @@ class MenuScreen(KioskScreen):
     def on_mount(self) -> None:
         self._show_search()
         self.load()
-        store = self.kiosk.store
-        if store is not None and store.session_message:
+        message = self.kiosk.visit.state.session_message
+        if message:
             # What the server said about this order, e.g. "closed now; scheduled for 08:00".
-            self.say(store.session_message, kind="info")
+            self.say(message, kind="info")
 
     def on_screen_resume(self) -> None:
         # The order time may have changed on the cart screen: the menu depends on it.
@@ -96,38 +96,17 @@ class MenuScreen(KioskScreen):
             self.load()
 
     def _order_time(self) -> tuple[str, str]:
-        cart = self.kiosk.cart
-        if cart is not None and (cart.pickup_type or "").upper() == "LATER":
-            return (cart.order_date or "", cart.order_time or "")
-        return ("", "")
+        return self.kiosk.visit.menu_slot()
 
     def _now(self) -> datetime | None:
         """The moment the menu is for: the order's later slot, else now, in the location's zone."""
-        from zoneinfo import ZoneInfo
-
-        location = self.kiosk.location
-        try:
-            zone: Any = ZoneInfo(location.timezone) if location and location.timezone else None
-        except Exception:
-            zone = None
-        date, time = self._order_time()
-        if date and time:
-            try:
-                return datetime.fromisoformat(f"{date}T{time}")
-            except ValueError:
-                return None
-        if zone is None:
-            return None
-        return datetime.fromtimestamp(self.kiosk.wall_clock(), tz=UTC).astimezone(zone)
+        return self.kiosk.visit.clock.menu_moment(*self._order_time())
 
     def load(self) -> None:
         kiosk = self.kiosk
-        order_date, order_time = self._order_time()
 
         async def fetch() -> MenusResponse:
-            return await kiosk.client.get_menus(
-                kiosk.location_id or "", order_date or None, order_time or None
-            )
+            return await kiosk.visit.menus()
 
         self.call(
             fetch,

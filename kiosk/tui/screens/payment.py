@@ -88,12 +88,10 @@ class PaymentScreen(KioskScreen):
 
     # Starting -------------------------------------------------------------------------------------
     def begin(self) -> None:
-        store = self.kiosk.store
-        if store is None:
-            return
+        visit = self.kiosk.visit
 
         async def intent() -> PaymentIntent:
-            return await store.begin_payment()
+            return await visit.begin_payment()
 
         def ready(intent: PaymentIntent) -> None:
             self.intent = intent
@@ -144,17 +142,12 @@ class PaymentScreen(KioskScreen):
 
     # Waiting --------------------------------------------------------------------------------------
     def wait(self) -> None:
-        store = self.kiosk.store
-        if store is None:
-            return
+        visit = self.kiosk.visit
         timeout = float(self.kiosk.settings.payment_timeout)
         self.cancelled.clear()
 
         async def waiting() -> PaymentResult:
-            from kiosk.ordering.payment import wait_for_payment
-
-            return await wait_for_payment(
-                store,
+            return await visit.wait_for_payment(
                 timeout=timeout,
                 on_tick=self._tick,
                 cancel=self.cancelled,
@@ -213,13 +206,13 @@ class PaymentScreen(KioskScreen):
         return True
 
     def action_demo(self, what: str) -> None:
-        store = self.kiosk.store
-        if store is None or self.intent is None or self.finished:
+        visit = self.kiosk.visit
+        if self.intent is None or self.finished:
             return
         card = APPROVE_CARD if what == "approve" else DECLINE_CARD
 
         async def confirm() -> None:
-            await store.confirm_demo_payment(card)
+            await visit.confirm_demo_payment(card)
 
         def confirmed(_: Any) -> None:
             self.say("Payment approved. Checking your order…", kind="ok")
@@ -251,14 +244,14 @@ class PaymentScreen(KioskScreen):
     def cancel_now(self) -> None:
         """Decided: a locked cart cannot be edited again, so cancelling discards it and the kiosk
         starts over. One last look first: a customer who paid a moment ago gets their order."""
-        store = self.kiosk.store
+        visit = self.kiosk.visit
         self.cancelled.set()
-        if store is None:
+        if not visit.state.has_order:
             self.kiosk.reset_now()
             return
 
         async def last_look() -> Cart | None:
-            return await store.poll()
+            return await visit.poll()
 
         def looked(cart: Cart | None) -> None:
             if cart is not None and cart.is_completed:

@@ -152,7 +152,7 @@ class ProductScreen(KioskScreen):
             return
 
         async def fetch() -> ProductDetail:
-            return await kiosk.client.get_product(kiosk.location_id or "", self.product_id)
+            return await kiosk.visit.product(self.product_id)
 
         self.call(
             fetch,
@@ -303,15 +303,13 @@ class ProductScreen(KioskScreen):
             self.set_state(state, focus_group=invalid.id)
             self.say(f"{clean(invalid.group.name, 60)}: {invalid.error}.", kind="info")
             return
-        store = self.kiosk.store
-        if store is None:
-            return
+        visit = self.kiosk.visit
         quantity = self.quantity
         selections = state.to_request()
         name = clean(product.name, 60)
 
         async def add() -> Any:
-            return await store.add_item(product.id, quantity, selections)
+            return await visit.add_item(product.id, quantity, selections)
 
         def failed(failure: Failure) -> bool:
             if failure.modifier_group_id and self.state is not None:

@@ -21,6 +21,7 @@ from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from kiosk.demo_control import SWITCHES, DemoFaults
+from kiosk.tui.contract import Kiosk, kiosk_of
 from kiosk.tui.health import client_health
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.chrome import DemoMark
@@ -28,11 +29,11 @@ from kiosk.tui.widgets.chrome import DemoMark
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
-    from kiosk.tui.kiosk_mode import PinThrottle
+    from kiosk.tui.pin import PinThrottle
 
 
-def _kiosk(screen: Screen[Any]) -> Any:
-    return screen.app
+def _kiosk(screen: Screen[Any]) -> Kiosk:
+    return kiosk_of(screen.app)
 
 
 # The PIN ------------------------------------------------------------------------------------------
@@ -168,7 +169,7 @@ class StaffScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         kiosk = _kiosk(self)
-        services = getattr(kiosk, "services", None)
+        services = kiosk.services_or_none
         with Vertical(id="staff-header"):
             yield Static(Text("Staff", style="bold"), id="staff-title")
             if services is not None and services.demo:
@@ -180,7 +181,7 @@ class StaffScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        services = getattr(_kiosk(self), "services", None)
+        services = _kiosk(self).services_or_none
         if services is not None and services.demo:
             control = DemoFaults(services)
             self.fault_control = control if control.available else None
@@ -194,7 +195,7 @@ class StaffScreen(Screen[None]):
     # Health ---------------------------------------------------------------------------------------
     def show_health(self) -> None:
         kiosk = _kiosk(self)
-        services = getattr(kiosk, "services", None)
+        services = kiosk.services_or_none
         text = Text()
         settings = kiosk.kiosk_settings
         mode = "on" if kiosk.kiosk_mode else "off"
@@ -212,8 +213,7 @@ class StaffScreen(Screen[None]):
             for location_id, client in services.clients.items():
                 text.append("\n")
                 text.append_text(client_health(client, now=now, name=location_id))
-            store = getattr(kiosk, "store", None)
-            cart_id = getattr(store, "cart_id", None) if store is not None else None
+            cart_id = kiosk.visit.state.cart_id
             text.append("\nOrder in progress: ")
             text.append(clean(cart_id, 40) if cart_id else "none")
         self.query_one("#staff-health", Static).update(text)
@@ -221,7 +221,7 @@ class StaffScreen(Screen[None]):
     # Actions --------------------------------------------------------------------------------------
     def build_actions(self) -> None:
         kiosk = _kiosk(self)
-        services = getattr(kiosk, "services", None)
+        services = kiosk.services_or_none
         options: list[Option] = [Option(Text("Back to the kiosk (Esc)"), id="back")]
         if services is not None:
             options.append(
@@ -240,7 +240,11 @@ class StaffScreen(Screen[None]):
                 mark = "[x]" if switch.is_on(self.faults) else "[ ]"
                 options.append(Option(Text(f"{mark} Demo fault: {switch.label}"), id=switch.key))
             options.append(Option(Text("Demo faults: all off"), id="faults-off"))
-        options.append(Option(Text("Exit the kiosk app"), id="exit"))
+        if services is not None and kiosk.visit.state.has_order:
+            options.append(
+                Option(Text("Exit, keeping the open order for the next start"), id="exit-keep")
+            )
+        options.append(Option(Text("Exit the kiosk app (an open order is deleted)"), id="exit"))
         actions = self.query_one("#staff-actions", OptionList)
         highlighted = actions.highlighted
         actions.set_options(options)
@@ -275,16 +279,21 @@ class StaffScreen(Screen[None]):
             self.run_worker(self._reset_faults(), group="staff-faults", exit_on_error=False)
         elif action == "exit":
             self.confirm_exit()
+        elif action == "exit-keep":
+            self.confirm_exit(keep_cart=True)
         else:
             switch = next((s for s in SWITCHES if s.key == action), None)
             if switch is not None:
                 self.run_worker(self._toggle(switch), group="staff-faults", exit_on_error=False)
 
-    def confirm_exit(self) -> None:
+    def confirm_exit(self, *, keep_cart: bool = False) -> None:
+        """Exit the app. A normal exit deletes the open order's cart; staff may keep it (the next
+        start then resumes it, as after a crash)."""
         from kiosk.tui.widgets.dialogs import ConfirmDialog
 
         def answered(yes: bool | None) -> None:
             if yes:
+                _kiosk(self).keep_cart_on_quit = keep_cart
                 self.app.exit()
 
         self.app.push_screen(
@@ -313,7 +322,7 @@ class StaffScreen(Screen[None]):
                 return
             ids = list(services.clients) if choice == ALL_LOCATIONS else [choice]
             # An app worker: this screen's own would die with the screens the switch pops.
-            kiosk.run_worker(kiosk.serve_locations(ids), group="reset", exit_on_error=False)
+            self.app.run_worker(kiosk.serve_locations(ids), group="reset", exit_on_error=False)
 
         self.app.push_screen(LocationChoice(choices), chosen)
 

@@ -14,9 +14,8 @@ from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Static
 
 from kiosk.tui.errors import Failure
-from kiosk.tui.labels import METHODS
+from kiosk.tui.labels import METHODS, offered_methods
 from kiosk.tui.screens.base import KioskScreen
-from kiosk.tui.screens.location import offered_methods, opening
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.chrome import FieldError, KioskHeader
 from kiosk.tui.widgets.lists import TextRow, TextRowList
@@ -89,22 +88,11 @@ class WelcomeScreen(KioskScreen):
         location_id = kiosk.location_id
         assert location_id is not None
         known = kiosk.location
-        slug = kiosk.services.merchant_slug
+        visit = kiosk.visit
 
         async def fetch() -> tuple[Location, Any]:
-            client = kiosk.services.client_for(location_id)
-            location = known if known is not None else await client.get_location(location_id)
-            listed = None
-            if location.methods_status is None and slug:
-                try:
-                    merchant = await client.get_merchant(slug)
-                except Exception:  # the listing is a fallback: without it, pickup is offered
-                    merchant = None
-                keys = {location_id, location.id, location.restaurant_slug}
-                listed = next(
-                    (m for m in (merchant.locations if merchant else []) if m.id in keys), None
-                )
-            return location, listed
+            location = known if known is not None else await visit.load_location(location_id)
+            return location, await visit.merchant_listing(location)
 
         def loaded(result: tuple[Location, Any]) -> None:
             location, listed = result
@@ -121,7 +109,7 @@ class WelcomeScreen(KioskScreen):
         )
 
     def _show_location(self, location: Location, listed: Any) -> None:
-        status = opening(location, self.kiosk.wall_clock())
+        status = self.kiosk.visit.opening(location)
         title = Text("Welcome to ", style="bold")
         title.append(clean(location.restaurant_display_name, 80), style="bold")
         self.query_one("#welcome-title", Static).update(title)
@@ -248,7 +236,7 @@ class WelcomeScreen(KioskScreen):
         location = kiosk.location
 
         async def begin() -> None:
-            await kiosk.start_order(method, values, location)
+            await kiosk.visit.start_with_details(method, values, location)
 
         def failed(failure: Failure) -> bool:
             field = SERVER_FIELDS.get(failure.field or "", failure.field or "")

@@ -3,17 +3,13 @@ banner."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Static
 
+from kiosk.tui.contract import kiosk_of
 from kiosk.tui.text import clean
-
-if TYPE_CHECKING:
-    from kiosk.tui.app import KioskApp
 
 
 class DemoMark(Static):
@@ -46,8 +42,7 @@ class KioskHeader(Horizontal):
     def compose(self) -> ComposeResult:
         yield Static(self._title_text(), id="header-title")
         yield StatusLine(id="header-status")
-        app: KioskApp = self.app  # type: ignore[assignment]
-        if app.services.demo:
+        if kiosk_of(self.app).services.demo:
             yield DemoMark()
 
     def _title_text(self) -> Text:

@@ -1,0 +1,655 @@
+"""The Visit: one customer's whole visit at one terminal, headless (no Textual).
+
+It owns the location and its clock (kiosk.ordering.clock), the reads the screens need (location,
+merchant listing, menus, a product, tips, slots, cross-sell), the cart and every write to it (the
+CartStore inside it: FIFO-serialised writes, no double writes after an ambiguous failure, rate-limit
+waits with a countdown, crash-resume file), fulfillment and its details, the order time, customer,
+checkout, payment hand-off and polling, the reset and crash resume.
+
+After every change it publishes one immutable `VisitState`; a screen renders the state and calls an
+intent (a method here). No screen calls the Storefront client. The TUI, the benches' scripted
+customer and the tests drive the same Visit.
+
+Rate limits: the client never sleeps on a 429 (the composition root builds it with `max_wait=0`);
+a write refused by the rate limit is waited out here, inside the store, with `state.status` saying
+"waiting" and the seconds left from the first second. A read refused by the rate limit raises
+RateLimitedError at once, carrying retry_after, for the screen's countdown (see kiosk/tui/screens/
+base.py RateLimitWait).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kiosk.api.errors import StorefrontError
+from kiosk.ordering.cart_store import (
+    IDLE,
+    CartStore,
+    CheckoutResult,
+    StoreStatus,
+    load_saved_cart,
+)
+from kiosk.ordering.clock import LocationClock
+
+if TYPE_CHECKING:
+    from kiosk.api import StorefrontClient
+    from kiosk.api.models import (
+        Cart,
+        CartValidation,
+        DeliveryAddress,
+        FulfillmentMethod,
+        Location,
+        MenuProduct,
+        MenusResponse,
+        Merchant,
+        PaymentIntent,
+        ProductDetail,
+        TimeIntervals,
+        TipSettings,
+    )
+    from kiosk.ordering.modifiers import SelectionState
+    from kiosk.ordering.payment import PaymentResult, PaymentTick
+
+__all__ = ["OrderTime", "ResumeOutcome", "Visit", "VisitState"]
+
+log = logging.getLogger("kiosk.ordering")
+
+VisitListener = Callable[["VisitState"], None]
+
+
+@dataclass(frozen=True, slots=True)
+class OrderTime:
+    """ASAP (date and time None) or a later slot from the server's time-intervals."""
+
+    order_date: str | None = None
+    order_time: str | None = None
+
+    @property
+    def is_asap(self) -> bool:
+        return self.order_date is None or self.order_time is None
+
+
+@dataclass(frozen=True, slots=True)
+class VisitState:
+    """Everything a screen shows about the visit, replaced whole on every change."""
+
+    location_id: str | None = None
+    location: Location | None = None
+    # The cart the server last sent; None before an order starts (or right after a fresh start:
+    # a new cart is known empty and is not read back).
+    cart: Cart | None = None
+    cart_id: str | None = None
+    # idle / busy / waiting (rate limit: `status.seconds_left`) / error.
+    status: StoreStatus = IDLE
+    fulfillment_method: str | None = None
+    table_number: str | None = None
+    delivery: DeliveryAddress | None = None
+    room: tuple[str, str] | None = None
+    # Personal data: never in a repr (and so never in a log).
+    customer_name: str = field(default="", repr=False)
+    email_address: str = field(default="", repr=False)
+    order_time: OrderTime = OrderTime()
+    # What the ordering session said besides the cart id ("ordering for later only").
+    session_message: str | None = None
+    # True once a payment intent was made for this cart (its secret stays in the store).
+    paying: bool = False
+
+    @property
+    def has_order(self) -> bool:
+        """True when there is a server cart a reset would delete."""
+        return self.cart_id is not None
+
+
+@dataclass(frozen=True, slots=True)
+class ResumeOutcome:
+    """What `Visit.resume_saved()` did: "none", "open", "locked", "gone" or "failed"."""
+
+    kind: str
+    cart: Cart | None = None
+
+
+class Visit:
+    """One customer's visit. `client_for(location_id)` gives the location's client (keys are per
+    location); `location_ids` are the locations this kiosk serves (one: a fixed location)."""
+
+    def __init__(
+        self,
+        client_for: Callable[[str], StorefrontClient],
+        location_ids: Sequence[str],
+        *,
+        wall_clock: Callable[[], float] = time.time,
+        cart_id_file: Path | None = None,
+        store_options: Mapping[str, Any] | None = None,
+        merchant_slug: str | None = None,
+    ) -> None:
+        self._client_for = client_for
+        self.location_ids = list(location_ids)
+        self.wall_clock = wall_clock
+        self.cart_id_file = cart_id_file
+        self.store_options = dict(store_options or {})
+        self.merchant_slug = merchant_slug
+        self.state = VisitState(location_id=self._home())
+        self._store: CartStore | None = None
+        self._store_unsubscribe: list[Callable[[], None]] = []
+        self._listeners: list[VisitListener] = []
+        # The cart screen's last cross-sell answer, keyed by (cart id, product ids in the cart).
+        self._cross_sell_memo: tuple[Any, list[MenuProduct]] | None = None
+        # Discards of abandoned carts still running (the next visit's writes queue behind them).
+        self._discards: set[asyncio.Task[bool]] = set()
+
+    def __repr__(self) -> str:
+        return f"Visit(location_id={self.state.location_id!r}, cart_id={self.state.cart_id!r})"
+
+    # ------------------------------------------------------------------ state and subscriptions
+
+    @property
+    def fixed_location(self) -> bool:
+        return len(self.location_ids) == 1
+
+    def _home(self) -> str | None:
+        return self.location_ids[0] if len(self.location_ids) == 1 else None
+
+    def subscribe(self, callback: VisitListener) -> Callable[[], None]:
+        """Call `callback(state)` after every change. Returns an unsubscribe."""
+        self._listeners.append(callback)
+
+        def stop() -> None:
+            with contextlib.suppress(ValueError):
+                self._listeners.remove(callback)
+
+        return stop
+
+    def _set(self, **changes: Any) -> None:
+        state = replace(self.state, **changes)
+        if state == self.state:
+            return
+        self.state = state
+        for callback in list(self._listeners):
+            try:
+                callback(state)
+            except Exception:  # a listener's bug must not break the order
+                log.exception("visit listener failed")
+
+    @property
+    def location_id(self) -> str | None:
+        return self.state.location_id
+
+    @property
+    def cart(self) -> Cart | None:
+        return self.state.cart
+
+    @property
+    def cart_id(self) -> str | None:
+        return self.state.cart_id
+
+    @property
+    def status(self) -> StoreStatus:
+        return self.state.status
+
+    @property
+    def payment_intent(self) -> PaymentIntent | None:
+        """The open payment intent (its client secret is for the processor only)."""
+        return self._store.payment_intent if self._store is not None else None
+
+    @property
+    def clock(self) -> LocationClock:
+        """The location's clock (time of day in its timezone)."""
+        return LocationClock(self.state.location, self.wall_clock)
+
+    def opening(self, location: Any = None) -> Any:
+        """Opening hours and open/closed now at `location` (default: the visit's)."""
+        from kiosk.ordering.hours import opening_status
+
+        target = location if location is not None else self.state.location
+        return opening_status(target, LocationClock(target, self.wall_clock).utc_now())
+
+    @property
+    def client(self) -> StorefrontClient:
+        location_id = self.state.location_id
+        if location_id is None:
+            raise LookupError("no location chosen yet")
+        return self._client_for(location_id)
+
+    def client_for(self, location_id: str) -> StorefrontClient:
+        return self._client_for(location_id)
+
+    # ------------------------------------------------------------------ the store (one owner)
+
+    def _make_store(self, location_id: str) -> CartStore:
+        location = self.state.location
+        aliases: list[str] = []
+        if location is not None and location_id in (location.id, location.restaurant_slug):
+            aliases = [a for a in (location.id, location.restaurant_slug) if a]
+        store = CartStore(
+            self._client_for(location_id),
+            location_id,
+            clock=self.wall_clock,
+            cart_id_file=self.cart_id_file,
+            location_aliases=aliases,
+            local_clock=LocationClock(location, self.wall_clock),
+            **self.store_options,
+        )
+        return store
+
+    def _use_store(self, store: CartStore | None) -> None:
+        for stop in self._store_unsubscribe:
+            stop()
+        self._store_unsubscribe.clear()
+        self._store = store
+        if store is not None:
+            self._store_unsubscribe.append(store.subscribe(self._cart_published))
+            self._store_unsubscribe.append(store.subscribe_status(self._status_published))
+        self._sync_store()
+
+    def _sync_store(self) -> None:
+        store = self._store
+        if store is None:
+            self._set(cart=None, cart_id=None, status=IDLE, session_message=None, paying=False)
+            return
+        self._set(
+            cart=store.cart,
+            cart_id=store.cart_id,
+            session_message=store.session_message,
+            paying=store.payment_intent is not None,
+        )
+
+    def _cart_published(self, cart: Cart | None) -> None:
+        self._sync_store()
+
+    def _status_published(self, status: StoreStatus) -> None:
+        self._set(status=status)
+
+    def _need_store(self) -> CartStore:
+        if self._store is None:
+            location_id = self.state.location_id
+            if location_id is None:
+                raise LookupError("no location chosen yet")
+            self._use_store(self._make_store(location_id))
+        assert self._store is not None
+        return self._store
+
+    async def _on_store(self, work: Callable[[CartStore], Awaitable[Any]]) -> Any:
+        store = self._need_store()
+        try:
+            return await work(store)
+        finally:
+            self._sync_store()
+
+    # ------------------------------------------------------------------ location
+
+    def choose_location(self, location_id: str, location: Location | None = None) -> None:
+        """Pick the location (the location screen, or the fixed one once it is loaded). A
+        different location gets a fresh store; the caller ends any visit of the old one first."""
+        changed = location_id != self.state.location_id or self._store is None
+        self._set(location_id=location_id, location=location or self._known(location_id))
+        if changed:
+            self._use_store(self._make_store(location_id))
+        elif self._store is not None and location is not None:
+            # The location's record arrived: the store now knows its slug and timezone too.
+            self._store.know_location(
+                (location.id, location.restaurant_slug), LocationClock(location, self.wall_clock)
+            )
+
+    def _known(self, location_id: str) -> Location | None:
+        location = self.state.location
+        if location is not None and location_id in (location.id, location.restaurant_slug):
+            return location
+        return None
+
+    async def load_location(self, location_id: str | None = None) -> Location:
+        """The location record (cached by the client)."""
+        location_id = location_id or self.state.location_id
+        if location_id is None:
+            raise LookupError("no location chosen yet")
+        return await self._client_for(location_id).get_location(location_id)
+
+    async def merchant_listing(self, location: Location) -> Any:
+        """The merchant listing's entry for `location` (it says which methods the location
+        offers when the location record does not), None when there is none."""
+        location_id = self.state.location_id or location.id
+        if not self.merchant_slug or location.methods_status is not None:
+            return None
+        merchant: Merchant | None
+        try:
+            merchant = await self._client_for(location_id).get_merchant(self.merchant_slug)
+        except Exception:  # the listing is a fallback: without it, pickup is offered
+            merchant = None
+        keys = {location_id, location.id, location.restaurant_slug}
+        return next((m for m in (merchant.locations if merchant else []) if m.id in keys), None)
+
+    # ------------------------------------------------------------------ reads
+
+    async def menus(self) -> MenusResponse:
+        """The menus for the order's time (its later slot, else now)."""
+        order_date, order_time = self.menu_slot()
+        return await self.client.get_menus(
+            self.state.location_id or "", order_date or None, order_time or None
+        )
+
+    def menu_slot(self) -> tuple[str, str]:
+        """The later slot the cart is for, ("", "") when ASAP."""
+        cart = self.state.cart
+        if cart is not None and (cart.pickup_type or "").upper() == "LATER":
+            return (cart.order_date or "", cart.order_time or "")
+        return ("", "")
+
+    async def product(self, product_id: str) -> ProductDetail:
+        return await self.client.get_product(self.state.location_id or "", product_id)
+
+    async def tip_settings(self) -> TipSettings:
+        return await self.client.get_gratuity(self.state.location_id or "")
+
+    async def time_intervals(self) -> TimeIntervals:
+        return await self.client.get_time_intervals(self.state.location_id or "")
+
+    async def cross_sell(self) -> list[MenuProduct]:
+        """Suggestions for the cart, asked again only when its products changed; none when the
+        rate budget runs low (an optional read: the order's requests come first)."""
+        cart = self.state.cart
+        if cart is None:
+            return []
+        key = (cart.id, tuple(sorted(i.product_id for i in cart.items)))
+        memo = self._cross_sell_memo
+        if memo is None or memo[0] != key:
+            if self.client.rate_budget.is_low:
+                return []
+            memo = (key, await self.client.cross_sell(self.state.location_id or "", cart.id))
+            self._cross_sell_memo = memo
+        return list(memo[1])
+
+    # ------------------------------------------------------------------ intents: the order
+
+    async def start(
+        self,
+        fulfillment_method: FulfillmentMethod | str,
+        *,
+        table_number: str | None = None,
+        delivery: DeliveryAddress | None = None,
+        room: tuple[str, str] | None = None,
+    ) -> Cart | None:
+        """Start (or switch) the ordering session with the fulfillment's details. A failure
+        leaves the store as it is, so a retry switches the same cart instead of making another."""
+        store = self._need_store()
+        try:
+            cart = await store.start(
+                fulfillment_method, table_number=table_number, delivery=delivery, room=room
+            )
+            if store.cart is None and store.session_message:
+                # A fresh cart is known empty; but the server said something about it (closed
+                # now: scheduled for later), and the menu depends on the order time: one read.
+                cart = await store.refresh()
+        finally:
+            self._sync_store()
+        self._set(
+            fulfillment_method=str(fulfillment_method),
+            table_number=table_number,
+            delivery=delivery,
+            room=room,
+        )
+        return cart
+
+    async def start_with_details(
+        self, method: str, details: Mapping[str, str], location: Location | None = None
+    ) -> Cart | None:
+        """`start` from the welcome screen's form fields (method key and its details)."""
+        from kiosk.api.models import DeliveryAddress
+
+        kwargs: dict[str, Any] = {}
+        if method == "table_service":
+            kwargs["table_number"] = details["table"]
+        elif method == "room_service":
+            kwargs["room"] = (details["last_name"], details["room"])
+        elif method == "delivery":
+            location = location or self.state.location
+            data = location.address_data if location is not None else None
+            kwargs["delivery"] = DeliveryAddress(
+                street=details["street"],
+                street_optional=details.get("street2") or None,
+                city=details["city"],
+                state=details["state"],
+                zip_code=details["zip"],
+                country=(data.country if data is not None else None) or "US",
+            )
+        return await self.start(method, **kwargs)
+
+    async def add_item(
+        self,
+        product_id: str,
+        quantity: int,
+        selections: SelectionState | Sequence[Mapping[str, Any]] | None = None,
+        special_instructions: str | None = None,
+    ) -> Cart | None:
+        return await self._on_store(
+            lambda s: s.add_item(product_id, quantity, selections, special_instructions)
+        )
+
+    async def set_quantity(self, item_id: str, quantity: int) -> Cart | None:
+        return await self._on_store(lambda s: s.set_quantity(item_id, quantity))
+
+    async def remove_item(self, item_id: str) -> Cart | None:
+        return await self._on_store(lambda s: s.remove_item(item_id))
+
+    async def apply_discount(self, code: str) -> Cart | None:
+        return await self._on_store(lambda s: s.apply_discount(code))
+
+    async def remove_discount(self) -> Cart | None:
+        return await self._on_store(lambda s: s.remove_discount())
+
+    async def set_tip(
+        self, percentage: str | int | None = None, amount_minor: int | None = None
+    ) -> Cart | None:
+        return await self._on_store(lambda s: s.set_tip(percentage, amount_minor))
+
+    async def set_no_tip(self) -> Cart | None:
+        return await self._on_store(lambda s: s.set_no_tip())
+
+    async def set_order_time_asap(self) -> Cart | None:
+        cart = await self._on_store(lambda s: s.set_order_time_asap())
+        self._set(order_time=OrderTime())
+        return cart
+
+    async def set_order_time_later(self, order_date: str, order_time: str) -> Cart | None:
+        cart = await self._on_store(lambda s: s.set_order_time_later(order_date, order_time))
+        self._set(order_time=OrderTime(order_date, order_time))
+        return cart
+
+    async def set_delivery(self, address: DeliveryAddress) -> Cart | None:
+        return await self._on_store(lambda s: s.set_delivery(address))
+
+    async def set_table(self, table_number: str) -> Cart | None:
+        return await self._on_store(lambda s: s.set_table(table_number))
+
+    async def set_room(self, last_name: str, room_number: str) -> Cart | None:
+        return await self._on_store(lambda s: s.set_room(last_name, room_number))
+
+    async def refresh(self) -> Cart | None:
+        return await self._on_store(lambda s: s.refresh())
+
+    # ------------------------------------------------------------------ checkout and payment
+
+    def remember_customer(self, name: str, email: str) -> None:
+        self._set(customer_name=name, email_address=email)
+
+    async def set_customer(self, name: str, email: str) -> Cart | None:
+        self.remember_customer(name, email)
+        return await self._on_store(lambda s: s.set_customer(name, email))
+
+    async def validate(self) -> CartValidation:
+        return await self._on_store(lambda s: s.validate())
+
+    async def checkout(self, name: str, email: str) -> CheckoutResult:
+        """Customer details, validation and, when valid, the payment intent (one cart read)."""
+        self.remember_customer(name, email)
+        return await self._on_store(lambda s: s.checkout(name, email))
+
+    async def begin_payment(self) -> PaymentIntent:
+        """The payment hand-off: the intent (the cart turns LOCKED) and the cart's checkoutUrl."""
+        return await self._on_store(lambda s: s.begin_payment())
+
+    async def poll(self) -> Cart | None:
+        return await self._on_store(lambda s: s.poll())
+
+    async def confirm_demo_payment(self, card_number: str) -> None:
+        await self._on_store(lambda s: s.confirm_demo_payment(card_number))
+
+    async def wait_for_payment(
+        self,
+        *,
+        timeout: float,  # noqa: ASYNC109 - the payment timer on the injected clock
+        on_tick: Callable[[PaymentTick], None] | None = None,
+        cancel: asyncio.Event | None = None,
+        poll_now: asyncio.Event | None = None,
+    ) -> PaymentResult:
+        """Poll until the order completes, the timeout passes, `cancel` is set or the cart is gone
+        (kiosk.ordering.payment: a frugal schedule on the rate budget)."""
+        from kiosk.ordering.payment import wait_for_payment
+
+        store = self._need_store()
+        try:
+            return await wait_for_payment(
+                store, timeout=timeout, on_tick=on_tick, cancel=cancel, poll_now=poll_now
+            )
+        finally:
+            self._sync_store()
+
+    # ------------------------------------------------------------------ idle, reset, quit
+
+    def end(self) -> Awaitable[bool]:
+        """Start over now: every field cleared at once, the cart discarded on the server in the
+        background (a completed order's cart is only forgotten). With a fixed location the next
+        customer's writes queue behind the discard on the same store (its lock is FIFO). Returns
+        the discard, for whoever wants to wait for it (True: the server confirmed the delete)."""
+        store = self._store
+        self._cross_sell_memo = None
+        keep = store if self.fixed_location and store is not None else None
+        if keep is None:
+            self._use_store(None)
+        self._set(
+            location_id=self._home(),
+            location=self.state.location if self.fixed_location else None,
+            fulfillment_method=None,
+            table_number=None,
+            delivery=None,
+            room=None,
+            customer_name="",
+            email_address="",
+            order_time=OrderTime(),
+        )
+        if store is None:
+            done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+            done.set_result(True)
+            return done
+        task = asyncio.ensure_future(_quietly(store.discard()))
+        self._discards.add(task)
+        task.add_done_callback(self._discards.discard)
+        return task
+
+    async def reset(self) -> bool:
+        """`end()` and wait for the discard."""
+        return await self.end()
+
+    def serve_locations(self, location_ids: Sequence[str]) -> Awaitable[bool]:
+        """Serve `location_ids` from now on (staff). The visit in progress ends first."""
+        ids = list(location_ids)
+        if not ids:
+            raise ValueError("a kiosk serves at least one location")
+        discard = self.end()
+        self._use_store(None)
+        self.location_ids = ids
+        self._set(location_id=self._home(), location=None)
+        return discard
+
+    async def quit(self, *, keep_cart: bool = False) -> None:
+        """The kiosk is closing normally. An open order's cart is deleted (a quit is not a crash:
+        nobody comes back for it), unless staff chose to keep it for the next start."""
+        if keep_cart:
+            return
+        store = self._store
+        cart = store.cart if store is not None else None
+        if store is not None and store.cart_id is not None and not (cart and cart.is_locked):
+            # A locked cart is being paid for: the resume file takes the payment up next start.
+            await _quietly(store.discard())
+        if self._discards:
+            await asyncio.gather(*self._discards, return_exceptions=True)
+
+    # ------------------------------------------------------------------ crash resume
+
+    async def resume_saved(self) -> ResumeOutcome:
+        """Take up the cart a previous run left open (the resume file). The saved location may be
+        an id or a slug, and may differ in kind from how this kiosk names it: the cart is found
+        by either. An open cart with no lines is dropped (nothing to come back for)."""
+        saved = load_saved_cart(self.cart_id_file)
+        if saved is None or self.cart_id_file is None:
+            return ResumeOutcome("none")
+        location_id = await self._served_location(saved.location_id)
+        if location_id is None:
+            # The kiosk now serves other locations: that cart is not for this kiosk any more.
+            log.info("crash resume: the saved cart is for another location; forgotten")
+            with contextlib.suppress(OSError):
+                self.cart_id_file.unlink()
+            return ResumeOutcome("gone")
+        location = self._known(location_id)
+        if location is None:
+            with contextlib.suppress(StorefrontError):
+                location = await self.load_location(location_id)
+        self.choose_location(location_id, location)
+        store = self._need_store()
+        if location is not None:
+            store.know_location((saved.location_id, location.id, location.restaurant_slug), None)
+        try:
+            cart = await store.resume(saved.cart_id, saved.location_id)
+        except StorefrontError:
+            log.warning("crash resume: the server could not be asked; kept for the next start")
+            self._abandon_resume()
+            return ResumeOutcome("failed")
+        finally:
+            self._sync_store()
+        if cart is not None and not cart.items and not cart.is_locked:
+            log.info("crash resume: the saved cart has no lines; dropped")
+            await _quietly(store.discard())
+            cart = None
+        if cart is None:
+            log.info("crash resume: the saved cart is no longer open; starting clean")
+            self._abandon_resume()
+            return ResumeOutcome("gone")
+        method = cart.fulfilment_method
+        if method:
+            # As the server spells it; the screens read it through their alias table.
+            self._set(fulfillment_method=str(getattr(method, "value", method)))
+        log.info("crash resume: cart resumed (%s)", "locked" if cart.is_locked else "open")
+        return ResumeOutcome("locked" if cart.is_locked else "open", cart)
+
+    def _abandon_resume(self) -> None:
+        if not self.fixed_location:
+            self._use_store(None)
+            self._set(location_id=None, location=None)
+
+    async def _served_location(self, saved: str) -> str | None:
+        """Which of the served locations `saved` (an id or a slug) names, None when none does."""
+        if saved in self.location_ids:
+            return saved
+        for location_id in self.location_ids:
+            known = self._known(location_id)
+            location: Location | None = known
+            if location is None:
+                with contextlib.suppress(StorefrontError, LookupError):
+                    location = await self.load_location(location_id)
+            if location is not None and saved in (location.id, location.restaurant_slug):
+                return location_id
+        return None
+
+
+async def _quietly(awaitable: Awaitable[bool]) -> bool:
+    # Deleting an abandoned cart is best effort: the server expires carts anyway.
+    try:
+        return await awaitable
+    except Exception:  # nothing to show: the customer has moved on
+        log.warning("could not delete an abandoned cart", exc_info=True)
+        return False

@@ -1,0 +1,73 @@
+"""The app as its screens and parts see it: a Protocol, so that they need not import KioskApp.
+
+Screens, widgets, idle, health and resume type `self.app` as `Kiosk` (kiosk/tui/app.py implements
+it). Importing the Protocol instead of the app keeps the dependency one-way: app -> kiosk_mode ->
+idle/health/staff -> screens -> contract; nothing below the app imports it back (no import cycle
+in kiosk/tui, tests/unit/test_import_hygiene.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, cast
+
+if TYPE_CHECKING:
+    from kiosk.api import Cart, Location
+    from kiosk.config import Settings
+    from kiosk.ordering.services import KioskServices
+    from kiosk.ordering.visit import Visit, VisitState
+    from kiosk.tui.pin import PinThrottle
+
+__all__ = ["Kiosk", "kiosk_of"]
+
+
+def kiosk_of(app: object) -> Kiosk:
+    """`app` (a screen's or widget's `self.app`) as the kiosk app it is."""
+    return cast("Kiosk", app)
+
+
+class Kiosk(Protocol):
+    """What screens and parts use of the kiosk app, besides Textual's App."""
+
+    # Published state (reactives on the app).
+    visit_state: VisitState | None
+    cart: Cart | None
+    location: Location | None
+    status_text: str
+    # Injected clocks: monotonic for countdowns, wall for time of day.
+    clock: Callable[[], float]
+    wall_clock: Callable[[], float]
+    # Staff may keep the open order's cart when the kiosk quits.
+    keep_cart_on_quit: bool
+    pin_throttle: PinThrottle
+
+    @property
+    def services(self) -> KioskServices: ...
+    @property
+    def services_or_none(self) -> KioskServices | None:
+        """The services, None while the app is still booting (`services` raises then)."""
+
+    @property
+    def settings(self) -> Any: ...
+    @property
+    def visit(self) -> Visit: ...
+    @property
+    def location_id(self) -> str | None: ...
+    @property
+    def single_location(self) -> bool: ...
+    @property
+    def kiosk_settings(self) -> Settings | None: ...
+    @property
+    def kiosk_mode(self) -> bool: ...
+    @property
+    def health_line_shown(self) -> bool: ...
+
+    def cart_id_file(self) -> Path | None: ...
+    def choose_location(self, location_id: str, location: Location | None) -> None: ...
+    async def go_home(self) -> None: ...
+    def reset_now(self) -> None: ...
+    async def serve_locations(self, location_ids: Sequence[str]) -> None: ...
+    def show_health_line(self, shown: bool) -> None: ...
+    def boot(self, boot_screen: Any) -> None: ...
+    def action_start_over(self) -> None: ...
