@@ -63,6 +63,8 @@ from .money import to_decimal_string
 __all__ = ["ClientStats", "RateBudget", "RetryPolicy", "StorefrontClient", "key_identity"]
 
 log = logging.getLogger("kiosk.api")
+# Request headers whose values are credentials: scrubbed from any server text like the API key.
+_SECRET_HEADERS = {"x-api-key", "x-cart-token"}
 
 M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
@@ -197,7 +199,16 @@ _NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 
 
 class StorefrontClient:
-    """The Storefront API, one async method per contract row. Use as an async context manager."""
+    """The Storefront API, one async method per contract row. Use as an async context manager.
+
+    This is the legacy (v1) dialect: an API key on every request. `kiosk.api.v2` speaks 2.0 behind
+    the same methods; the class attributes below are what a dialect changes.
+    """
+
+    dialect = "v1"
+    endpoints: Mapping[str, Endpoint] = ENDPOINTS
+    base_suffix = "/api/v1"
+    needs_key = True
 
     def __init__(
         self,
@@ -221,9 +232,9 @@ class StorefrontClient:
         parts = urlsplit(base)
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise ValueError("base_url must be an http(s) URL ending with /api/v1")
-        if not parts.path.endswith("/api/v1"):
-            raise ValueError("base_url must end with /api/v1 (the contract's version prefix)")
-        if not api_key:
+        if not parts.path.endswith(self.base_suffix):
+            raise ValueError(f"base_url must end with {self.base_suffix} (the API's prefix)")
+        if self.needs_key and not api_key:
             raise ValueError("api_key must not be empty")
         self.base_url = base
         self._origin = f"{parts.scheme}://{parts.netloc}"
@@ -391,13 +402,21 @@ class StorefrontClient:
     ) -> Any:
         path = endpoint.path(**path_params)
         url = self._origin + path if endpoint.outside_base else path.lstrip("/")
-        secrets = (self._api_key.get_secret_value(), *self._seen_secrets, *extra_secrets)
+        secrets = tuple(
+            s for s in (self._api_key.get_secret_value(), *self._seen_secrets, *extra_secrets) if s
+        )
         content = None if body is None else json.dumps(body, separators=(",", ":")).encode()
-        headers = {"X-API-Key": self._api_key.get_secret_value()}
+        headers = self._request_headers(endpoint, path_params)
+        secrets += tuple(v for k, v in headers.items() if k.lower() in _SECRET_HEADERS)
         if content is not None:
             headers["Content-Type"] = "application/json"
         shown = path + (("?" + "&".join(f"{k}={v}" for k, v in query.items())) if query else "")
-        retry_safe = endpoint.idempotent
+        # A write that carries an Idempotency-Key may be sent again: the server runs it once. Such a
+        # write is sent again until the server answers (within the deadline), never abandoned
+        # after a fixed number of tries: its outcome is otherwise unknown.
+        keyed = "Idempotency-Key" in headers
+        retry_safe = endpoint.idempotent or keyed
+        max_attempts = 10_000 if keyed else self.retry.max_attempts
         maybe_landed = False  # an earlier attempt may have reached the server
         ends_at = self._clock() + self.deadline
         policy = self.retry
@@ -443,7 +462,7 @@ class StorefrontClient:
                         raise AmbiguousWriteError(cause=failure, endpoint=endpoint.name) from exc
                     maybe_landed = True
                 wait = policy.backoff(attempt)
-                if attempt >= policy.max_attempts or self._clock() + wait >= ends_at:
+                if attempt >= max_attempts or self._clock() + wait >= ends_at:
                     raise failure from exc
                 await self._pause(wait, attempt, endpoint, shown)
                 continue
@@ -455,7 +474,9 @@ class StorefrontClient:
             log.log(level, "%s %s -> %d in %.0f ms", endpoint.method, shown, status, elapsed)
 
             if 200 <= status < 300:
-                return self._decode(response, endpoint, secrets)
+                data = self._decode(response, endpoint, secrets)
+                self._answered(endpoint, path_params, response, data)
+                return data
             if status == 404 and gone_is_done and maybe_landed:
                 return None
 
@@ -468,7 +489,7 @@ class StorefrontClient:
                 failure.retry_after = wait
                 if wait > self.max_wait:
                     raise failure
-                if attempt >= policy.max_attempts or self._clock() + wait >= ends_at:
+                if attempt >= max_attempts or self._clock() + wait >= ends_at:
                     raise failure
                 await self._pause(wait, attempt, endpoint, shown)
                 continue
@@ -484,13 +505,28 @@ class StorefrontClient:
                 wait = told if told is not None else policy.backoff(attempt)
                 if told is not None:
                     failure.retry_after = told
-                if wait > self.max_wait or attempt >= policy.max_attempts:
+                if wait > self.max_wait or attempt >= max_attempts:
                     raise failure
                 if self._clock() + wait >= ends_at:
                     raise failure
                 await self._pause(wait, attempt, endpoint, shown)
                 continue
             raise failure
+
+    def _request_headers(
+        self, endpoint: Endpoint, path_params: Mapping[str, str]
+    ) -> dict[str, str]:
+        """The dialect's credentials and preconditions for one request (v1: the API key)."""
+        return {"X-API-Key": self._api_key.get_secret_value()}
+
+    def _answered(
+        self,
+        endpoint: Endpoint,
+        path_params: Mapping[str, str],
+        response: httpx.Response,
+        data: Any,
+    ) -> None:
+        """A 2xx arrived: what the dialect learns from it (v1: nothing)."""
 
     async def _pause(self, wait: float, attempt: int, endpoint: Endpoint, shown: str) -> None:
         self.stats.retries += 1
@@ -612,7 +648,7 @@ class StorefrontClient:
     async def get_menus(
         self, location_id: str, order_date: str | None = None, order_time: str | None = None
     ) -> MenusResponse:
-        ep = ENDPOINTS["menus"]
+        ep = self.endpoints["menus"]
         query = {}
         if order_date:
             query["orderDate"] = order_date
@@ -630,7 +666,7 @@ class StorefrontClient:
         )
 
     async def list_products(self, location_id: str) -> list[MenuProduct]:
-        ep = ENDPOINTS["products"]
+        ep = self.endpoints["products"]
 
         async def fetch() -> list[MenuProduct]:
             data = await self._call(ep, {"location_id": location_id})
@@ -654,7 +690,7 @@ class StorefrontClient:
         marketplace_id: str | None = None,
     ) -> OrderingSession:
         """Row 8. The session's `error_message` (e.g. "closed") is returned, not raised."""
-        ep = ENDPOINTS["ordering_session"]
+        ep = self.endpoints["ordering_session"]
         body: dict[str, Any] = {"fulfillmentMethod": str(fulfillment_method)}
         if existing_cart_id:
             body["existingCartId"] = existing_cart_id
@@ -667,7 +703,7 @@ class StorefrontClient:
 
     async def create_or_resume_cart(self, location_id: str, current_cart_id: str = "") -> str:
         """Row 9: the cart id (`currentCartId` "" means start a new cart)."""
-        ep = ENDPOINTS["create_cart"]
+        ep = self.endpoints["create_cart"]
         body = {"marketplaceId": location_id, "currentCartId": current_cart_id}
         data = await self._call(ep, {"location_id": location_id}, body=body)
         if isinstance(data, dict):
@@ -681,7 +717,7 @@ class StorefrontClient:
 
     async def get_cart(self, location_id: str, cart_id: str) -> Cart:
         """Row 10. Never cached: the server's cart is the truth (and revalidates discounts)."""
-        ep = ENDPOINTS["cart"]
+        ep = self.endpoints["cart"]
         data = await self._call(ep, {"location_id": location_id, "cart_id": cart_id})
         if isinstance(data, dict) and isinstance(data.get("cart"), dict) and "id" not in data:
             data = data["cart"]  # tolerated wrapper
@@ -690,7 +726,7 @@ class StorefrontClient:
     async def delete_cart(self, location_id: str, cart_id: str) -> None:
         """Row 11. Idempotent: retried like a read. A 404 on a retry, after an attempt that may have
         landed, counts as deleted; a 404 on the first attempt raises NotFoundError."""
-        ep = ENDPOINTS["delete_cart"]
+        ep = self.endpoints["delete_cart"]
         await self._call(ep, {"location_id": location_id, "cart_id": cart_id}, gone_is_done=True)
 
     # ------------------------------------------------------------------ rows 12-19: cart writes
@@ -707,7 +743,7 @@ class StorefrontClient:
         """Row 12. Never retried once it may have reached the server (AmbiguousWriteError)."""
         if isinstance(quantity, bool) or not isinstance(quantity, int) or quantity < 1:
             raise ValueError("quantity must be a positive integer")
-        ep = ENDPOINTS["add_item"]
+        ep = self.endpoints["add_item"]
         body: dict[str, Any] = {"productId": product_id, "quantity": quantity}
         if modifiers:
             body["modifiers"] = [
@@ -724,7 +760,7 @@ class StorefrontClient:
         """Row 13. Quantity 0 removes the line."""
         if isinstance(quantity, bool) or not isinstance(quantity, int) or quantity < 0:
             raise ValueError("quantity must be a non-negative integer")
-        ep = ENDPOINTS["item_quantity"]
+        ep = self.endpoints["item_quantity"]
         data = await self._call(
             ep,
             {"location_id": location_id, "cart_id": cart_id, "item_id": item_id},
@@ -741,7 +777,7 @@ class StorefrontClient:
         order_time: str,
     ) -> None:
         """Row 14. `pickup_type` is "ASAP" or "LATER"."""
-        ep = ENDPOINTS["order_time"]
+        ep = self.endpoints["order_time"]
         body = {"pickupType": pickup_type, "orderDate": order_date, "orderTime": order_time}
         await self._call(ep, {"location_id": location_id, "cart_id": cart_id}, body=body)
 
@@ -749,7 +785,7 @@ class StorefrontClient:
         self, location_id: str, cart_id: str, customer_name: str, email_address: str
     ) -> None:
         """Row 15 (the singular `cart` path). A 400 names the field (InvalidRequestError.field)."""
-        ep = ENDPOINTS["customer"]
+        ep = self.endpoints["customer"]
         body = {"customerName": customer_name, "emailAddress": email_address}
         await self._call(ep, {"location_id": location_id, "cart_id": cart_id}, body=body)
 
@@ -772,13 +808,13 @@ class StorefrontClient:
             if amount_minor < 0:
                 raise ValueError("a tip amount must not be negative")
             body = {"amount": to_decimal_string(amount_minor)}
-        ep = ENDPOINTS["tip"]
+        ep = self.endpoints["tip"]
         data = await self._call(ep, {"location_id": location_id, "cart_id": cart_id}, body=body)
         return await self._cart_result(data, location_id, cart_id, ep.name)
 
     async def set_delivery(self, location_id: str, cart_id: str, address: DeliveryAddress) -> Cart:
         """Row 17."""
-        ep = ENDPOINTS["delivery"]
+        ep = self.endpoints["delivery"]
         data = await self._call(
             ep, {"location_id": location_id, "cart_id": cart_id}, body=address.to_request()
         )
@@ -786,7 +822,7 @@ class StorefrontClient:
 
     async def set_table(self, location_id: str, cart_id: str, table_number: str) -> Cart:
         """Row 18."""
-        ep = ENDPOINTS["table"]
+        ep = self.endpoints["table"]
         data = await self._call(
             ep,
             {"location_id": location_id, "cart_id": cart_id},
@@ -798,7 +834,7 @@ class StorefrontClient:
         self, location_id: str, cart_id: str, last_name: str, room_number: str
     ) -> Cart:
         """Row 19."""
-        ep = ENDPOINTS["room"]
+        ep = self.endpoints["room"]
         data = await self._call(
             ep,
             {"location_id": location_id, "cart_id": cart_id},
@@ -810,30 +846,30 @@ class StorefrontClient:
 
     async def apply_discount(self, location_id: str, cart_id: str, code: str) -> None:
         """Row 20. A bad code raises InvalidRequestError (code INVALID_DISCOUNT_CODE)."""
-        ep = ENDPOINTS["apply_discount"]
+        ep = self.endpoints["apply_discount"]
         await self._call(ep, {"location_id": location_id}, body={"code": code, "cartId": cart_id})
 
     async def remove_discount(self, location_id: str, cart_id: str) -> Cart:
         """Row 21. Idempotent: retried like a read."""
-        ep = ENDPOINTS["remove_discount"]
+        ep = self.endpoints["remove_discount"]
         data = await self._call(ep, {"location_id": location_id, "cart_id": cart_id})
         return await self._cart_result(data, location_id, cart_id, ep.name)
 
     async def validate_cart(self, location_id: str, cart_id: str) -> CartValidation:
         """Row 22. Only reads, so retried like a read."""
-        ep = ENDPOINTS["validate"]
+        ep = self.endpoints["validate"]
         data = await self._call(ep, {"location_id": location_id, "cart_id": cart_id})
         return self._parse(CartValidation, data, ep.name)
 
     async def cross_sell(self, location_id: str, cart_id: str) -> list[MenuProduct]:
         """Row 23. Depends on the cart, so never cached."""
-        ep = ENDPOINTS["cross_sell"]
+        ep = self.endpoints["cross_sell"]
         data = await self._call(ep, {"location_id": location_id, "cart_id": cart_id})
         return self._parse_list(MenuProduct, data, ep.name, "products")
 
     async def create_payment_intent(self, location_id: str, cart_id: str) -> PaymentIntent:
         """Row 24. Locks the cart. Never retried once it may have reached the server."""
-        ep = ENDPOINTS["payment_intent"]
+        ep = self.endpoints["payment_intent"]
         data = await self._call(ep, {"location_id": location_id, "cart_id": cart_id})
         intent = self._parse(PaymentIntent, data, ep.name)
         self._seen_secrets.append(intent.client_secret.get_secret_value())
@@ -843,7 +879,7 @@ class StorefrontClient:
         """The demo backend's processor (contract, payment section, A): POST on the base URL's
         origin, outside /api/v1. A decline raises PaymentDeclinedError (402) or that status's
         error."""
-        ep = ENDPOINTS["demo_confirm"]
+        ep = self.endpoints["demo_confirm"]
         secret = client_secret.get_secret_value()
         if secret not in self._seen_secrets:
             self._seen_secrets.append(secret)

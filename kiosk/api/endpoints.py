@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from string import Formatter
 from urllib.parse import quote
 
-__all__ = ["DEMO_CONFIRM", "ENDPOINTS", "Endpoint"]
+__all__ = ["DEMO_CONFIRM", "ENDPOINTS", "V2_ENDPOINTS", "V2_UNUSED", "Endpoint"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +32,9 @@ class Endpoint:
     idempotent: bool
     contract_row: int | None
     outside_base: bool = False
+    # Storefront 2.0: the write carries `If-Match: "cart-N"` (revisioned) and an Idempotency-Key.
+    revisioned: bool = False
+    keyed: bool = False
 
     @property
     def params(self) -> tuple[str, ...]:
@@ -108,3 +111,96 @@ _ROWS = (
 
 ENDPOINTS: dict[str, Endpoint] = {e.name: e for e in _ROWS}
 DEMO_CONFIRM = ENDPOINTS["demo_confirm"]
+
+
+# --- Storefront 2.0 (../shared/storefront-v2-contract.md, section 4): base /api/v1/storefront ---
+
+_V2_CART = "/locations/{location_id}/carts/{cart_id}"
+
+
+def _v2(
+    name: str, method: str, template: str, *, match: bool = False, key: bool = False
+) -> Endpoint:
+    is_write = method != "GET"
+    return Endpoint(
+        name=name,
+        method=method,
+        path_template=template,
+        is_write=is_write,
+        idempotent=not is_write,
+        contract_row=None,
+        revisioned=match,
+        keyed=key,
+    )
+
+
+_V2_ROWS = (
+    _v2("merchant", "GET", "/merchant/{merchant_slug}"),
+    _v2("location", "GET", "/locations/{location_id}"),
+    _v2("distance", "POST", "/locations/{location_id}/distance"),
+    _v2("time_intervals", "GET", "/locations/{location_id}/time-intervals"),
+    _v2("readiness", "GET", "/locations/{location_id}/ordering-readiness"),
+    _v2("gratuity", "GET", "/locations/{location_id}/gratuity"),
+    _v2("menus", "GET", "/locations/{location_id}/menus"),
+    _v2("product", "GET", "/locations/{location_id}/products/{product_id}"),
+    _v2("ordering_session", "POST", "/locations/{location_id}/ordering-sessions", key=True),
+    # Resuming an existing cart through an ordering session needs its revision too.
+    _v2(
+        "resume_session", "POST", "/locations/{location_id}/ordering-sessions", match=True, key=True
+    ),
+    _v2("cart", "GET", _V2_CART),
+    _v2("delete_cart", "DELETE", _V2_CART, match=True, key=True),
+    _v2("cross_sell", "GET", _V2_CART + "/products"),
+    _v2("customer", "PUT", _V2_CART + "/validate-and-update", match=True, key=True),
+    _v2("tip", "PUT", _V2_CART + "/gratuity", match=True, key=True),
+    _v2("delivery", "PUT", _V2_CART + "/set-delivery", match=True, key=True),
+    _v2("table", "PUT", _V2_CART + "/set-table", match=True, key=True),
+    _v2("room", "PUT", _V2_CART + "/set-room", match=True, key=True),
+    _v2("order_time", "PUT", _V2_CART + "/update-order-time", match=True, key=True),
+    _v2("add_item", "POST", _V2_CART + "/items", match=True, key=True),
+    _v2("item_quantity", "PATCH", _V2_CART + "/items/{item_id}", match=True, key=True),
+    _v2("remove_item", "DELETE", _V2_CART + "/items/{item_id}", match=True, key=True),
+    _v2("apply_discount", "POST", _V2_CART + "/discount", match=True, key=True),
+    _v2("remove_discount", "DELETE", _V2_CART + "/discount", match=True, key=True),
+    _v2("checkout_handoff", "POST", _V2_CART + "/checkout-handoffs", key=True),
+    _v2("order_result", "GET", _V2_CART + "/order-result"),
+    # The demo backend's processor, on the origin (as in v1).
+    Endpoint("demo_confirm", "POST", "/demo/processor/confirm", True, False, None, True),
+)
+
+V2_ENDPOINTS: dict[str, Endpoint] = {e.name: e for e in _V2_ROWS}
+
+# Every operation of the vendor's manifest (vendor-v2/storefront_operations.json) the kiosk does
+# not call, with why. A test checks that used + unused cover the manifest.
+_ACCOUNTS = "customer accounts: a shared counter terminal keeps no sign-in"
+_LOYALTY = "loyalty needs a signed-in customer"
+_HOSTED = "the hosted checkout page's call, not the storefront's (the vendor's notes)"
+_C = "/locations/{locationId}/carts/{cartId}"
+V2_UNUSED: dict[str, str] = {
+    "GET /locations/{locationId}/redirect": "a web storefront's redirect; a kiosk has no browser",
+    "POST /locations/{locationId}/analytics-events": "marketing analytics, not ordering",
+    f"PATCH {_C}": "the method is chosen before the cart exists; a kiosk takes no order notes",
+    f"POST {_C}/claim": "attaching a cart to a signed-in customer; kiosk guests do not sign in",
+    f"POST {_C}/checkout-handoffs/exchange": _HOSTED,
+    f"POST {_C}/payment-intent": _HOSTED,
+    f"POST {_C}/rating": "rating comes after the meal, not at the counter",
+    f"GET {_C}/loyalty/quote": _LOYALTY,
+    f"POST {_C}/loyalty/redeem": _LOYALTY,
+    f"DELETE {_C}/loyalty/redeem": _LOYALTY,
+    "POST /customer/auth/login": _ACCOUNTS,
+    "POST /customer/auth/verify-otp": _ACCOUNTS,
+    "GET /customer": _ACCOUNTS,
+    "GET /customer/orders": _ACCOUNTS,
+    "GET /customer/orders/{orderId}": _ACCOUNTS,
+    "GET /customer/addresses": _ACCOUNTS,
+    "POST /customer/addresses": _ACCOUNTS,
+    "PATCH /customer/addresses/{addressId}": _ACCOUNTS,
+    "DELETE /customer/addresses/{addressId}": _ACCOUNTS,
+    "GET /customer/saved-payments": _ACCOUNTS,
+    "DELETE /customer/saved-payments/{paymentId}": _ACCOUNTS,
+    "DELETE /customer/logout": _ACCOUNTS,
+    "GET /customer/loyalty/ledger": _ACCOUNTS,
+    "POST /customer/loyalty/claims": _ACCOUNTS,
+    "GET /customer/loyalty/claims": _ACCOUNTS,
+    "GET /receipts/{receiptId}": "the done screen shows the order; receipts are for own devices",
+}

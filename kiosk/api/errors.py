@@ -87,6 +87,13 @@ class StorefrontError(Exception):
         self.endpoint = endpoint
         super().__init__(self.message)
 
+    @property
+    def request_id(self) -> str | None:
+        """Storefront 2.0's requestId of the failed request: for the log and the staff screen,
+        never for a customer."""
+        value = self.details.get("requestId")
+        return value if isinstance(value, str) else None
+
     def has_code(self, *codes: str) -> bool:
         return self.code is not None and self.code in {c.upper() for c in codes}
 
@@ -297,6 +304,10 @@ def parse_error_body(content: bytes, secrets: Iterable[str] = ()) -> dict[str, A
         },
         "retry_after": _as_number(body.get("retryAfter")),
     }
+    # 2.0's envelope names the request for the provider's support: kept for logs and staff only.
+    request_id = body.get("requestId")
+    if isinstance(request_id, str) and request_id:
+        kwargs["details"]["requestId"] = _clean_text(request_id, secrets)
     status = body.get("status", body.get("statusCode"))
     if isinstance(status, int) and not isinstance(status, bool):
         kwargs["body_status"] = status

@@ -10,8 +10,14 @@ need an exponent here).
 from __future__ import annotations
 
 import re
+from contextvars import ContextVar
 
-__all__ = ["MoneyError", "format_money", "parse_money", "to_decimal_string"]
+__all__ = ["MAJOR_UNITS", "MoneyError", "format_money", "parse_money", "to_decimal_string"]
+
+# True while a Storefront 2.0 answer is parsed: there every amount is a decimal in major units, so
+# "12" is twelve units, never twelve cents (the legacy rule must not leak into 2.0). Set by the
+# dialect (kiosk.api.v2), read only here.
+MAJOR_UNITS: ContextVar[bool] = ContextVar("major_units", default=False)
 
 # ASCII digits only: str.isdigit() and \d accept other scripts' digits, which the API never sends.
 _MINOR = re.compile(r"-?[0-9]+", re.ASCII)
@@ -51,7 +57,7 @@ def parse_money(value: str | int) -> int:
     if not text:
         raise MoneyError("a money amount must not be empty")
     if _MINOR.fullmatch(text):
-        return int(text)
+        return int(text) * 100 if MAJOR_UNITS.get() else int(text)
     if _DECIMAL.fullmatch(text):
         negative = text.startswith("-")
         whole, _, frac = text.lstrip("-").partition(".")

@@ -529,6 +529,21 @@ async def demo_checkout(request: Request) -> Response:
     return _page(f"Pay {amount}", body)
 
 
+def _secret_of_checkout(backend: Backend, request: Request, url: Any) -> str:
+    """Storefront 2.0 gives the kiosk only the checkout page's URL, not the payment's secret: the
+    demo's approve/decline keys pay that page. Only from this machine (the kiosk itself), and only
+    for a checkout page this backend made."""
+    client = request.client.host if request.client else ""
+    if client not in LOOPBACK:
+        raise ApiError(403, "FORBIDDEN", "Paying by checkout URL is for this machine only")
+    if not isinstance(url, str) or "/demo/checkout/" not in url:
+        raise validation("checkoutUrl is not a demo checkout page", "checkoutUrl")
+    intent = backend.intent_by_id(url.rstrip("/").rsplit("/", 1)[-1])
+    if intent is None:
+        raise not_found("Payment not found")
+    return str(intent["clientSecret"])
+
+
 async def demo_confirm(request: Request) -> Response:
     backend: Backend = request.app.state.backend
     is_form = request.headers.get("content-type", "").startswith(
@@ -543,6 +558,8 @@ async def demo_confirm(request: Request) -> Response:
             body = {k: v[0] for k, v in parse_qs(raw.decode("utf-8", "replace")).items()}
         else:
             body = await read_json(request)
+        if "checkoutUrl" in body and "clientSecret" not in body:
+            body["clientSecret"] = _secret_of_checkout(backend, request, body.get("checkoutUrl"))
         secret = body.get("clientSecret")
         card = body.get("cardNumber")
         if not isinstance(secret, str) or not secret:

@@ -1,0 +1,347 @@
+"""Storefront API 2.0 behind the legacy client's methods (../shared/storefront-v2-contract.md).
+
+What 2.0 changes on the wire, all of it here:
+- no API key: the catalog is anonymous; a cart is reached with the token its ordering session
+  returned (`X-Cart-Token`), kept inside the client per cart and never shown;
+- every cart write sends `If-Match: "cart-<revision>"` with the revision of the last cart seen, and
+  an `Idempotency-Key` made once per logical write and reused only when that same write is sent
+  again (a lost answer, a 5xx): the server runs it once, so the client may retry it;
+- amounts are decimal strings in major units ("12" is twelve units): `money.MAJOR_UNITS`;
+- fulfillment names `takeout`, `table_side`, `room_service`, `delivery`; countries named in full;
+- checkout is a hand-off (`checkout-handoffs` gives the hosted page's URL) and the order number
+  comes from `order-result`;
+- rate limits come as a bare 429 RATE_LIMITED: the client counts its own budget (RateBudget).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeVar
+
+import httpx
+from pydantic import BaseModel, SecretStr
+
+from .client import StorefrontClient
+from .endpoints import V2_ENDPOINTS, Endpoint
+from .errors import ConflictError, InvalidRequestError, NotFoundError
+from .models import (
+    Cart,
+    CartValidation,
+    DeliveryAddress,
+    FulfillmentMethod,
+    MenuProduct,
+    OrderingSession,
+    PaymentIntent,
+    Selection,
+)
+from .money import MAJOR_UNITS
+
+__all__ = ["COUNTRY_NAMES", "V2_FULFILLMENT", "StorefrontClientV2"]
+
+M = TypeVar("M", bound=BaseModel)
+
+# The kiosk's fulfillment methods as 2.0 names them (answers: models.FULFILLMENT_ALIASES).
+# 2.0 has no dine-in: an order eaten here is collected at the counter, so it is takeout there.
+V2_FULFILLMENT = {
+    FulfillmentMethod.PICKUP: "takeout",
+    FulfillmentMethod.DINE_IN: "takeout",
+    FulfillmentMethod.TABLE_SERVICE: "table_side",
+    FulfillmentMethod.ROOM_SERVICE: "room_service",
+    FulfillmentMethod.DELIVERY: "delivery",
+}
+# DeliveryAddress.country is one of four names in full, not an ISO code.
+COUNTRY_NAMES = {
+    "US": "United States",
+    "USA": "United States",
+    "AE": "United Arab Emirates",
+    "AU": "Australia",
+    "GB": "United Kingdom",
+    "UK": "United Kingdom",
+}
+
+
+class _CartAccess:
+    __slots__ = ("checkout_url", "revision", "token")
+
+    def __init__(self, token: SecretStr) -> None:
+        self.token = token
+        self.revision: int | None = None
+        self.checkout_url: str | None = None
+
+
+def _digits(value: str, field: str) -> str:
+    text = str(value).strip()
+    if not text.isascii() or not text.replace(".", "", 1).isdigit():
+        raise InvalidRequestError(
+            f"{field} must be digits", status=400, code="VALIDATION_ERROR", field=field
+        )
+    return text
+
+
+class StorefrontClientV2(StorefrontClient):
+    """The 2.0 dialect. `StorefrontClientV2(base_url)` with base_url ending /api/v1/storefront."""
+
+    dialect = "v2"
+    endpoints = V2_ENDPOINTS
+    base_suffix = "/api/v1/storefront"
+    needs_key = False
+
+    def __init__(self, base_url: str, api_key: str = "", **options: Any) -> None:
+        super().__init__(base_url, "", **options)
+        self._carts: dict[str, _CartAccess] = {}
+        # The cart an ordering session is resuming (its token and revision go with the request).
+        self._resuming: str | None = None
+        self._last_checkout_url: str | None = None
+
+    # ------------------------------------------------------------------ credentials, revisions
+
+    def cart_access(self, cart_id: str) -> SecretStr | None:
+        """The cart's token, for the crash-resume file (None: this client never had one)."""
+        access = self._carts.get(cart_id)
+        return None if access is None else access.token
+
+    def restore_cart_access(self, cart_id: str, token: SecretStr) -> None:
+        self._carts.setdefault(cart_id, _CartAccess(token))
+
+    def _request_headers(
+        self, endpoint: Endpoint, path_params: Mapping[str, str]
+    ) -> dict[str, str]:
+        headers: dict[str, str] = {}
+        cart_id = path_params.get("cart_id")
+        if endpoint.name == "resume_session":
+            cart_id = self._resuming
+        access = self._carts.get(cart_id) if cart_id else None
+        if access is not None and access.token.get_secret_value():
+            headers["X-Cart-Token"] = access.token.get_secret_value()
+        if endpoint.revisioned and access is not None and access.revision is not None:
+            headers["If-Match"] = f'"cart-{access.revision}"'
+        if endpoint.keyed:
+            # One key per logical write: made here, once per call, reused by every retry of it.
+            headers["Idempotency-Key"] = "kiosk-" + secrets.token_hex(16)
+        return headers
+
+    def _answered(
+        self,
+        endpoint: Endpoint,
+        path_params: Mapping[str, str],
+        response: httpx.Response,
+        data: Any,
+    ) -> None:
+        cart = data.get("cart", data) if isinstance(data, dict) else None
+        if not (isinstance(cart, dict) and isinstance(cart.get("id"), str)):
+            return
+        token = data.get("cartAccessToken") if isinstance(data, dict) else None
+        if isinstance(token, str) and token:
+            self._seen_secrets.append(token)
+            self._carts[cart["id"]] = _CartAccess(SecretStr(token))
+        access = self._carts.get(cart["id"])
+        if access is not None and isinstance(cart.get("revision"), int):
+            access.revision = cart["revision"]
+
+    def _parse(self, model: type[M], data: Any, endpoint: str) -> M:
+        marker = MAJOR_UNITS.set(True)
+        try:
+            return super()._parse(model, data, endpoint)
+        finally:
+            MAJOR_UNITS.reset(marker)
+
+    async def _cart_write(
+        self, name: str, location_id: str, cart_id: str, body: Any = None, **params: str
+    ) -> Cart:
+        """A cart write: its answer is the cart. A stale revision re-reads the cart (so the next
+        write names the right one) and raises, saying so: nothing is re-applied by itself."""
+        ep = self.endpoints[name]
+        path = {"location_id": location_id, "cart_id": cart_id, **params}
+        try:
+            data = await self._call(ep, path, body=body)
+        except ConflictError as exc:
+            if exc.code == "CART_CONFLICT":
+                await self.get_cart(location_id, cart_id)
+            raise
+        return await self._cart_result(data, location_id, cart_id, ep.name)
+
+    # ------------------------------------------------------------------ the cart's life
+
+    async def start_ordering_session(
+        self,
+        location_id: str,
+        fulfillment_method: FulfillmentMethod | str,
+        existing_cart_id: str | None = None,
+        marketplace_id: str | None = None,
+    ) -> OrderingSession:
+        method = FulfillmentMethod(fulfillment_method)
+        body: dict[str, Any] = {"fulfillmentMethod": V2_FULFILLMENT[method], "channel": "kiosk"}
+        if marketplace_id:
+            body["marketplaceId"] = marketplace_id
+        name = "ordering_session"
+        if existing_cart_id and existing_cart_id in self._carts:
+            # Resuming needs the cart's token and current revision (If-Match), or the server
+            # answers 428: read it first when this client has not seen it yet.
+            body["existingCartId"] = existing_cart_id
+            name = "resume_session"
+            if self._carts[existing_cart_id].revision is None:
+                await self.get_cart(location_id, existing_cart_id)
+        ep = self.endpoints[name]
+        self._resuming = existing_cart_id if name == "resume_session" else None
+        try:
+            data = await self._call(ep, {"location_id": location_id}, body=body)
+        finally:
+            self._resuming = None
+        cart = data.get("cart") if isinstance(data, dict) else None
+        cart_id = cart.get("id", "") if isinstance(cart, dict) else ""
+        return self._parse(OrderingSession, {"cartId": cart_id}, ep.name)
+
+    async def create_or_resume_cart(self, location_id: str, current_cart_id: str = "") -> str:
+        session = await self.start_ordering_session(
+            location_id, FulfillmentMethod.PICKUP, current_cart_id or None
+        )
+        return session.cart_id
+
+    async def get_cart(self, location_id: str, cart_id: str) -> Cart:
+        cart = await super().get_cart(location_id, cart_id)
+        access = self._carts.get(cart_id)
+        updates: dict[str, Any] = {}
+        if access is not None and access.checkout_url and not cart.checkout_url:
+            updates["checkout_url"] = access.checkout_url
+        if cart.status == "COMPLETED" and not cart.fulfillment_identifier:
+            # Paid: the order number is the order's shortId (order-result).
+            number = await self._order_number(location_id, cart_id)
+            if number:
+                updates["fulfillment_identifier"] = number
+        return cart.model_copy(update=updates) if updates else cart
+
+    async def _order_number(self, location_id: str, cart_id: str) -> str | None:
+        ep = self.endpoints["order_result"]
+        data = await self._call(ep, {"location_id": location_id, "cart_id": cart_id})
+        order = data.get("order") if isinstance(data, dict) else None
+        short = order.get("shortId") if isinstance(order, dict) else None
+        return short if isinstance(short, str) and short else None
+
+    async def delete_cart(self, location_id: str, cart_id: str) -> None:
+        ep = self.endpoints["delete_cart"]
+        await self._call(ep, {"location_id": location_id, "cart_id": cart_id}, body={})
+
+    # ------------------------------------------------------------------ cart writes
+
+    async def add_item(
+        self,
+        location_id: str,
+        cart_id: str,
+        product_id: str,
+        quantity: int,
+        modifiers: Sequence[Selection | Mapping[str, Any]] | None = None,
+        special_instructions: str | None = None,
+    ) -> Cart:
+        if isinstance(quantity, bool) or not isinstance(quantity, int) or quantity < 1:
+            raise ValueError("quantity must be a positive integer")
+        body: dict[str, Any] = {
+            "productId": product_id,
+            "quantity": quantity,
+            # A line that becomes unavailable is dropped, not the whole order (a kiosk customer
+            # has left by then and cannot be asked).
+            "itemUnavailableAction": "remove_item",
+        }
+        if modifiers:
+            body["selections"] = [
+                m.to_request() if isinstance(m, Selection) else dict(m) for m in modifiers
+            ]
+        if special_instructions:
+            body["specialInstructions"] = special_instructions
+        return await self._cart_write("add_item", location_id, cart_id, body)
+
+    async def set_item_quantity(
+        self, location_id: str, cart_id: str, item_id: str, quantity: int
+    ) -> Cart:
+        if isinstance(quantity, bool) or not isinstance(quantity, int) or quantity < 0:
+            raise ValueError("quantity must be a non-negative integer")
+        return await self._cart_write(
+            "item_quantity", location_id, cart_id, {"quantity": quantity}, item_id=item_id
+        )
+
+    async def set_order_time(
+        self,
+        location_id: str,
+        cart_id: str,
+        pickup_type: str,
+        order_date: str,
+        order_time: str,
+    ) -> None:
+        body: dict[str, str] = {"pickupType": pickup_type}
+        if pickup_type == "LATER":
+            body |= {"orderDate": order_date, "orderTime": order_time}
+        await self._cart_write("order_time", location_id, cart_id, body)
+
+    async def update_customer(
+        self, location_id: str, cart_id: str, customer_name: str, email_address: str
+    ) -> None:
+        body = {"customerName": customer_name}
+        if email_address:
+            body["emailAddress"] = email_address
+        await self._cart_write("customer", location_id, cart_id, body)
+
+    async def set_delivery(self, location_id: str, cart_id: str, address: DeliveryAddress) -> Cart:
+        body = address.to_request()
+        country = str(body.get("country") or "US")
+        body["country"] = COUNTRY_NAMES.get(country.upper(), country)
+        body.setdefault("streetOptional", "")
+        if body.get("lat") is None or body.get("lng") is None:
+            raise InvalidRequestError(
+                "A delivery address needs its coordinates",
+                status=400,
+                code="VALIDATION_ERROR",
+                field="lat",
+            )
+        return await self._cart_write("delivery", location_id, cart_id, body)
+
+    async def set_table(self, location_id: str, cart_id: str, table_number: str) -> Cart:
+        body = {"tableNumber": _digits(table_number, "tableNumber")}
+        return await self._cart_write("table", location_id, cart_id, body)
+
+    async def set_room(
+        self, location_id: str, cart_id: str, last_name: str, room_number: str
+    ) -> Cart:
+        body = {"lastName": last_name, "roomNumber": _digits(room_number, "roomNumber")}
+        return await self._cart_write("room", location_id, cart_id, body)
+
+    async def apply_discount(self, location_id: str, cart_id: str, code: str) -> None:
+        await self._cart_write("apply_discount", location_id, cart_id, {"code": code})
+
+    async def remove_discount(self, location_id: str, cart_id: str) -> Cart:
+        return await self._cart_write("remove_discount", location_id, cart_id, {})
+
+    async def validate_cart(self, location_id: str, cart_id: str) -> CartValidation:
+        """2.0 validates in validate-and-update (update_customer), which refuses a cart that cannot
+        be paid for; there is nothing more to ask, so this reads nothing."""
+        return CartValidation(valid=True)
+
+    async def cross_sell(self, location_id: str, cart_id: str) -> list[MenuProduct]:
+        ep = self.endpoints["cross_sell"]
+        data = await self._call(ep, {"location_id": location_id, "cart_id": cart_id})
+        return self._parse_list(MenuProduct, data, ep.name, "products")
+
+    # ------------------------------------------------------------------ checkout
+
+    async def create_payment_intent(self, location_id: str, cart_id: str) -> PaymentIntent:
+        """The checkout hand-off: the hosted checkout page's URL (the QR code). 2.0 gives the
+        kiosk no client secret; the payment belongs to that page."""
+        ep = self.endpoints["checkout_handoff"]
+        data = await self._call(ep, {"location_id": location_id, "cart_id": cart_id}, body={})
+        url = data.get("checkoutUrl") if isinstance(data, dict) else None
+        if not isinstance(url, str) or not url:
+            raise NotFoundError("The checkout page could not be opened", status=404)
+        access = self._carts.setdefault(cart_id, _CartAccess(SecretStr("")))
+        access.checkout_url = url
+        self._last_checkout_url = url
+        return PaymentIntent(client_secret=SecretStr(""), checkout_url=url)
+
+    async def confirm_demo_payment(self, client_secret: SecretStr, card_number: str) -> None:
+        """The demo backend's processor, paying the hand-off this client opened (demo only)."""
+        url = self._last_checkout_url
+        ep = self.endpoints["demo_confirm"]
+        await self._call(
+            ep,
+            {},
+            body={"checkoutUrl": url or "", "cardNumber": card_number},
+            secrets=(card_number, card_number.replace(" ", "")),
+        )
