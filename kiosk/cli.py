@@ -76,7 +76,19 @@ def _terminal(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _api(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--api",
+        dest="api_dialect",
+        choices=["v1", "v2"],
+        default=argparse.SUPPRESS,
+        help="Storefront API version: v2 (2.0, the hosted API today) or v1 (legacy API keys); "
+        "default: what the base URL says (/api/v1/storefront is 2.0)",
+    )
+
+
 def _backend(parser: argparse.ArgumentParser) -> None:
+    _api(parser)
     s = argparse.SUPPRESS
     parser.add_argument(
         "--base-url", metavar="URL", default=s, help="Storefront base URL (/api/v1)"
@@ -168,6 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = _sub(sub, "demo", "run the kiosk on the embedded demo backend")
     _terminal(demo)
+    _api(demo)
     demo.add_argument(
         "--location",
         metavar="ID",
@@ -235,7 +248,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _flags(args: argparse.Namespace, *names: str) -> dict[str, object]:
-    fields = ("profile", "kiosk_mode", "log_level", "terminal_id", "base_url", "location", *names)
+    fields = (
+        "profile",
+        "kiosk_mode",
+        "log_level",
+        "terminal_id",
+        "api_dialect",
+        "base_url",
+        "location",
+        *names,
+    )
     return {name: getattr(args, name) for name in fields if getattr(args, name, None) is not None}
 
 

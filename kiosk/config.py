@@ -32,6 +32,7 @@ from kiosk import paths
 
 PaymentMode = Literal["scan", "counter"]
 PAYMENT_MODES: tuple[str, ...] = ("scan", "counter")
+API_DIALECTS: tuple[str, ...] = ("v1", "v2")
 LOG_LEVELS: tuple[str, ...] = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
@@ -96,6 +97,9 @@ class Settings:
     # Which terminal this kiosk is (its lock and crash-resume file); None: derived from the host
     # and the session (kiosk.terminal).
     terminal_id: str | None = None
+    # The Storefront API's version: "v2" (2.0, today's hosted API) or "v1" (legacy API keys);
+    # None: read from the base URL (runtime.dialect_for).
+    api_dialect: str | None = None
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -165,6 +169,12 @@ def _coerce(name: str, value: Any) -> Any:
         if not isinstance(value, str) or value.upper() not in LOG_LEVELS:
             raise ValueError(f"must be one of {', '.join(LOG_LEVELS)} (got {value!r})")
         return value.upper()
+    if name == "api_dialect":
+        if value is None:
+            return value
+        if not isinstance(value, str) or value.strip().lower() not in API_DIALECTS:
+            raise ValueError(f"must be one of {', '.join(API_DIALECTS)} (got {value!r})")
+        return value.strip().lower()
     if name == "terminal_id":
         if value is None:
             return value

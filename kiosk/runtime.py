@@ -29,6 +29,7 @@ ServicesFactory = Callable[[], Coroutine[Any, Any, KioskServices]]
 # The embedded backend has no network address; the client still needs an origin ending in /api/v1.
 # It is a loopback name, so it passes the https rule, and nothing ever resolves it.
 EMBEDDED_BASE_URL = "http://embedded-demo.localhost/api/v1"
+V2_SUFFIX = "/storefront"  # Storefront 2.0 lives at /api/v1/storefront (there is no /api/v2)
 DEMO_DB_NAME = "demo.sqlite3"
 
 # The longest wait the client may sleep by itself (seconds): a 429 asking for longer is raised at
@@ -53,6 +54,26 @@ def state_dir_for(settings: Settings) -> Path:
     return terminal_dir(settings, terminal_id_for(settings))
 
 
+def dialect_for(settings: Settings, base_url: str | None = None) -> str:
+    """Which Storefront API version to speak: the setting (`--api`, KIOSK_API_DIALECT), else what
+    the base URL says (2.0 is served below /api/v1/storefront, the legacy API at /api/v1). The one
+    place that decides it."""
+    if settings.api_dialect is not None:
+        return settings.api_dialect
+    url = (base_url or settings.base_url or "").rstrip("/")
+    return "v2" if url.endswith("/api/v1" + V2_SUFFIX) else "v1"
+
+
+def dialect_url(base_url: str, dialect: str) -> str:
+    """The base URL as the dialect wants it: 2.0 below /api/v1/storefront, v1 at /api/v1."""
+    url = base_url.rstrip("/")
+    if dialect == "v2" and not url.endswith(V2_SUFFIX):
+        return url + V2_SUFFIX
+    if dialect == "v1" and url.endswith("/api/v1" + V2_SUFFIX):
+        return url.removesuffix(V2_SUFFIX)
+    return url
+
+
 def _client(
     base_url: str,
     api_key: str,
@@ -62,6 +83,14 @@ def _client(
 ) -> StorefrontClient:
     from kiosk.api import StorefrontClient
 
+    dialect = dialect_for(settings, base_url)
+    if dialect == "v2":
+        from kiosk.api.v2 import StorefrontClientV2
+
+        kwargs2: dict[str, Any] = {"max_wait": CLIENT_MAX_WAIT, **dict(options or {})}
+        return StorefrontClientV2(
+            dialect_url(base_url, "v2"), transport=transport, menu_ttl=settings.menu_ttl, **kwargs2
+        )
     register_secret(api_key)
     # The client does not sleep through a rate limit: the Visit (writes) and the screen (reads)
     # wait where the customer sees the countdown from the first second.
@@ -173,11 +202,10 @@ def build_remote_services(
 ) -> KioskServices:
     """The kiosk on a real Storefront backend: one location, the key from the settings."""
     check_remote_settings(settings)
-    assert settings.base_url is not None and settings.api_key is not None
-    assert settings.location is not None
+    assert settings.base_url is not None and settings.location is not None
     client = _client(
         settings.base_url,
-        settings.api_key.get_secret_value(),
+        settings.api_key.get_secret_value() if settings.api_key is not None else "",
         settings,
         transport,
         client_options,
@@ -202,9 +230,10 @@ def check_remote_settings(settings: Settings) -> None:
             "(`kiosk config path` prints where it is); or run `kiosk demo`"
         )
     check_base_url(settings.base_url)
-    if settings.api_key is None:
+    if settings.api_key is None and dialect_for(settings) == "v1":
         raise ConfigError(
-            "no API key: set KIOSK_API_KEY, or put api_key in the secrets file "
+            "no API key (the legacy API needs one; Storefront 2.0 does not: --api v2): set "
+            "KIOSK_API_KEY, or put api_key in the secrets file "
             "(`kiosk config show` prints where it is) with mode 0600"
         )
     if not settings.location:

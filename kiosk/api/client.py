@@ -513,6 +513,14 @@ class StorefrontClient:
                 continue
             raise failure
 
+    def cart_access(self, cart_id: str) -> SecretStr | None:
+        """What must be kept with a cart id to reach the cart again after a restart (2.0: its
+        token); None when the key alone reaches it (v1)."""
+        return None
+
+    def restore_cart_access(self, cart_id: str, access: SecretStr) -> None:
+        """Give back what cart_access returned before a restart (v1: nothing to do)."""
+
     def _request_headers(
         self, endpoint: Endpoint, path_params: Mapping[str, str]
     ) -> dict[str, str]:

@@ -28,7 +28,7 @@ import logging
 import math
 import time
 from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -114,6 +114,8 @@ class CheckoutResult:
 class SavedCart:
     cart_id: str
     location_id: str
+    # What reaches the cart besides its id (Storefront 2.0: the cart token); kept out of reprs.
+    access: str | None = field(default=None, repr=False)
 
 
 def load_saved_cart(path: Path | None) -> SavedCart | None:
@@ -127,8 +129,9 @@ def load_saved_cart(path: Path | None) -> SavedCart | None:
     if not isinstance(data, dict):
         return None
     cart_id, location_id = data.get("cartId"), data.get("locationId")
+    access = data.get("cartToken")
     if isinstance(cart_id, str) and cart_id and isinstance(location_id, str):
-        return SavedCart(cart_id, location_id)
+        return SavedCart(cart_id, location_id, access if isinstance(access, str) else None)
     return None
 
 
@@ -268,6 +271,10 @@ class CartStore:
         if self.cart_id_file is None or self.cart_id is None:
             return
         data = {"cartId": self.cart_id, "locationId": self.location_id}
+        access = self.client.cart_access(self.cart_id)
+        if access is not None:
+            # The file is the owner's only (0600): the token is what reaches the cart on 2.0.
+            data["cartToken"] = access.get_secret_value()
         try:
             atomic_write(self.cart_id_file, json.dumps(data))
         except OSError:

@@ -28,6 +28,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import SecretStr
+
 from kiosk.api.errors import StorefrontError
 from kiosk.ordering.cart_store import (
     IDLE,
@@ -603,6 +605,8 @@ class Visit:
         store = self._need_store()
         if location is not None:
             store.know_location((saved.location_id, location.id, location.restaurant_slug), None)
+        if saved.access:
+            store.client.restore_cart_access(saved.cart_id, SecretStr(saved.access))
         try:
             cart = await store.resume(saved.cart_id, saved.location_id)
         except StorefrontError:

@@ -1,0 +1,74 @@
+"""The kiosk's own ordering code (the Visit) over Storefront 2.0, built by the composition root as
+`kiosk demo --api v2` builds it: an order with a crash in the middle (a new process resumes the cart
+with the token from the resume file), a declined then approved payment, the order number."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kiosk.api.errors import PaymentDeclinedError
+from kiosk.api.v2 import StorefrontClientV2
+from kiosk.config import Settings
+from kiosk.demo import create_app
+from kiosk.demo.data import DOWNTOWN
+from kiosk.ordering.visit import Visit
+from kiosk.runtime import build_demo_services, dialect_for, dialect_url
+from tests.demo.support import WED_AFTERNOON
+
+
+def _visit(app: object, state: Path) -> tuple[Visit, object]:
+    services = build_demo_services(
+        Settings(api_dialect="v2"), backend_app=app, state_dir=state, location_ids=[DOWNTOWN.id]
+    )
+    visit = Visit(services.client_for, services.location_ids, cart_id_file=state / "open-cart.json")
+    return visit, services
+
+
+async def test_an_order_over_2_0_survives_a_restart(tmp_path: Path) -> None:
+    app = create_app(clock=lambda: WED_AFTERNOON)
+    backend = app.state.backend  # type: ignore[attr-defined]
+    first, services = _visit(app, tmp_path)
+    assert isinstance(services.client_for(DOWNTOWN.id), StorefrontClientV2)  # type: ignore[attr-defined]
+    first.choose_location(DOWNTOWN.id)
+    await first.start("pickup")
+    await first.add_item("prd_cookie", 2)
+    saved = json.loads((tmp_path / "open-cart.json").read_text())
+    assert saved["cartToken"] and (tmp_path / "open-cart.json").stat().st_mode & 0o077 == 0
+    await services.aclose()  # type: ignore[attr-defined]
+
+    # A new process: new clients that never saw the token, only the resume file.
+    second, services = _visit(app, tmp_path)
+    second.choose_location(DOWNTOWN.id)
+    outcome = await second.resume_saved()
+    assert outcome.kind == "open" and outcome.cart is not None
+    assert [(i.product_id, i.quantity) for i in outcome.cart.items] == [("prd_cookie", 2)]
+    await second.add_item("prd_brownie", 1)
+    result = await second.checkout("Test order", "test@example.com")
+    assert result.validation.valid and result.intent is not None
+    with pytest.raises(PaymentDeclinedError):
+        await second.confirm_demo_payment("4000 0000 0000 0002")
+    assert (await second.poll()) is not None and second.cart is not None
+    assert second.cart.status == "LOCKED"  # declined: still waiting for a payment
+    await second.confirm_demo_payment("4242 4242 4242 4242")
+    cart = await second.poll()
+    assert cart is not None and cart.status == "COMPLETED"
+    assert cart.fulfillment_identifier == "A001"
+    server = backend.get_cart_json(cart.id)
+    assert {i["productId"]: i["quantity"] for i in server["items"]} == {
+        "prd_cookie": 2,
+        "prd_brownie": 1,
+    }
+    assert len(backend.carts.ids()) == 1  # resumed, never replaced
+    await services.aclose()  # type: ignore[attr-defined]
+
+
+def test_the_dialect_comes_from_the_setting_else_the_url() -> None:
+    assert dialect_for(Settings(), "https://api.example.com/api/v1/storefront") == "v2"
+    assert dialect_for(Settings(), "https://api.example.com/api/v1") == "v1"
+    assert dialect_for(Settings(api_dialect="v2"), "https://api.example.com/api/v1") == "v2"
+    assert dialect_for(Settings(api_dialect="v1"), "https://x/api/v1/storefront") == "v1"
+    assert dialect_url("https://x/api/v1", "v2") == "https://x/api/v1/storefront"
+    assert dialect_url("https://x/api/v1/storefront/", "v1") == "https://x/api/v1"
