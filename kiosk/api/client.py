@@ -262,6 +262,8 @@ class StorefrontClient:
         self._inflight: dict[tuple[Hashable, ...], asyncio.Future[Any]] = {}
         # Client secrets this client has handled, scrubbed from later server text (bounded).
         self._seen_secrets: deque[str] = deque(maxlen=16)
+        # Assumption-A routes this server turned out not to have (remembered per client).
+        self._no_validate_route = False
         self._http = httpx.AsyncClient(
             base_url=base + "/",
             transport=transport,
@@ -864,9 +866,24 @@ class StorefrontClient:
         return await self._cart_result(data, location_id, cart_id, ep.name)
 
     async def validate_cart(self, location_id: str, cart_id: str) -> CartValidation:
-        """Row 22. Only reads, so retried like a read."""
+        """Row 22 (assumption A: a real legacy server may have no such route). Only reads, so
+        retried like a read. A 404 or 405 there means the server has none: remembered, and the
+        cart counts as valid (the payment intent refuses a cart that cannot be paid for)."""
+        if self._no_validate_route:
+            return CartValidation(valid=True)
         ep = self.endpoints["validate"]
-        data = await self._call(ep, {"location_id": location_id, "cart_id": cart_id})
+        try:
+            data = await self._call(ep, {"location_id": location_id, "cart_id": cart_id})
+        except StorefrontError as exc:
+            if exc.status not in (404, 405) or exc.has_code("CART_NOT_FOUND"):
+                raise
+            # A missing cart is found by the next read; a missing route is remembered.
+            await self.get_cart(location_id, cart_id)
+            log.info(
+                "this server has no validate route (HTTP %s); validating at payment", exc.status
+            )
+            self._no_validate_route = True
+            return CartValidation(valid=True)
         return self._parse(CartValidation, data, ep.name)
 
     async def cross_sell(self, location_id: str, cart_id: str) -> list[MenuProduct]:
