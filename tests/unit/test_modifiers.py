@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from kiosk.api.models import ProductDetail
 from kiosk.ordering.modifiers import SelectionState
-
-FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "vendor-fixtures"
+from tests.api.conftest import vendor_fixture
 
 
 def item(
@@ -373,7 +371,7 @@ def test_a_product_without_modifiers_is_valid_and_sends_nothing() -> None:
 
 
 def test_the_vendor_fixture_product_is_ready_to_add() -> None:
-    detail = ProductDetail.model_validate_json((FIXTURES / "product.json").read_bytes())
+    detail = ProductDetail.model_validate(vendor_fixture("product.json"))
     state = SelectionState.for_product(detail)
     # Its one required group has one option: filled in for the customer.
     assert state.is_valid

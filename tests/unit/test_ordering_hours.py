@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, time
-from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from kiosk.api.models import Location
 from kiosk.ordering.hours import DayHours, opening_status, parse_hours
+from tests.api.conftest import vendor_fixture
 
-FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "vendor-fixtures"
 NY = ZoneInfo("America/New_York")
 
 WEEKDAYS = [
@@ -44,7 +43,7 @@ def test_missing_timezone_or_hours_is_hours_unknown() -> None:
 
 
 def test_the_vendor_fixture_location_has_no_hours_and_does_not_crash() -> None:
-    loc = Location.model_validate_json((FIXTURES / "location.json").read_bytes())
+    loc = Location.model_validate(vendor_fixture("location.json"))
     assert opening_status(loc).summary == "Hours unknown"
 
 
