@@ -276,7 +276,7 @@ GROUPS: list[Group] = [
         Opt("opt_milk_whole", "Whole milk", is_default=True),
         Opt("opt_milk_skim", "Skim milk"),
         Opt("opt_milk_oat", "Oat milk", 70),
-        Opt("opt_milk_almond", "Almond milk", 70),
+        Opt("opt_milk_almond", "Almond milk (contains nuts)", 70),
         # Sold out today: an option with maxQuantity 0.
         Opt("opt_milk_soy", "Soy milk", 60, max_quantity=0),
     ),
@@ -297,7 +297,7 @@ GROUPS: list[Group] = [
         3,
         Opt("opt_syrup_vanilla", "Vanilla", 60, max_quantity=2),
         Opt("opt_syrup_caramel", "Caramel", 60, max_quantity=2),
-        Opt("opt_syrup_hazelnut", "Hazelnut", 60, max_quantity=2),
+        Opt("opt_syrup_hazelnut", "Hazelnut (contains nuts)", 60, max_quantity=2),
         Opt("opt_syrup_lavender", "Lavender", 75, max_quantity=0),
         description="Pick up to 3 pumps",
     ),
@@ -316,7 +316,7 @@ GROUPS: list[Group] = [
         0,
         2,
         Opt("opt_sweet_sugar", "Cane sugar", 0, max_quantity=2),
-        Opt("opt_sweet_honey", "Honey", 30, max_quantity=2),
+        Opt("opt_sweet_agave", "Agave syrup", 30, max_quantity=2),
         Opt("opt_sweet_stevia", "Stevia", 0, max_quantity=2),
     ),
     # A combo with nested child groups that count only when "Make it a combo" is chosen.
@@ -370,6 +370,16 @@ GROUPS: list[Group] = [
         Opt("opt_cheese_blue", "Blue cheese", 150),
         Opt("opt_cheese_vegan", "Vegan cheese", 150),
     ),
+    # The veggie burger's add-ons: the beef burgers' bacon would break its tag.
+    _g(
+        "grp_veggie_addons",
+        "Add-ons",
+        0,
+        3,
+        Opt("opt_vadd_avocado", "Avocado", 150),
+        Opt("opt_vadd_egg", "Fried egg", 150),
+        Opt("opt_vadd_jalapeno", "Pickled jalapeños", 50),
+    ),
     _g(
         "grp_burger_addons",
         "Add-ons",
@@ -421,6 +431,15 @@ GROUPS: list[Group] = [
         Opt("opt_prot_tofu", "Crispy tofu", 300),
         Opt("opt_prot_shrimp", "Shrimp", 550, max_quantity=0),
     ),
+    # The vegan bowl's own protein: the salad's chicken, salmon and shrimp would break its tag.
+    _g(
+        "grp_bowl_protein",
+        "Add protein",
+        0,
+        1,
+        Opt("opt_bowl_tofu", "Crispy tofu", 300),
+        Opt("opt_bowl_tempeh", "Marinated tempeh", 300),
+    ),
     _g(
         "grp_bowl_base",
         "Base",
@@ -439,7 +458,7 @@ GROUPS: list[Group] = [
         Opt("opt_top_chickpeas", "Roasted chickpeas", 0, max_quantity=2),
         Opt("opt_top_avocado", "Avocado", 150, max_quantity=2),
         Opt("opt_top_edamame", "Edamame", 0, max_quantity=2),
-        Opt("opt_top_almonds", "Toasted almonds", 50, max_quantity=2),
+        Opt("opt_top_almonds", "Toasted almonds (contains nuts)", 50, max_quantity=2),
         Opt("opt_top_pickled", "Pickled onions", 0, max_quantity=2),
         description="Choose 2 to 4",
     ),
@@ -490,7 +509,7 @@ GROUPS: list[Group] = [
         Opt("opt_spread_cream", "Cream cheese", 100),
         Opt("opt_spread_scallion", "Scallion cream cheese", 125),
         Opt("opt_spread_butter", "Butter"),
-        Opt("opt_spread_pb", "Peanut butter", 100),
+        Opt("opt_spread_pb", "Peanut butter (contains nuts)", 100),
     ),
     _g(
         "grp_pancake_syrup",
@@ -509,7 +528,7 @@ GROUPS: list[Group] = [
         Opt("opt_ptop_blueberry", "Blueberries", 100),
         Opt("opt_ptop_banana", "Banana", 75),
         Opt("opt_ptop_choc", "Chocolate chips", 75),
-        Opt("opt_ptop_pecan", "Pecans", 125),
+        Opt("opt_ptop_pecan", "Pecans (contains nuts)", 125),
         Opt("opt_ptop_cream", "Whipped cream", 50),
     ),
     _g(
@@ -612,7 +631,7 @@ PRODUCTS: list[Product] = [
         "Avocado Toast",
         "Smashed avocado on sourdough",
         1000,
-        ("vegan",),
+        ("vegetarian",),
         410,
         ("grp_avotoast_add",),
     ),
@@ -732,7 +751,7 @@ PRODUCTS: list[Product] = [
         "Caesar Salad",
         "Romaine, parmesan, croutons",
         1000,
-        ("vegetarian",),
+        (),  # the protein add-ons (chicken, salmon, shrimp) make no tag true
         420,
         ("grp_salad_protein",),
     ),
@@ -743,7 +762,7 @@ PRODUCTS: list[Product] = [
         1200,
         ("vegan", "gluten-free"),
         560,
-        ("grp_bowl_base", "grp_bowl_toppings", "grp_salad_protein"),
+        ("grp_bowl_base", "grp_bowl_toppings", "grp_bowl_protein"),
     ),
     _p(
         "prd_peanut_noodles",
@@ -772,9 +791,9 @@ PRODUCTS: list[Product] = [
         "Veggie Burger",
         "Black bean patty",
         1250,
-        ("vegan",),
+        ("vegetarian",),
         640,
-        ("grp_cheese", "grp_burger_addons", "grp_combo"),
+        ("grp_cheese", "grp_veggie_addons", "grp_combo"),
     ),
     _p(
         "prd_smash_burger",
