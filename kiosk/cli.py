@@ -116,7 +116,8 @@ The API key comes from KIOSK_API_KEY or the secrets file, never from a flag.""",
   kiosk demo-server --port 9000 --db /tmp/training.sqlite3""",
     "doctor": """examples:
   kiosk doctor                                 the configured backend and locations
-  kiosk doctor --base-url https://storefront.example/api/v1 --location my-location""",
+  kiosk doctor --base-url https://storefront.example/api/v1 --location my-location
+  kiosk doctor --test-order --api v2 --location lantern-downtown   a whole test order""",
     "config": """examples:
   kiosk config path                            where config.toml is
   kiosk config show                            every setting in effect and where it came from""",
@@ -220,6 +221,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     doctor = _sub(sub, "doctor", "check that this kiosk can take orders")
     _backend(doctor)
+    doctor.add_argument(
+        "--test-order",
+        action="store_true",
+        help="place a whole test order on the ordering code the screens use (on the demo it is "
+        "paid; elsewhere it stops before payment and deletes the cart)",
+    )
 
     config = _sub(sub, "config", "where the config is, and what is in effect")
     config.add_argument("action", choices=["path", "show"])
@@ -434,6 +441,10 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
     async def go() -> bool:
         try:
+            if args.test_order:
+                from kiosk.doctor import run_test_order
+
+                return await run_test_order(services, sys.stdout)
             return await run_doctor(services, sys.stdout, key_source=key_source)
         finally:
             await services.aclose()

@@ -11,7 +11,7 @@ No secret is ever printed: the key is named by its source, never shown.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
     from kiosk.api import StorefrontClient
@@ -200,3 +200,153 @@ async def run_doctor(services: KioskServices, out: TextIO, *, key_source: str = 
         await _check_location(report, client, location_id, key_source or "the configured key")
     report.info("all checks passed" if not report.failed else "some checks FAILED (see above)")
     return not report.failed
+
+
+# --- kiosk doctor --test-order -------------------------------------------------------------------
+
+TEST_NAME = "Test order"
+TEST_EMAIL = "test-order@example.com"
+DEMO_CARD = "4242 4242 4242 4242"
+
+
+def _satisfied(detail: Any) -> Any:
+    """A selection for `detail` that meets every required rule, choosing the first options that
+    are not sold out; None when no choice can meet them."""
+    from kiosk.ordering.modifiers import SelectionState
+
+    state = SelectionState.for_product(detail)
+    for _ in range(100):
+        group = state.first_invalid()
+        if group is None:
+            return state
+        option = next((o for o in group.options if not o.sold_out and o.can_increase), None)
+        if option is None:
+            return None
+        if group.single:
+            state = state.select(option.key)
+        else:
+            state = state.set_quantity(option.key, state.quantity(option.key) + 1)
+    return None
+
+
+async def run_test_order(services: KioskServices, out: TextIO) -> bool:
+    """A whole order on the kiosk's own ordering code (the Visit the screens use), step by step,
+    each with its latency and the requests it cost. On the demo it pays with the demo card and
+    prints the order number; on any other server it stops before payment and deletes the cart."""
+    from kiosk.api import StorefrontError
+    from kiosk.ordering.visit import Visit
+
+    report = _Report(out)
+    location_id = services.location_ids[0] if services.location_ids else None
+    if location_id is None:
+        report.fail("no location configured: pass --location ID or set KIOSK_LOCATION")
+        return False
+    client = services.client_for(location_id)
+    report.info(f"test order: {_backend_text(services)}, location {location_id}, {client.dialect}")
+    visit = Visit(services.client_for, services.location_ids)
+    pay = services.demo
+    state: dict[str, Any] = {}
+    paid = False
+
+    async def step(name: str, run: Any) -> bool:
+        before = client.stats.requests
+        started = time.perf_counter()
+        try:
+            text = await run()
+        except StorefrontError as exc:
+            report.fail(f"{name}: {explain(exc, client.base_url, location_id)}")
+            return False
+        except LookupError as exc:
+            report.fail(f"{name}: {exc}")
+            return False
+        ms = (time.perf_counter() - started) * 1000
+        cost = client.stats.requests - before
+        requests = "1 request" if cost == 1 else f"{cost} requests"
+        report.ok(f"{name}{': ' + text if text else ''} ({ms:.0f} ms, {requests})")
+        return True
+
+    async def location() -> str:
+        loc = await visit.load_location(location_id)
+        visit.choose_location(location_id, loc)
+        return repr(loc.restaurant_display_name)
+
+    async def product() -> str:
+        menus = await visit.menus()
+        candidates = [
+            p
+            for m in menus.menus
+            for c in m.categories
+            for p in c.products
+            if str(getattr(p, "availability", "available") or "available").lower() == "available"
+        ]
+        for candidate in candidates:
+            detail = await visit.product(candidate.id) if candidate.modifier_ids else candidate
+            selection = _satisfied(detail) if candidate.modifier_ids else None
+            if selection is not None or not candidate.modifier_ids:
+                state["product"], state["selection"] = candidate, selection
+                return repr(candidate.name)
+        raise LookupError("no product on the menu can be ordered now")
+
+    async def start() -> str:
+        await visit.start("pickup")
+        return f"cart {visit.cart_id}"
+
+    async def add() -> str:
+        cart = await visit.add_item(state["product"].id, 1, state["selection"])
+        assert cart is not None
+        state["line"] = cart.items[-1].id
+        return ""
+
+    async def quantity() -> str:
+        cart = await visit.set_quantity(state["line"], 2)
+        assert cart is not None
+        return f"total {cart.order_total_formatted or cart.order_total}"
+
+    async def asap() -> str:
+        await visit.set_order_time_asap()
+        return ""
+
+    async def checkout() -> str:
+        result = await visit.checkout(TEST_NAME, TEST_EMAIL)
+        if not result.validation.valid or result.intent is None:
+            problems = ", ".join(e.code or "?" for e in result.validation.errors) or "refused"
+            raise LookupError(f"the cart was not accepted for payment ({problems})")
+        return "the checkout page is ready" if result.intent.checkout_url else ""
+
+    async def payment() -> str:
+        nonlocal paid
+        await visit.confirm_demo_payment(DEMO_CARD)
+        cart = await visit.poll()
+        if cart is None or cart.status != "COMPLETED":
+            raise LookupError("the demo payment did not complete the order")
+        paid = True
+        return f"order number {cart.fulfillment_identifier}"
+
+    steps = [
+        ("read the location", location),
+        ("choose an orderable product", product),
+        ("start an ordering session", start),
+        ("add it", add),
+        ("change the quantity to 2", quantity),
+        ("as soon as possible", asap),
+        (f"customer {TEST_NAME!r}, validate, payment hand-off", checkout),
+    ]
+    if pay:
+        steps.append(("pay with the demo card", payment))
+    ok = True
+    try:
+        for name, run in steps:
+            if not await step(name, run):
+                ok = False
+                break
+    finally:
+        if not paid and visit.cart_id is not None:
+            # Never leave a test cart behind on a real server.
+            if await visit.reset():
+                report.ok("the test cart was deleted")
+            else:
+                report.fail("the test cart could not be deleted; it expires on its own")
+                ok = False
+    report.info(f"{client.stats.requests} requests in all")
+    report.info("the test order PASSED" if ok else "the test order FAILED (see above)")
+    return ok

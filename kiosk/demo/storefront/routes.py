@@ -368,9 +368,15 @@ def _delete_cart(c: Call) -> Any:
     now = c.b.clock()
     with c.b.store.write() as conn:
         cart = c.b._load(conn, c.loc, c.cart_id)
-        if cart["status"] == "OPEN":
+        if cart["status"] in ("OPEN", "LOCKED"):
             # 2.0 keeps a deleted cart, expired: a retried delete and a late read still find it.
+            # A cart in checkout is abandoned with its payment, which can no longer be made.
             cart["status"] = "EXPIRED"
+            conn.execute(
+                "UPDATE payment_intents SET status = 'canceled' "
+                "WHERE cart_id = ? AND status != 'succeeded'",
+                (c.cart_id,),
+            )
             c.b.store.put_cart(conn, cart, now)
     return _cart(c.b, c.loc, c.cart_id)
 
