@@ -753,15 +753,34 @@ class StorefrontClient:
         """Row 12. Never retried once it may have reached the server (AmbiguousWriteError)."""
         if isinstance(quantity, bool) or not isinstance(quantity, int) or quantity < 1:
             raise ValueError("quantity must be a positive integer")
-        ep = self.endpoints["add_item"]
+        selections = [
+            m.to_request() if isinstance(m, Selection) else dict(m) for m in modifiers or ()
+        ]
+        body = self._item_body(product_id, quantity, selections, special_instructions)
+        return await self._cart_write("add_item", location_id, cart_id, body)
+
+    def _item_body(
+        self,
+        product_id: str,
+        quantity: int,
+        selections: list[dict[str, Any]],
+        special_instructions: str | None,
+    ) -> dict[str, Any]:
+        """The add-item body as this dialect spells it (v1: `modifiers`)."""
         body: dict[str, Any] = {"productId": product_id, "quantity": quantity}
-        if modifiers:
-            body["modifiers"] = [
-                m.to_request() if isinstance(m, Selection) else dict(m) for m in modifiers
-            ]
+        if selections:
+            body["modifiers"] = selections
         if special_instructions:
             body["specialInstructions"] = special_instructions
-        data = await self._call(ep, {"location_id": location_id, "cart_id": cart_id}, body=body)
+        return body
+
+    async def _cart_write(
+        self, name: str, location_id: str, cart_id: str, body: Any = None, **params: str
+    ) -> Cart:
+        """A cart write whose answer is the cart (read back once when the answer has none)."""
+        ep = self.endpoints[name]
+        path = {"location_id": location_id, "cart_id": cart_id, **params}
+        data = await self._call(ep, path, body=body)
         return await self._cart_result(data, location_id, cart_id, ep.name)
 
     async def set_item_quantity(
@@ -770,13 +789,9 @@ class StorefrontClient:
         """Row 13. Quantity 0 removes the line."""
         if isinstance(quantity, bool) or not isinstance(quantity, int) or quantity < 0:
             raise ValueError("quantity must be a non-negative integer")
-        ep = self.endpoints["item_quantity"]
-        data = await self._call(
-            ep,
-            {"location_id": location_id, "cart_id": cart_id, "item_id": item_id},
-            body={"quantity": quantity},
+        return await self._cart_write(
+            "item_quantity", location_id, cart_id, {"quantity": quantity}, item_id=item_id
         )
-        return await self._cart_result(data, location_id, cart_id, ep.name)
 
     async def set_order_time(
         self,

@@ -62,6 +62,8 @@ def _row(
     *,
     idempotent: bool | None = None,
     outside_base: bool = False,
+    revisioned: bool = False,
+    keyed: bool = False,
 ) -> Endpoint:
     is_write = method != "GET"
     return Endpoint(
@@ -72,6 +74,8 @@ def _row(
         idempotent=(not is_write) if idempotent is None else idempotent,
         contract_row=row,
         outside_base=outside_base,
+        revisioned=revisioned,
+        keyed=keyed,
     )
 
 
@@ -121,17 +125,8 @@ _V2_CART = "/locations/{location_id}/carts/{cart_id}"
 def _v2(
     name: str, method: str, template: str, *, match: bool = False, key: bool = False
 ) -> Endpoint:
-    is_write = method != "GET"
-    return Endpoint(
-        name=name,
-        method=method,
-        path_template=template,
-        is_write=is_write,
-        idempotent=not is_write,
-        contract_row=None,
-        revisioned=match,
-        keyed=key,
-    )
+    # 2.0 rows have no row number in our legacy contract; a keyed write may be resent.
+    return _row(None, name, method, template, revisioned=match, keyed=key)
 
 
 _V2_ROWS = (
@@ -165,7 +160,7 @@ _V2_ROWS = (
     _v2("checkout_handoff", "POST", _V2_CART + "/checkout-handoffs", key=True),
     _v2("order_result", "GET", _V2_CART + "/order-result"),
     # The demo backend's processor, on the origin (as in v1).
-    Endpoint("demo_confirm", "POST", "/demo/processor/confirm", True, False, None, True),
+    _row(None, "demo_confirm", "POST", "/demo/processor/confirm", outside_base=True),
 )
 
 V2_ENDPOINTS: dict[str, Endpoint] = {e.name: e for e in _V2_ROWS}

@@ -16,7 +16,7 @@ What 2.0 changes on the wire, all of it here:
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, TypeVar
 
 import httpx
@@ -33,7 +33,6 @@ from .models import (
     MenuProduct,
     OrderingSession,
     PaymentIntent,
-    Selection,
 )
 from .money import MAJOR_UNITS
 
@@ -149,17 +148,14 @@ class StorefrontClientV2(StorefrontClient):
     async def _cart_write(
         self, name: str, location_id: str, cart_id: str, body: Any = None, **params: str
     ) -> Cart:
-        """A cart write: its answer is the cart. A stale revision re-reads the cart (so the next
-        write names the right one) and raises, saying so: nothing is re-applied by itself."""
-        ep = self.endpoints[name]
-        path = {"location_id": location_id, "cart_id": cart_id, **params}
+        """A stale revision re-reads the cart (so the next write names the right one) and raises,
+        saying so: nothing is re-applied by itself."""
         try:
-            data = await self._call(ep, path, body=body)
+            return await super()._cart_write(name, location_id, cart_id, body, **params)
         except ConflictError as exc:
             if exc.code == "CART_CONFLICT":
                 await self.get_cart(location_id, cart_id)
             raise
-        return await self._cart_result(data, location_id, cart_id, ep.name)
 
     # ------------------------------------------------------------------ the cart's life
 
@@ -224,17 +220,13 @@ class StorefrontClientV2(StorefrontClient):
 
     # ------------------------------------------------------------------ cart writes
 
-    async def add_item(
+    def _item_body(
         self,
-        location_id: str,
-        cart_id: str,
         product_id: str,
         quantity: int,
-        modifiers: Sequence[Selection | Mapping[str, Any]] | None = None,
-        special_instructions: str | None = None,
-    ) -> Cart:
-        if isinstance(quantity, bool) or not isinstance(quantity, int) or quantity < 1:
-            raise ValueError("quantity must be a positive integer")
+        selections: list[dict[str, Any]],
+        special_instructions: str | None,
+    ) -> dict[str, Any]:
         body: dict[str, Any] = {
             "productId": product_id,
             "quantity": quantity,
@@ -242,22 +234,11 @@ class StorefrontClientV2(StorefrontClient):
             # has left by then and cannot be asked).
             "itemUnavailableAction": "remove_item",
         }
-        if modifiers:
-            body["selections"] = [
-                m.to_request() if isinstance(m, Selection) else dict(m) for m in modifiers
-            ]
+        if selections:
+            body["selections"] = selections
         if special_instructions:
             body["specialInstructions"] = special_instructions
-        return await self._cart_write("add_item", location_id, cart_id, body)
-
-    async def set_item_quantity(
-        self, location_id: str, cart_id: str, item_id: str, quantity: int
-    ) -> Cart:
-        if isinstance(quantity, bool) or not isinstance(quantity, int) or quantity < 0:
-            raise ValueError("quantity must be a non-negative integer")
-        return await self._cart_write(
-            "item_quantity", location_id, cart_id, {"quantity": quantity}, item_id=item_id
-        )
+        return body
 
     async def set_order_time(
         self,
