@@ -349,6 +349,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
     # `kiosk demo` is always the demo profile; its base URL is the demo server's or none.
     loaded = _load(args, profile="demo")
     settings = _claimed(loaded.settings.replace(base_url=server))
+    if settings.api_dialect is None:
+        # The demo shows merchants what their kiosk speaks: Storefront 2.0 (--api v1 for legacy).
+        settings = settings.replace(api_dialect="v2")
     _start_logging(settings)
     factory = services_factory(
         settings,

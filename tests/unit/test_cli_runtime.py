@@ -235,5 +235,19 @@ def test_kiosk_demo_ignores_a_configured_base_url(monkeypatch: pytest.MonkeyPatc
     services = recorder.services
     assert services is not None and services.demo
     assert services.settings.base_url is None
-    assert services.client_for(DOWNTOWN.id).base_url == runtime.EMBEDDED_BASE_URL
+    # The embedded backend, spoken to over Storefront 2.0 (the demo's default).
+    client = services.client_for(DOWNTOWN.id)
+    assert client.base_url == runtime.EMBEDDED_BASE_URL + runtime.V2_SUFFIX
+    assert client.dialect == "v2"
+    logs.shutdown_logging()
+
+
+def test_kiosk_demo_speaks_v1_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    recorder = _Recorder()
+    recorder.install(monkeypatch)
+    assert cli.main(["demo", "--api", "v1"]) == 0
+    services = recorder.services
+    assert services is not None
+    client = services.client_for(DOWNTOWN.id)
+    assert client.base_url == runtime.EMBEDDED_BASE_URL and client.dialect == "v1"
     logs.shutdown_logging()
