@@ -5,6 +5,7 @@ with the token from the resume file), a declined then approved payment, the orde
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
 import pytest
@@ -27,7 +28,10 @@ def _visit(app: object, state: Path) -> tuple[Visit, object]:
     return visit, services
 
 
-async def test_an_order_over_2_0_survives_a_restart(tmp_path: Path) -> None:
+async def test_an_order_over_2_0_survives_a_restart(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
     app = create_app(clock=lambda: WED_AFTERNOON)
     backend = app.state.backend  # type: ignore[attr-defined]
     first, services = _visit(app, tmp_path)
@@ -63,6 +67,10 @@ async def test_an_order_over_2_0_survives_a_restart(tmp_path: Path) -> None:
     }
     assert len(backend.carts.ids()) == 1  # resumed, never replaced
     await services.aclose()  # type: ignore[attr-defined]
+    # The cart token never reached a log record (DEBUG included), nor a repr of what holds it.
+    token = saved["cartToken"]
+    assert caplog.records and all(token not in r.getMessage() for r in caplog.records)
+    assert token not in repr(second) + repr(second.state) + repr(services)
 
 
 def test_the_dialect_comes_from_the_setting_else_the_url() -> None:
