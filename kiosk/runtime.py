@@ -54,14 +54,20 @@ def state_dir_for(settings: Settings) -> Path:
     return terminal_dir(settings, terminal_id_for(settings))
 
 
-def dialect_for(settings: Settings, base_url: str | None = None) -> str:
-    """Which Storefront API version to speak: the setting (`--api`, KIOSK_API_DIALECT), else what
-    the base URL says (2.0 is served below /api/v1/storefront, the legacy API at /api/v1). The one
-    place that decides it."""
+def dialect_for(settings: Settings, base_url: str | None = None, api_key: str | None = None) -> str:
+    """Which Storefront API version to speak; the one place that decides it.
+
+    The setting (`--api`, KIOSK_API_DIALECT) wins. Without it 2.0 is the default, as the hosted
+    service speaks it; only a base URL at the legacy root (`.../api/v1`) together with a location
+    API key (`api_key`, else the settings') means a merchant still on the legacy API. (`kiosk doctor` probes which version a
+    server actually speaks and says whether it matches.)
+    """
     if settings.api_dialect is not None:
         return settings.api_dialect
     url = (base_url or settings.base_url or "").rstrip("/")
-    return "v2" if url.endswith("/api/v1" + V2_SUFFIX) else "v1"
+    if url.endswith("/api/v1") and (api_key or settings.api_key is not None):
+        return "v1"
+    return "v2"
 
 
 def dialect_url(base_url: str, dialect: str) -> str:
@@ -83,7 +89,7 @@ def _client(
 ) -> StorefrontClient:
     from kiosk.api import StorefrontClient
 
-    dialect = dialect_for(settings, base_url)
+    dialect = dialect_for(settings, base_url, api_key)
     if dialect == "v2":
         from kiosk.api.v2 import StorefrontClientV2
 

@@ -12,7 +12,7 @@ import pytest
 
 from kiosk.api.errors import PaymentDeclinedError
 from kiosk.api.v2 import StorefrontClientV2
-from kiosk.config import Settings
+from kiosk.config import Secret, Settings
 from kiosk.demo import create_app
 from kiosk.demo.data import DOWNTOWN
 from kiosk.ordering.visit import Visit
@@ -75,7 +75,11 @@ async def test_an_order_over_2_0_survives_a_restart(
 
 def test_the_dialect_comes_from_the_setting_else_the_url() -> None:
     assert dialect_for(Settings(), "https://api.example.com/api/v1/storefront") == "v2"
-    assert dialect_for(Settings(), "https://api.example.com/api/v1") == "v1"
+    # The legacy root means v1 only with a location key; without one, 2.0 (today's API).
+    keyed = Settings(api_key=Secret("sk_test_1234567890"))
+    assert dialect_for(keyed, "https://api.example.com/api/v1") == "v1"
+    assert dialect_for(Settings(), "https://api.example.com/api/v1") == "v2"
+    assert dialect_for(keyed, "https://api.example.com/somewhere") == "v2"
     assert dialect_for(Settings(api_dialect="v2"), "https://api.example.com/api/v1") == "v2"
     assert dialect_for(Settings(api_dialect="v1"), "https://x/api/v1/storefront") == "v1"
     assert dialect_url("https://x/api/v1", "v2") == "https://x/api/v1/storefront"

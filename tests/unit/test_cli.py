@@ -153,7 +153,16 @@ def test_plain_http_to_a_remote_host_is_a_one_line_error(
         ({}, ["--profile", "production", "doctor"], "no base URL"),
         (
             {},
-            ["--base-url", "https://api.example.com/api/v1", "--location", "x", "doctor"],
+            # The legacy API, asked for, needs a location key (2.0, the default, does not).
+            [
+                "--api",
+                "v1",
+                "--base-url",
+                "https://api.example.com/api/v1",
+                "--location",
+                "x",
+                "doctor",
+            ],
             "API key",
         ),
         (

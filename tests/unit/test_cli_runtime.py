@@ -102,7 +102,11 @@ async def test_remote_services() -> None:
     ("env", "flags", "needle"),
     [
         ({"KIOSK_API_KEY": KEY}, {"location": "l", "profile": "staging"}, "no base URL"),
-        ({}, {"location": "l", "base_url": "https://a.example/api/v1"}, "no API key"),
+        (
+            {},
+            {"location": "l", "base_url": "https://a.example/api/v1", "api_dialect": "v1"},
+            "no API key",
+        ),
         ({"KIOSK_API_KEY": KEY}, {"base_url": "https://a.example/api/v1"}, "no location"),
     ],
 )
