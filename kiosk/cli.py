@@ -341,17 +341,14 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     from kiosk.config import check_base_url
-    from kiosk.runtime import services_factory
+    from kiosk.runtime import demo_dialect, services_factory
 
     server = args.server
     if server is not None:
         check_base_url(server)
     # `kiosk demo` is always the demo profile; its base URL is the demo server's or none.
     loaded = _load(args, profile="demo")
-    settings = _claimed(loaded.settings.replace(base_url=server))
-    if settings.api_dialect is None:
-        # The demo shows merchants what their kiosk speaks: Storefront 2.0 (--api v1 for legacy).
-        settings = settings.replace(api_dialect="v2")
+    settings = demo_dialect(_claimed(loaded.settings.replace(base_url=server)))
     _start_logging(settings)
     factory = services_factory(
         settings,
@@ -429,10 +426,12 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
     from kiosk.api import RetryPolicy
     from kiosk.doctor import run_doctor
-    from kiosk.runtime import build_services, uses_demo
+    from kiosk.runtime import build_services, demo_dialect, uses_demo
 
     loaded = _load(args)
     settings = loaded.settings
+    if uses_demo(settings):
+        settings = demo_dialect(settings)
     _start_logging(settings)
     if uses_demo(settings):
         key_source = "the demo keys"

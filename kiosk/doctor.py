@@ -128,7 +128,12 @@ async def _check_location(
         report.skip("menus, rate budget and cart (they need the steps above)")
         return
     ms = (time.perf_counter() - started) * 1000
-    report.ok(f"backend {base_url} answered in {ms:.0f} ms; the API key ({key_source}) is accepted")
+    credential = (
+        f"the API key ({key_source}) is accepted"
+        if client.needs_key
+        else "anonymous, as Storefront 2.0 reads are"
+    )
+    report.ok(f"backend {base_url} answered in {ms:.0f} ms; {credential}")
     state = "ordering allowed" if location.is_ordering_allowed is not False else "ordering OFF"
     tz = f", {location.timezone}" if location.timezone else ""
     report.ok(f"location {location_id} readable: {location.restaurant_display_name!r}{tz}, {state}")
@@ -170,6 +175,30 @@ async def _check_location(
     report.ok(f"created cart {cart_id} and deleted it")
 
 
+async def _check_dialect(report: _Report, client: StorefrontClient, location_id: str) -> None:
+    """Which API versions the server answers, and whether this kiosk's setting is one of them."""
+    from kiosk.api.probe import probe_dialects
+
+    answers = await probe_dialects(client, location_id)
+    for answer in answers:
+        report.info(f"API {answer.name} at {answer.base_url}: {answer.detail}")
+    spoken = [a for a in answers if a.speaks]
+    if not spoken and all(a.detail.startswith("unreachable") for a in answers):
+        return  # the location check below says why, once
+    mine = next(a for a in answers if a.dialect == client.dialect)
+    if mine.speaks:
+        report.ok(f"this kiosk speaks {mine.name} (its setting), which the server answers")
+    elif spoken:
+        names = " or ".join(a.name for a in spoken)
+        flag = " or ".join(f"--api {a.dialect}" for a in spoken)
+        report.fail(
+            f"this kiosk is set to speak {mine.name}, but the server answers {names}: use {flag} "
+            "(or api_dialect in config.toml)"
+        )
+    else:
+        report.fail("the server answers neither API version at this base URL")
+
+
 def _backend_text(services: KioskServices) -> str:
     """Which backend is checked, named as it is: in-process, a demo server, or a real one."""
     if services.demo_backend is not None:
@@ -197,6 +226,7 @@ async def run_doctor(services: KioskServices, out: TextIO, *, key_source: str = 
         except LookupError as exc:
             report.fail(str(exc))
             continue
+        await _check_dialect(report, client, location_id)
         await _check_location(report, client, location_id, key_source or "the configured key")
     report.info("all checks passed" if not report.failed else "some checks FAILED (see above)")
     return not report.failed

@@ -29,7 +29,6 @@ ServicesFactory = Callable[[], Coroutine[Any, Any, KioskServices]]
 # The embedded backend has no network address; the client still needs an origin ending in /api/v1.
 # It is a loopback name, so it passes the https rule, and nothing ever resolves it.
 EMBEDDED_BASE_URL = "http://embedded-demo.localhost/api/v1"
-V2_SUFFIX = "/storefront"  # Storefront 2.0 lives at /api/v1/storefront (there is no /api/v2)
 DEMO_DB_NAME = "demo.sqlite3"
 
 # The longest wait the client may sleep by itself (seconds): a 429 asking for longer is raised at
@@ -59,8 +58,8 @@ def dialect_for(settings: Settings, base_url: str | None = None, api_key: str | 
 
     The setting (`--api`, KIOSK_API_DIALECT) wins. Without it 2.0 is the default, as the hosted
     service speaks it; only a base URL at the legacy root (`.../api/v1`) together with a location
-    API key (`api_key`, else the settings') means a merchant still on the legacy API. (`kiosk doctor` probes which version a
-    server actually speaks and says whether it matches.)
+    API key (`api_key`, else the settings') means a merchant still on the legacy API.
+    (`kiosk doctor` probes which version a server actually speaks and says whether it matches.)
     """
     if settings.api_dialect is not None:
         return settings.api_dialect
@@ -70,14 +69,10 @@ def dialect_for(settings: Settings, base_url: str | None = None, api_key: str | 
     return "v2"
 
 
-def dialect_url(base_url: str, dialect: str) -> str:
-    """The base URL as the dialect wants it: 2.0 below /api/v1/storefront, v1 at /api/v1."""
-    url = base_url.rstrip("/")
-    if dialect == "v2" and not url.endswith(V2_SUFFIX):
-        return url + V2_SUFFIX
-    if dialect == "v1" and url.endswith("/api/v1" + V2_SUFFIX):
-        return url.removesuffix(V2_SUFFIX)
-    return url
+def demo_dialect(settings: Settings) -> Settings:
+    """The demo shows merchants what their kiosk speaks: Storefront 2.0, unless `--api v1` asked
+    for the legacy API (`kiosk demo` and `kiosk doctor` on the demo)."""
+    return settings if settings.api_dialect is not None else settings.replace(api_dialect="v2")
 
 
 def _client(
@@ -91,11 +86,12 @@ def _client(
 
     dialect = dialect_for(settings, base_url, api_key)
     if dialect == "v2":
+        from kiosk.api.probe import dialect_base
         from kiosk.api.v2 import StorefrontClientV2
 
         kwargs2: dict[str, Any] = {"max_wait": CLIENT_MAX_WAIT, **dict(options or {})}
         return StorefrontClientV2(
-            dialect_url(base_url, "v2"), transport=transport, menu_ttl=settings.menu_ttl, **kwargs2
+            dialect_base(base_url, "v2"), transport=transport, menu_ttl=settings.menu_ttl, **kwargs2
         )
     register_secret(api_key)
     # The client does not sleep through a rate limit: the Visit (writes) and the screen (reads)

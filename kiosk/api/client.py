@@ -264,6 +264,8 @@ class StorefrontClient:
         self._seen_secrets: deque[str] = deque(maxlen=16)
         # Assumption-A routes this server turned out not to have (remembered per client).
         self._no_validate_route = False
+        # Kept so a probe of the other dialect goes over the same wire (kiosk.api.probe).
+        self._transport = transport
         self._http = httpx.AsyncClient(
             base_url=base + "/",
             transport=transport,
@@ -299,6 +301,11 @@ class StorefrontClient:
         """Forget every cached read (in-flight reads finish but are not stored)."""
         self._cache.clear()
         self._inflight.clear()
+
+    @property
+    def transport(self) -> httpx.AsyncBaseTransport | None:
+        """The transport given at construction (None: the network), to probe the same wire."""
+        return self._transport
 
     def invalidate(self, location_id: str | None = None, kind: str | None = None) -> int:
         """Forget cached reads of one location and/or one kind ("menus", "products", "product",

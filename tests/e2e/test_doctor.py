@@ -51,7 +51,8 @@ def test_a_good_backend(
     code, out = _doctor(capsys, monkeypatch, demo_server.base_url, DOWNTOWN.api_key, DOWNTOWN.id)
     assert code == 0, out
     assert _tagged(out, "FAIL") == []
-    assert len(_tagged(out, "OK")) == 5, out
+    assert len(_tagged(out, "OK")) == 6, out
+    assert "this kiosk speaks v1 (its setting), which the server answers" in out
     assert "API key (from KIOSK_API_KEY) is accepted" in out
     assert f"location {DOWNTOWN.id} readable: {DOWNTOWN.name!r}" in out
     products = re.search(r"(\d+) products", out)
@@ -84,7 +85,10 @@ def test_a_wrong_key(
     fails = _tagged(out, "FAIL")
     assert len(fails) == 1
     assert "the API key was refused (HTTP 401)" in fails[0]
-    assert _tagged(out, "OK") == []
+    # The legacy API is there (its refusal says so); nothing else passed.
+    assert _tagged(out, "OK") == [
+        "OK   this kiosk speaks v1 (its setting), which the server answers"
+    ]
 
 
 @pytest.mark.parametrize("key", [WESTSIDE.api_key, AIRPORT.api_key], ids=["other", "unsubscribed"])
@@ -123,7 +127,8 @@ def test_the_embedded_demo_by_default(capsys: pytest.CaptureFixture[str]) -> Non
     out, _ = capsys.readouterr()
     assert code == 0, out
     assert "the embedded demo backend (in this process), 2 location(s)" in out
-    assert len(_tagged(out, "OK")) == 10
+    assert len(_tagged(out, "OK")) == 12
+    assert "this kiosk speaks 2.0 (its setting)" in out
     for key in (DOWNTOWN.api_key, WESTSIDE.api_key):
         assert key not in out
 
@@ -169,5 +174,6 @@ def test_a_demo_server_without_a_key_uses_the_demo_keys(
     code = cli.main(["doctor", "--base-url", demo_server.base_url])
     out, _ = capsys.readouterr()
     assert code == 0, out
-    assert f"backend {demo_server.base_url} answered" in out
-    assert len(_tagged(out, "OK")) == 10
+    # Without a key the kiosk speaks 2.0 to a demo server (which answers both versions).
+    assert f"backend {demo_server.base_url}/storefront answered" in out
+    assert len(_tagged(out, "OK")) == 12

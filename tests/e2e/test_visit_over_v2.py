@@ -11,12 +11,13 @@ from pathlib import Path
 import pytest
 
 from kiosk.api.errors import PaymentDeclinedError
+from kiosk.api.probe import dialect_base
 from kiosk.api.v2 import StorefrontClientV2
 from kiosk.config import Secret, Settings
 from kiosk.demo import create_app
 from kiosk.demo.data import DOWNTOWN
 from kiosk.ordering.visit import Visit
-from kiosk.runtime import build_demo_services, dialect_for, dialect_url
+from kiosk.runtime import build_demo_services, dialect_for
 from tests.demo.support import WED_AFTERNOON
 
 
@@ -82,5 +83,5 @@ def test_the_dialect_comes_from_the_setting_else_the_url() -> None:
     assert dialect_for(keyed, "https://api.example.com/somewhere") == "v2"
     assert dialect_for(Settings(api_dialect="v2"), "https://api.example.com/api/v1") == "v2"
     assert dialect_for(Settings(api_dialect="v1"), "https://x/api/v1/storefront") == "v1"
-    assert dialect_url("https://x/api/v1", "v2") == "https://x/api/v1/storefront"
-    assert dialect_url("https://x/api/v1/storefront/", "v1") == "https://x/api/v1"
+    assert dialect_base("https://x/api/v1", "v2") == "https://x/api/v1/storefront"
+    assert dialect_base("https://x/api/v1/storefront/", "v1") == "https://x/api/v1"

@@ -241,7 +241,7 @@ def test_kiosk_demo_ignores_a_configured_base_url(monkeypatch: pytest.MonkeyPatc
     assert services.settings.base_url is None
     # The embedded backend, spoken to over Storefront 2.0 (the demo's default).
     client = services.client_for(DOWNTOWN.id)
-    assert client.base_url == runtime.EMBEDDED_BASE_URL + runtime.V2_SUFFIX
+    assert client.base_url == runtime.EMBEDDED_BASE_URL + "/storefront"
     assert client.dialect == "v2"
     logs.shutdown_logging()
 
