@@ -19,6 +19,7 @@ from .errors import (
     ServerError,
     StorefrontError,
     UnprocessableError,
+    UnsupportedOperationError,
 )
 from .models import (
     AddressData,
@@ -118,6 +119,7 @@ __all__ = [
     "TimeIntervals",
     "TipSettings",
     "UnprocessableError",
+    "UnsupportedOperationError",
     "ValidationIssue",
     "format_money",
     "key_identity",

@@ -40,6 +40,7 @@ from .errors import (
     APITimeoutError,
     ResponseFormatError,
     StorefrontError,
+    UnsupportedOperationError,
     error_from_response,
 )
 from .models import (
@@ -262,8 +263,9 @@ class StorefrontClient:
         self._inflight: dict[tuple[Hashable, ...], asyncio.Future[Any]] = {}
         # Client secrets this client has handled, scrubbed from later server text (bounded).
         self._seen_secrets: deque[str] = deque(maxlen=16)
-        # Assumption-A routes this server turned out not to have (remembered per client).
-        self._no_validate_route = False
+        # Assumption-A routes this server turned out not to have (remembered per client, which
+        # is per server): "validate", "remove_discount".
+        self._missing_routes: set[str] = set()
         # Kept so a probe of the other dialect goes over the same wire (kiosk.api.probe).
         self._transport = transport
         self._http = httpx.AsyncClient(
@@ -881,30 +883,48 @@ class StorefrontClient:
         ep = self.endpoints["apply_discount"]
         await self._call(ep, {"location_id": location_id}, body={"code": code, "cartId": cart_id})
 
+    def offers(self, operation: str) -> bool:
+        """False once this server showed it has no such route (an assumption-A row: "validate",
+        "remove_discount"); the screens then hide what needs it."""
+        return operation not in self._missing_routes
+
+    async def _optional_route(
+        self, name: str, location_id: str, cart_id: str, exc: StorefrontError
+    ) -> None:
+        """After `exc` from the optional route `name`: re-raise it unless it says the route is
+        missing (404/405 that is not about the cart); then remember that, once the cart itself
+        is known to be there (a missing cart is found by that read)."""
+        if exc.status not in (404, 405) or exc.has_code("CART_NOT_FOUND"):
+            raise exc
+        await self.get_cart(location_id, cart_id)
+        log.info("this server has no %s route (HTTP %s)", name, exc.status)
+        self._missing_routes.add(name)
+
     async def remove_discount(self, location_id: str, cart_id: str) -> Cart:
-        """Row 21. Idempotent: retried like a read."""
+        """Row 21 (assumption A). Idempotent: retried like a read. A server without the route
+        (404/405) is remembered, and UnsupportedOperationError raised: the customer starts over to
+        drop a code there."""
         ep = self.endpoints["remove_discount"]
-        data = await self._call(ep, {"location_id": location_id, "cart_id": cart_id})
+        if ep.name in self._missing_routes:
+            raise UnsupportedOperationError(endpoint=ep.name)
+        try:
+            data = await self._call(ep, {"location_id": location_id, "cart_id": cart_id})
+        except StorefrontError as exc:
+            await self._optional_route(ep.name, location_id, cart_id, exc)
+            raise UnsupportedOperationError(status=exc.status, endpoint=ep.name) from exc
         return await self._cart_result(data, location_id, cart_id, ep.name)
 
     async def validate_cart(self, location_id: str, cart_id: str) -> CartValidation:
         """Row 22 (assumption A: a real legacy server may have no such route). Only reads, so
         retried like a read. A 404 or 405 there means the server has none: remembered, and the
         cart counts as valid (the payment intent refuses a cart that cannot be paid for)."""
-        if self._no_validate_route:
-            return CartValidation(valid=True)
         ep = self.endpoints["validate"]
+        if ep.name in self._missing_routes:
+            return CartValidation(valid=True)
         try:
             data = await self._call(ep, {"location_id": location_id, "cart_id": cart_id})
         except StorefrontError as exc:
-            if exc.status not in (404, 405) or exc.has_code("CART_NOT_FOUND"):
-                raise
-            # A missing cart is found by the next read; a missing route is remembered.
-            await self.get_cart(location_id, cart_id)
-            log.info(
-                "this server has no validate route (HTTP %s); validating at payment", exc.status
-            )
-            self._no_validate_route = True
+            await self._optional_route(ep.name, location_id, cart_id, exc)
             return CartValidation(valid=True)
         return self._parse(CartValidation, data, ep.name)
 

@@ -188,6 +188,19 @@ class ResponseFormatError(StorefrontError):
     default_message = "The ordering service sent a reply we couldn't read. Please try again."
 
 
+class UnsupportedOperationError(StorefrontError):
+    """This server has no such operation (an assumption-A route answered 404 or 405): remembered
+    by the client, which then offers it no more (`StorefrontClient.offers`)."""
+
+    default_message = "That isn't possible at this restaurant's kiosk."
+    # Our own code (no server sent it): what a screen branches on.
+    CODE = "UNSUPPORTED_OPERATION"
+
+    def __init__(self, message: str | None = None, **kwargs: Any) -> None:
+        kwargs.setdefault("code", self.CODE)
+        super().__init__(message, **kwargs)
+
+
 class AmbiguousWriteError(StorefrontError):
     """A write whose outcome is unknown: it may or may not have happened on the server.
 

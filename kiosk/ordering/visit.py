@@ -444,6 +444,13 @@ class Visit:
     async def remove_discount(self) -> Cart | None:
         return await self._on_store(lambda s: s.remove_discount())
 
+    @property
+    def can_remove_discount(self) -> bool:
+        """False once this location's server showed it cannot remove a code (a legacy server
+        without the route): the cart screen hides the button, and F9 starts over without it."""
+        location_id = self.state.location_id
+        return location_id is None or self._client_for(location_id).offers("remove_discount")
+
     async def set_tip(
         self, percentage: str | int | None = None, amount_minor: int | None = None
     ) -> Cart | None:

@@ -236,7 +236,9 @@ class CartScreen(KioskScreen):
         self.query_one("#cart-title", Static).update(title)
         self.query_one("#checkout", Button).disabled = empty
         code = cart.discount_code if cart is not None else None
-        self.query_one("#remove-discount", Button).display = bool(code)
+        self.query_one("#remove-discount", Button).display = (
+            bool(code) and self.kiosk.visit.can_remove_discount
+        )
         self.query_one("#apply-discount", Button).display = not code
         discount = self.query_one("#discount", Input)
         discount.disabled = bool(code)
@@ -326,8 +328,23 @@ class CartScreen(KioskScreen):
         def removed(_: Any) -> None:
             self.query_one("#discount", Input).value = ""
 
+        def refused(failure: Failure) -> bool:
+            from kiosk.api.errors import UnsupportedOperationError
+
+            if failure.code == UnsupportedOperationError.CODE:
+                # This server cannot drop a code; the button goes, the way out is said once.
+                self.query_one("#remove-discount", Button).display = False
+                self.query_one("#discount-error", FieldError).show(
+                    "This code can't be removed here. To order without it, start over (F9)."
+                )
+                return True
+            return False
+
         self._store_call(
-            lambda s: s.remove_discount(), busy=self.query_one("#discount-row"), done=removed
+            lambda s: s.remove_discount(),
+            busy=self.query_one("#discount-row"),
+            failed=refused,
+            done=removed,
         )
 
     def set_tip(self, button_id: str) -> None:
