@@ -494,6 +494,9 @@ class StorefrontClient:
             failure = error_from_response(
                 status, response.content, secrets=secrets, endpoint=endpoint.name
             )
+            if failure.request_id is not None:
+                # What the service's support asks for; for the log and the staff screen only.
+                log.info("%s %s: requestId %s", endpoint.method, shown, failure.request_id)
             if status == 429:
                 told = self._told_wait(response, failure)
                 wait = told if told is not None else policy.backoff(attempt)

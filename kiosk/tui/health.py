@@ -62,8 +62,12 @@ def budget_text(client: Any, now: float | None = None) -> str:
     return text
 
 
-def client_health(client: Any, *, now: float | None = None, name: str = "") -> Text:
-    """One line for one client: reachable, last error (and when), rate budget left."""
+def client_health(
+    client: Any, *, now: float | None = None, name: str = "", staff: bool = False
+) -> Text:
+    """One line for one client: reachable, last error (and when), rate budget left. `staff`
+    adds the last error's requestId (2.0), which only staff see: what the service's support asks
+    for."""
     now = time.time() if now is None else now
     state, words = reachability(client)
     style = {"ok": "green", "failing": "bold red", "unknown": "yellow"}[state]
@@ -81,6 +85,9 @@ def client_health(client: Any, *, now: float | None = None, name: str = "") -> T
     error_at = getattr(client, "last_error_at", None)
     if error is not None and error_at is not None:
         text.append(f" {_ago(now - error_at)}", style="dim")
+    request_id = getattr(error, "request_id", None) if staff else None
+    if request_id:
+        text.append(f" (requestId {clean(request_id, 48)})", style="dim")
     text.append(" · " + budget_text(client, now))
     return text
 

@@ -204,7 +204,7 @@ async def test_fulfillment_the_2_0_way(served: tuple[StorefrontClientV2, Recorde
 
 
 async def test_a_stale_revision_rereads_and_says_so(
-    served: tuple[StorefrontClientV2, Recorder, Any],
+    served: tuple[StorefrontClientV2, Recorder, Any], caplog: pytest.LogCaptureFixture
 ) -> None:
     client, recorder, _ = served
     cart_id = (await client.start_ordering_session(DT, "pickup")).cart_id
@@ -220,6 +220,8 @@ async def test_a_stale_revision_rereads_and_says_so(
     with pytest.raises(ConflictError) as conflict:
         await client.add_item(DT, cart_id, "prd_cookie", 1)
     assert conflict.value.code == "CART_CONFLICT" and conflict.value.request_id
+    # The requestId goes to the log (what the service's support asks for).
+    assert f"requestId {conflict.value.request_id}" in caplog.text
     # Re-read, not re-applied: the next write names the new revision and goes through once.
     cart = await client.add_item(DT, cart_id, "prd_cookie", 1)
     assert {i.product_id: i.quantity for i in cart.items} == {"prd_cookie": 2, "prd_brownie": 1}

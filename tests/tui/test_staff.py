@@ -99,6 +99,20 @@ async def test_health_line_reports_the_last_error() -> None:
     assert "budget 12/200 (resets in 42 s)" in text
 
 
+def test_the_request_id_is_for_staff_only() -> None:
+    class Client:
+        last_success_at = None
+        last_error_at = 130.0
+        last_error = StorefrontError(
+            "Something went wrong.", status=500, code="INTERNAL", details={"requestId": "req_7f3a"}
+        )
+        rate_budget = None
+
+    assert "(requestId req_7f3a)" in str(client_health(Client(), now=160.0, staff=True))
+    # The health line on ordering screens (customers can see it) carries no requestId.
+    assert "req_7f3a" not in str(client_health(Client(), now=160.0))
+
+
 async def test_outside_kiosk_mode_no_health_line_until_staff_switch_it_on(tmp_path: Path) -> None:
     k, _ = kiosk_with(tmp_path)
     app = k.app

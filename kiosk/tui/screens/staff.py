@@ -212,7 +212,7 @@ class StaffScreen(Screen[None]):
             now = time.time()
             for location_id, client in services.clients.items():
                 text.append("\n")
-                text.append_text(client_health(client, now=now, name=location_id))
+                text.append_text(client_health(client, now=now, name=location_id, staff=True))
             cart_id = kiosk.visit.state.cart_id
             text.append("\nOrder in progress: ")
             text.append(clean(cart_id, 40) if cart_id else "none")
