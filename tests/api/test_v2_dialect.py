@@ -206,6 +206,7 @@ async def test_fulfillment_the_2_0_way(served: tuple[StorefrontClientV2, Recorde
 async def test_a_stale_revision_rereads_and_says_so(
     served: tuple[StorefrontClientV2, Recorder, Any], caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level("INFO", logger="kiosk.api")
     client, recorder, _ = served
     cart_id = (await client.start_ordering_session(DT, "pickup")).cart_id
     await client.add_item(DT, cart_id, "prd_cookie", 1)
