@@ -47,6 +47,7 @@ from kiosk.api.models import (
     FulfillmentMethod,
     PaymentIntent,
 )
+from kiosk.ordering.cart_changes import cart_changes
 from kiosk.ordering.clock import LocationClock
 from kiosk.ordering.modifiers import SelectionState
 from kiosk.paths import atomic_write
@@ -430,9 +431,13 @@ class CartStore:
                     log.info("write outcome unknown; the re-read cart shows it landed")
                     return _LANDED
                 log.info("write outcome unknown; the re-read cart shows it did not land: resend")
-            except (ConflictError, UnprocessableError):
-                # The cart may have moved under us (locked, closed): show the truth, then fail.
+            except (ConflictError, UnprocessableError) as exc:
+                # The cart may have moved under us (locked, closed, changed elsewhere): show the
+                # truth, then fail, saying what is different; nothing is re-applied by itself.
+                before = self.cart
                 await self._reread_quietly()
+                if exc.has_code("CART_CONFLICT"):
+                    raise _conflict_said(exc, before, self.cart) from exc
                 raise
             except asyncio.CancelledError:
                 self._stale = True
@@ -841,3 +846,18 @@ class CartStore:
             raise NoCartError("There is no payment to confirm.")
         intent = self.payment_intent
         await self.client.confirm_demo_payment(intent.client_secret, card_number)
+
+
+def _conflict_said(exc: StorefrontError, before: Cart | None, after: Cart | None) -> ConflictError:
+    """The refused write's error, retold with what changed on the cart meanwhile."""
+    changes = cart_changes(before, after)
+    what = "; ".join(changes) if changes else "it was updated"
+    told = ConflictError(
+        f"Your order was changed elsewhere ({what}). Please check it and try again.",
+        status=exc.status,
+        code=exc.code,
+        details=exc.details,
+        endpoint=exc.endpoint,
+    )
+    told.details["changes"] = changes
+    return told

@@ -8,9 +8,10 @@ import json
 import logging
 from pathlib import Path
 
+import httpx
 import pytest
 
-from kiosk.api.errors import PaymentDeclinedError
+from kiosk.api.errors import ConflictError, PaymentDeclinedError
 from kiosk.api.probe import dialect_base
 from kiosk.api.v2 import StorefrontClientV2
 from kiosk.config import Secret, Settings
@@ -85,3 +86,39 @@ def test_the_dialect_comes_from_the_setting_else_the_url() -> None:
     assert dialect_for(Settings(api_dialect="v1"), "https://x/api/v1/storefront") == "v1"
     assert dialect_base("https://x/api/v1", "v2") == "https://x/api/v1/storefront"
     assert dialect_base("https://x/api/v1/storefront/", "v1") == "https://x/api/v1"
+
+
+async def test_a_cart_changed_elsewhere_is_reread_and_the_changes_are_said(tmp_path: Path) -> None:
+    app = create_app(clock=lambda: WED_AFTERNOON)
+    visit, services = _visit(app, tmp_path)
+    visit.choose_location(DOWNTOWN.id)
+    await visit.start("pickup")
+    await visit.add_item("prd_cookie", 2)
+    cart_id = visit.state.cart_id
+    assert cart_id is not None
+    # Another device with the same cart token (staff, a second screen) changes the cart.
+    client = services.client_for(DOWNTOWN.id)  # type: ignore[attr-defined]
+    token = client.cart_access(cart_id)
+    other = StorefrontClientV2("http://demo/api/v1/storefront", transport=httpx.ASGITransport(app))
+    async with other:
+        other.restore_cart_access(cart_id, token)
+        cart = await other.get_cart(DOWNTOWN.id, cart_id)
+        cookie = cart.items[0].id
+        await other.add_item(DOWNTOWN.id, cart_id, "prd_brownie", 1)
+        await other.set_item_quantity(DOWNTOWN.id, cart_id, cookie, 3)
+    with pytest.raises(ConflictError) as refused:
+        await visit.add_item("prd_espresso", 1)
+    message = refused.value.message
+    assert "changed elsewhere" in message
+    assert "Chocolate Brownie ×1 added" in message or "Brownie ×1 added" in message, message
+    assert "×3 (was ×2)" in message, message
+    # The Visit shows the cart as it now is; the refused espresso was not sent again.
+    assert visit.cart is not None
+    assert {i.product_id: i.quantity for i in visit.cart.items} == {
+        "prd_cookie": 3,
+        "prd_brownie": 1,
+    }
+    # Asked again, the customer's write goes through once, on the new revision.
+    await visit.add_item("prd_espresso", 1)
+    assert visit.cart is not None and len(visit.cart.items) == 3
+    await services.aclose()  # type: ignore[attr-defined]

@@ -1,0 +1,36 @@
+"""cart_changes: what a customer is told when the cart moved on elsewhere (2.0 CART_CONFLICT)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kiosk.api.models import Cart
+from kiosk.ordering.cart_changes import cart_changes
+
+
+def _cart(*items: tuple[str, str, int], **extra: Any) -> Cart:
+    lines = [{"id": i, "name": n, "quantity": q, "productId": "p_" + i} for i, n, q in items]
+    return Cart.model_validate({"id": "c1", "items": lines, **extra})
+
+
+def test_lines_added_removed_and_recounted_are_named() -> None:
+    before = _cart(("a", "Cookie", 2), ("b", "Latte", 1))
+    after = _cart(("a", "Cookie", 3), ("c", "Brownie", 1))
+    assert cart_changes(before, after) == [
+        "Cookie now ×3 (was ×2)",
+        "Brownie ×1 added",
+        "Latte removed",
+    ]
+
+
+def test_the_code_the_time_and_a_long_list() -> None:
+    before = _cart(("a", "Cookie", 1))
+    assert cart_changes(before, _cart(("a", "Cookie", 1), discountCode="SAVE10")) == [
+        "code SAVE10 applied"
+    ]
+    later = _cart(("a", "Cookie", 1), orderDate="2026-11-24", orderTime="09:00")
+    assert cart_changes(before, later) == ["the order time changed"]
+    many = _cart(*[(str(n), f"Item {n}", 1) for n in range(6)])
+    said = cart_changes(before, many)
+    assert len(said) == 4 and said[-1] == "4 more change(s)"
+    assert cart_changes(before, before) == []
