@@ -9,6 +9,7 @@ Money is integer minor units, parsed by kiosk.api.money's rule; each keeps its d
 from __future__ import annotations
 
 import math
+from datetime import datetime
 from enum import StrEnum
 from functools import cache
 from types import NoneType, UnionType
@@ -702,6 +703,8 @@ class PaymentIntent(ApiModel):
     currency: str | None = None
     # Not in the contract's row 24; some backends (the demo) send it here too. The cart has it.
     checkout_url: str | None = None
+    # 2.0's checkout hand-off expires (`expiresAt`); after that a fresh one is asked for.
+    expires_at: datetime | None = None
 
     def amount_text(self) -> str | None:
         return None if self.amount is None else to_decimal_string(self.amount)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any, TypeVar
 
 import httpx
@@ -67,6 +68,18 @@ class _CartAccess:
         self.token = token
         self.revision: int | None = None
         self.checkout_url: str | None = None
+
+
+def _instant(value: Any) -> datetime | None:
+    """An ISO 8601 date-time with its offset; None when absent or unreadable (then the hand-off
+    is simply not renewed: the payment timeout still ends the wait)."""
+    if not isinstance(value, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else None
 
 
 def _digits(value: str, field: str) -> str:
@@ -314,7 +327,11 @@ class StorefrontClientV2(StorefrontClient):
         access = self._carts.setdefault(cart_id, _CartAccess(SecretStr("")))
         access.checkout_url = url
         self._last_checkout_url = url
-        return PaymentIntent(client_secret=SecretStr(""), checkout_url=url)
+        return PaymentIntent(
+            client_secret=SecretStr(""),
+            checkout_url=url,
+            expires_at=_instant(data.get("expiresAt")),
+        )
 
     async def confirm_demo_payment(self, client_secret: SecretStr, card_number: str) -> None:
         """The demo backend's processor, paying the hand-off this client opened (demo only)."""

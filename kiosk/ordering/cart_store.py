@@ -812,6 +812,26 @@ class CartStore:
 
         return await self._operation(body)
 
+    def handoff_seconds_left(self) -> float | None:
+        """Seconds until the payment hand-off expires (2.0's expiresAt); None when it does not."""
+        intent = self.payment_intent
+        if intent is None or intent.expires_at is None:
+            return None
+        return intent.expires_at.timestamp() - self._clock()
+
+    async def renew_handoff(self) -> PaymentIntent:
+        """A fresh hand-off for the cart being paid, when the old one runs out: its checkout URL
+        goes to the cart shown (the QR code), without reading the cart again."""
+
+        async def body() -> PaymentIntent:
+            cart_id = self._need_cart()
+            intent = await self._create_intent(cart_id)
+            if self.cart is not None and intent.checkout_url:
+                self._publish(self.cart.model_copy(update={"checkout_url": intent.checkout_url}))
+            return intent
+
+        return await self._operation(body)
+
     async def _create_intent(self, cart_id: str) -> PaymentIntent:
         result = await self._write(
             lambda: self.client.create_payment_intent(self.location_id, cart_id)

@@ -30,6 +30,10 @@ __all__ = ["PaymentOutcome", "PaymentResult", "PaymentTick", "PollSchedule", "wa
 
 log = logging.getLogger("kiosk.ordering")
 
+# Seconds before a checkout hand-off expires when a fresh one is asked for (enough for one
+# request and a phone that is slow to load the page); also the least time between two renewals.
+HANDOFF_MARGIN = 20.0
+
 
 @dataclass(frozen=True, slots=True)
 class PollSchedule:
@@ -69,6 +73,8 @@ class PaymentTick:
     polls: int
     cart: Cart | None
     error: StorefrontError | None  # the last poll's failure, if the last poll failed
+    # Until the checkout hand-off expires (2.0); None when it does not. Renewed before it does.
+    handoff_seconds_left: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +120,7 @@ async def wait_for_payment(
         return done(PaymentOutcome.COMPLETED)
 
     next_poll = started + schedule.interval(0, budget_low=budget.is_low)
+    renewed_at = -math.inf
     while True:
         now = clock()
         if cancel is not None and cancel.is_set():
@@ -127,6 +134,21 @@ async def wait_for_payment(
             if cart is not None and cart.is_completed:
                 return done(PaymentOutcome.COMPLETED)
             return done(PaymentOutcome.TIMED_OUT)
+        handoff_left = store.handoff_seconds_left()
+        if (
+            handoff_left is not None
+            and handoff_left <= HANDOFF_MARGIN
+            and now - renewed_at >= HANDOFF_MARGIN
+        ):
+            # The QR code's page is about to refuse the customer: a fresh hand-off first.
+            renewed_at = now
+            try:
+                await store.renew_handoff()
+                log.info("checkout hand-off renewed before it expired")
+            except StorefrontError as exc:
+                log.info("checkout hand-off renewal failed: %s", exc)
+                last_error = exc
+            handoff_left = store.handoff_seconds_left()
         nudged = poll_now is not None and poll_now.is_set()
         if nudged or now >= next_poll:
             if poll_now is not None:
@@ -162,6 +184,9 @@ async def wait_for_payment(
                     polls=polls,
                     cart=cart,
                     error=last_error,
+                    handoff_seconds_left=(
+                        None if handoff_left is None else max(0, math.floor(handoff_left))
+                    ),
                 )
             )
         step = min(1.0, max(0.0, next_poll - now), max(0.0, timeout - (now - started)))

@@ -122,3 +122,65 @@ async def test_a_cart_changed_elsewhere_is_reread_and_the_changes_are_said(tmp_p
     await visit.add_item("prd_espresso", 1)
     assert visit.cart is not None and len(visit.cart.items) == 3
     await services.aclose()  # type: ignore[attr-defined]
+
+
+async def test_the_checkout_handoff_is_renewed_before_it_expires(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from datetime import timedelta
+
+    import kiosk.demo.storefront.routes as routes
+
+    monkeypatch.setattr(routes, "HANDOFF_TTL", timedelta(seconds=60))
+    now = [WED_AFTERNOON]
+
+    async def sleep(seconds: float) -> None:
+        now[0] += seconds
+
+    app = create_app(clock=lambda: now[0])
+    handoffs: list[str] = []
+
+    def count(inner: httpx.AsyncBaseTransport) -> httpx.AsyncBaseTransport:
+        class Counting(httpx.AsyncBaseTransport):
+            async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+                if request.url.path.endswith("/checkout-handoffs"):
+                    handoffs.append(request.headers["Idempotency-Key"])
+                return await inner.handle_async_request(request)
+
+        return Counting()
+
+    services = build_demo_services(
+        Settings(api_dialect="v2"),
+        backend_app=app,
+        state_dir=tmp_path,
+        location_ids=[DOWNTOWN.id],
+        wrap_transport=count,
+    )
+    visit = Visit(
+        services.client_for,
+        services.location_ids,
+        wall_clock=lambda: now[0],
+        store_options={"sleep": sleep},
+    )
+    visit.choose_location(DOWNTOWN.id)
+    await visit.start("pickup")
+    await visit.add_item("prd_cookie", 1)
+    result = await visit.checkout("Test order", "test@example.com")
+    assert result.intent is not None and result.intent.expires_at is not None
+    first_expiry = result.intent.expires_at
+    ticks: list[int | None] = []
+    waited = await visit.wait_for_payment(
+        timeout=150, on_tick=lambda t: ticks.append(t.handoff_seconds_left)
+    )
+    assert waited.outcome.name == "TIMED_OUT"
+    # 60 s hand-offs, renewed 20 s before they run out: at about 40 s, 80 s and 120 s.
+    assert len(handoffs) == 4, handoffs
+    assert len(set(handoffs)) == 4  # each renewal is its own write (its own Idempotency-Key)
+    intent = visit.payment_intent
+    assert intent is not None and intent.expires_at is not None
+    assert intent.expires_at > first_expiry
+    # The customer never saw a hand-off with less than the margin left.
+    shown = [t for t in ticks if t is not None]
+    assert shown and min(shown) >= 19 and max(shown) <= 60
+    assert visit.cart is not None and visit.cart.checkout_url == intent.checkout_url
+    await services.aclose()

@@ -61,6 +61,7 @@ class PaymentScreen(KioskScreen):
         super().__init__()
         self.intent: PaymentIntent | None = None
         self.seconds_left: int | None = None
+        self.handoff_left: int | None = None
         self.poll_now = asyncio.Event()
         self.cancelled = asyncio.Event()
         self.finished = False
@@ -160,6 +161,7 @@ class PaymentScreen(KioskScreen):
 
     def _tick(self, tick: PaymentTick) -> None:
         self.seconds_left = tick.seconds_left
+        self.handoff_left = tick.handoff_seconds_left
         self._show_countdown()
         if tick.error is not None:
             self.say(
@@ -172,6 +174,12 @@ class PaymentScreen(KioskScreen):
             return
         text = Text("Time left to pay ", style="dim")
         text.append(countdown(self.seconds_left), style="bold")
+        handoff = self.handoff_left
+        if handoff is not None and handoff < self.seconds_left:
+            # The checkout page's link runs out first (2.0 hand-off): it is renewed by itself.
+            text.append("\nThis code works for ", style="dim")
+            text.append(countdown(handoff))
+            text.append("; a new one appears by itself.", style="dim")
         self.query_one("#pay-countdown", Static).update(text)
 
     def _waited(self, result: PaymentResult) -> None:
