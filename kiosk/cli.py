@@ -484,6 +484,9 @@ def cmd_config(args: argparse.Namespace) -> int:
             from kiosk.terminal import derive_terminal_id
 
             shown = f"{derive_terminal_id()} (derived from this session)"
+        elif name == "delivery_zones":
+            zones = [f"{z.name} ({', '.join(z.postal_codes)})" for z in value]
+            shown = "; ".join(zones) or "none (on Storefront 2.0 delivery is not offered)"
         else:
             shown = "-" if value is None else str(value)
         source = sources.get(name, "default")

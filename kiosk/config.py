@@ -71,6 +71,54 @@ class Secret:
         return self
 
 
+@dataclass(frozen=True, slots=True)
+class DeliveryZone:
+    """Where this kiosk delivers, as the merchant lists it: postal codes and one point that stands
+    for them (Storefront 2.0 wants coordinates with every delivery address, and a counter kiosk
+    has no map). `config.toml`:
+
+        [[delivery_zones]]
+        name = "Downtown"
+        postal_codes = ["10007", "10038"]
+        lat = 40.7128
+        lng = -74.0060
+    """
+
+    name: str
+    postal_codes: tuple[str, ...]
+    lat: float
+    lng: float
+
+
+def _zone(raw: Any, index: int) -> DeliveryZone:
+    where = f"[{index}]"
+    if not isinstance(raw, Mapping):
+        raise ValueError(f"{where} must be a table with name, postal_codes, lat and lng")
+    unknown = set(raw) - {"name", "postal_codes", "lat", "lng"}
+    if unknown:
+        raise ValueError(f"{where} has unknown keys {sorted(unknown)}")
+    name = raw.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"{where}.name must be a non-empty string")
+    codes = raw.get("postal_codes")
+    if (
+        not isinstance(codes, list | tuple)
+        or not codes
+        or not all(isinstance(c, str) and c.strip() for c in codes)
+    ):
+        raise ValueError(f"{where}.postal_codes must be a non-empty list of strings")
+    point = []
+    for key, bound in (("lat", 90), ("lng", 180)):
+        value = raw.get(key)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"{where}.{key} must be a number")
+        if not math.isfinite(value) or abs(value) > bound:
+            raise ValueError(f"{where}.{key} must be between -{bound} and {bound}")
+        point.append(float(value))
+    normal = tuple(dict.fromkeys(c.strip().upper().replace(" ", "") for c in codes))
+    return DeliveryZone(name.strip(), normal, point[0], point[1])
+
+
 # A frozen dataclass, not a pydantic model: `kiosk` loads its settings before the first frame, and
 # pydantic would add ~70 ms to it (issue 6 measures the first frame). Values are checked here.
 @dataclass(frozen=True, kw_only=True)
@@ -100,6 +148,9 @@ class Settings:
     # The Storefront API's version: "v2" (2.0, today's hosted API) or "v1" (legacy API keys);
     # None: read from the base URL (runtime.dialect_for).
     api_dialect: str | None = None
+    # Where delivery goes (config.toml [[delivery_zones]], or KIOSK_DELIVERY_ZONES as JSON). Empty
+    # on Storefront 2.0: delivery is not offered (2.0 needs coordinates; see DeliveryZone).
+    delivery_zones: tuple[DeliveryZone, ...] = ()
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -175,6 +226,19 @@ def _coerce(name: str, value: Any) -> Any:
         if not isinstance(value, str) or value.strip().lower() not in API_DIALECTS:
             raise ValueError(f"must be one of {', '.join(API_DIALECTS)} (got {value!r})")
         return value.strip().lower()
+    if name == "delivery_zones":
+        if isinstance(value, str):
+            import json
+
+            try:
+                value = json.loads(value)
+            except ValueError:
+                raise ValueError("must be a JSON list of zones (as in config.toml)") from None
+        if isinstance(value, tuple) and all(isinstance(z, DeliveryZone) for z in value):
+            return value
+        if not isinstance(value, list | tuple):
+            raise ValueError("must be a list of [[delivery_zones]] tables")
+        return tuple(_zone(raw, i) for i, raw in enumerate(value))
     if name == "terminal_id":
         if value is None:
             return value

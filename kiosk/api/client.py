@@ -207,6 +207,9 @@ class StorefrontClient:
     """
 
     dialect = "v1"
+    # Whether a delivery address must carry its coordinates (2.0 does; the legacy server places
+    # the address itself).
+    needs_coordinates = False
     endpoints: Mapping[str, Endpoint] = ENDPOINTS
     base_suffix = "/api/v1"
     needs_key = True
@@ -880,6 +883,11 @@ class StorefrontClient:
         return await self._cart_result(data, location_id, cart_id, ep.name)
 
     # ------------------------------------------------------------------ rows 20-24: checkout
+
+    async def distance_miles(self, location_id: str, lat: float, lng: float) -> float:
+        """Miles from the location to a point (2.0's distance operation). The legacy contract
+        has none: UnsupportedOperationError."""
+        raise UnsupportedOperationError(endpoint="distance")
 
     async def apply_discount(self, location_id: str, cart_id: str, code: str) -> None:
         """Row 20. A bad code raises InvalidRequestError (code INVALID_DISCOUNT_CODE)."""

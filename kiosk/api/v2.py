@@ -25,7 +25,7 @@ from pydantic import BaseModel, SecretStr
 
 from .client import StorefrontClient
 from .endpoints import V2_ENDPOINTS, Endpoint
-from .errors import ConflictError, InvalidRequestError, NotFoundError
+from .errors import ConflictError, InvalidRequestError, NotFoundError, ResponseFormatError
 from .models import (
     Cart,
     CartValidation,
@@ -98,6 +98,7 @@ class StorefrontClientV2(StorefrontClient):
     endpoints = V2_ENDPOINTS
     base_suffix = "/api/v1/storefront"
     needs_key = False
+    needs_coordinates = True
 
     def __init__(self, base_url: str, api_key: str = "", **options: Any) -> None:
         super().__init__(base_url, "", **options)
@@ -287,6 +288,17 @@ class StorefrontClientV2(StorefrontClient):
                 field="lat",
             )
         return await self._cart_write("delivery", location_id, cart_id, body)
+
+    async def distance_miles(self, location_id: str, lat: float, lng: float) -> float:
+        ep = self.endpoints["distance"]
+        data = await self._call(
+            ep, {"location_id": location_id}, body={"lat": lat, "lng": lng, "unit": "miles"}
+        )
+        distance = data.get("distance") if isinstance(data, dict) else None
+        miles = distance.get("miles") if isinstance(distance, dict) else None
+        if isinstance(miles, bool) or not isinstance(miles, int | float) or miles < 0:
+            raise ResponseFormatError(endpoint=ep.name)
+        return float(miles)
 
     async def set_table(self, location_id: str, cart_id: str, table_number: str) -> Cart:
         body = {"tableNumber": _digits(table_number, "tableNumber")}

@@ -39,6 +39,7 @@ from kiosk.ordering.cart_store import (
     load_saved_cart,
 )
 from kiosk.ordering.clock import LocationClock
+from kiosk.ordering.delivery import DeliveryOffer, delivery_offer, zone_for
 
 if TYPE_CHECKING:
     from kiosk.api import StorefrontClient
@@ -56,6 +57,7 @@ if TYPE_CHECKING:
         TimeIntervals,
         TipSettings,
     )
+    from kiosk.config import DeliveryZone
     from kiosk.ordering.modifiers import SelectionState
     from kiosk.ordering.payment import PaymentResult, PaymentTick
 
@@ -130,6 +132,7 @@ class Visit:
         cart_id_file: Path | None = None,
         store_options: Mapping[str, Any] | None = None,
         merchant_slug: str | None = None,
+        delivery_zones: Sequence[DeliveryZone] = (),
     ) -> None:
         self._client_for = client_for
         self.location_ids = list(location_ids)
@@ -137,6 +140,7 @@ class Visit:
         self.cart_id_file = cart_id_file
         self.store_options = dict(store_options or {})
         self.merchant_slug = merchant_slug
+        self.delivery_zones = tuple(delivery_zones)
         self.state = VisitState(location_id=self._home())
         self._store: CartStore | None = None
         self._store_unsubscribe: list[Callable[[], None]] = []
@@ -411,7 +415,7 @@ class Visit:
         elif method == "delivery":
             location = location or self.state.location
             data = location.address_data if location is not None else None
-            kwargs["delivery"] = DeliveryAddress(
+            address = DeliveryAddress(
                 street=details["street"],
                 street_optional=details.get("street2") or None,
                 city=details["city"],
@@ -419,7 +423,41 @@ class Visit:
                 zip_code=details["zip"],
                 country=(data.country if data is not None else None) or "US",
             )
+            kwargs["delivery"] = await self._placed(address, location)
         return await self.start(method, **kwargs)
+
+    def delivery_offer(self) -> DeliveryOffer:
+        """Whether delivery can be offered here at all (the welcome screen hides it if not; the
+        staff screen says why)."""
+        return delivery_offer(self.client.needs_coordinates, self.delivery_zones)
+
+    async def _placed(self, address: DeliveryAddress, location: Location | None) -> DeliveryAddress:
+        """The address with the coordinates the API needs, from the merchant's delivery zones,
+        and within the location's delivery radius when the server gives one (the API's distance
+        operation measures it). Refused at the postal-code field before anything is written."""
+        from kiosk.api.errors import InvalidRequestError
+
+        client = self.client
+        if not client.needs_coordinates:
+            return address
+        zone = zone_for(address.zip_code, self.delivery_zones)
+        if zone is None:
+            raise InvalidRequestError(
+                "We don't deliver to this postal code from here.",
+                code="OUT_OF_DELIVERY_AREA",
+                field="zipCode",
+            )
+        placed = address.model_copy(update={"lat": zone.lat, "lng": zone.lng})
+        radius = location.delivery_radius_miles if location is not None else None
+        miles = await client.distance_miles(self.state.location_id or "", zone.lat, zone.lng)
+        log.info("delivery zone %r is %.1f miles away", zone.name, miles)
+        if radius is not None and miles > radius:
+            raise InvalidRequestError(
+                f"This address is {miles:.1f} miles away; we deliver up to {radius:g} miles.",
+                code="OUT_OF_DELIVERY_AREA",
+                field="zipCode",
+            )
+        return placed
 
     async def add_item(
         self,

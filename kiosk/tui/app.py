@@ -220,6 +220,7 @@ class KioskApp(KioskMode, App[None]):
                 cart_id_file=self.cart_id_file(),
                 store_options=self.store_options,
                 merchant_slug=services.merchant_slug,
+                delivery_zones=services.settings.delivery_zones,
             )
             self._unsubscribe = self._visit.subscribe(self._visit_published)
             self._visit_published(self._visit.state)

@@ -164,3 +164,30 @@ async def test_switch_location(tmp_path: Path) -> None:
         await settle(pilot)
         assert app.single_location and app.location_id == WESTSIDE.id
         assert isinstance(app.screen, WelcomeScreen) and len(app.screen_stack) == 2
+
+
+@pytest.mark.parametrize("zones", [(), ("10038",)], ids=["no-zones", "zones"])
+async def test_on_2_0_delivery_needs_zones_and_staff_see_why(
+    tmp_path: Path, zones: tuple[str, ...]
+) -> None:
+    from kiosk.config import DeliveryZone
+
+    listed = tuple(DeliveryZone("FiDi", zones, 40.709, -74.007) for _ in zones[:1])
+    k, _ = kiosk_with(tmp_path, api_dialect="v2", staff_pin_hash=pin_hash(), delivery_zones=listed)
+    app = k.app
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await keys(pilot, "1")
+        assert isinstance(app.screen, WelcomeScreen)
+        methods = app.screen.methods
+        # Downtown offers pickup, eat here and delivery; 2.0 without zones cannot place an address.
+        assert ("delivery" in methods) == bool(zones), methods
+        assert "pickup" in methods
+        await keys(pilot, "f12")
+        await type_pin(pilot, PIN)
+        assert isinstance(app.screen, StaffScreen)
+        health = staff_text(pilot, "#staff-health")
+        if zones:
+            assert "Delivery: 1 delivery zone(s), 1 postal code(s)" in health
+        else:
+            assert "Delivery: hidden: Storefront 2.0 needs coordinates" in health

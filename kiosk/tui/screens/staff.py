@@ -213,6 +213,8 @@ class StaffScreen(Screen[None]):
             for location_id, client in services.clients.items():
                 text.append("\n")
                 text.append_text(client_health(client, now=now, name=location_id, staff=True))
+            if kiosk.location_id is not None:
+                text.append("\nDelivery: " + kiosk.visit.delivery_offer().why)
             cart_id = kiosk.visit.state.cart_id
             text.append("\nOrder in progress: ")
             text.append(clean(cart_id, 40) if cart_id else "none")

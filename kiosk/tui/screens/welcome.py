@@ -117,7 +117,11 @@ class WelcomeScreen(KioskScreen):
         if status.known:
             hours.append(f" · today {status.today_text}", style="dim")
         self.query_one("#welcome-hours", Static).update(hours)
-        self.methods = offered_methods(location, listed)
+        offer = self.kiosk.visit.delivery_offer()
+        # Delivery only where the kiosk can place an address (the staff screen says why not).
+        self.methods = [
+            m for m in offered_methods(location, listed) if m != "delivery" or offer.offered
+        ]
         rows = []
         for number, method in enumerate(self.methods, start=1):
             label, description = METHODS[method]
