@@ -151,6 +151,9 @@ class Settings:
     # Where delivery goes (config.toml [[delivery_zones]], or KIOSK_DELIVERY_ZONES as JSON). Empty
     # on Storefront 2.0: delivery is not offered (2.0 needs coordinates; see DeliveryZone).
     delivery_zones: tuple[DeliveryZone, ...] = ()
+    # Requests per 10 minutes the service allows this kiosk's IP (the documented 200). The legacy
+    # API's headers override it; on 2.0, which sends none, the kiosk counts against it itself.
+    rate_limit: int = 200
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -226,6 +229,12 @@ def _coerce(name: str, value: Any) -> Any:
         if not isinstance(value, str) or value.strip().lower() not in API_DIALECTS:
             raise ValueError(f"must be one of {', '.join(API_DIALECTS)} (got {value!r})")
         return value.strip().lower()
+    if name == "rate_limit":
+        if isinstance(value, str) and value.strip().isdigit():
+            value = int(value.strip())
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 100_000:
+            raise ValueError(f"must be a whole number of requests, 1 or more (got {value!r})")
+        return value
     if name == "delivery_zones":
         if isinstance(value, str):
             import json

@@ -110,20 +110,60 @@ class RateBudget:
 
     LOW_FRACTION = 0.2
 
-    def __init__(self, limit: int, clock: Callable[[], float]) -> None:
+    def __init__(
+        self,
+        limit: int,
+        clock: Callable[[], float],
+        *,
+        self_counted: bool = False,
+        window: float = 600.0,
+    ) -> None:
         self.limit = limit
         self._clock = clock
         self._remaining: int | None = None
         self.reset_at: float | None = None
         self.updated_at: float | None = None
+        # Storefront 2.0 sends no X-RateLimit-* headers: the kiosk counts what it sent in the
+        # window itself (`limit` per `window` seconds, per IP as the service documents), until a
+        # header says otherwise.
+        self.self_counted = self_counted
+        self.window = window
+        self._sent: deque[float] = deque()
+        self._refused_until: float | None = None
 
     @property
     def remaining(self) -> int | None:
         if self._remaining is None:
-            return None
+            if not self.self_counted:
+                return None
+            now = self._clock()
+            if self._refused_until is not None and now < self._refused_until:
+                return 0  # the server said so (a bare 429), whatever our count says
+            self._trim(now)
+            return max(0, self.limit - len(self._sent))
         if self.reset_at is not None and self._clock() >= self.reset_at:
             return self.limit
         return self._remaining
+
+    def _trim(self, now: float) -> None:
+        while self._sent and self._sent[0] <= now - self.window:
+            self._sent.popleft()
+
+    def note_sent(self) -> None:
+        """One request sent (counted only when the budget is the kiosk's own count)."""
+        if self.self_counted:
+            now = self._clock()
+            self._sent.append(now)
+            self._trim(now)
+
+    def note_refused(self) -> float:
+        """A 429 that said nothing of when: the window is spent until its oldest request leaves
+        it. Returns that wait in seconds (at least 1)."""
+        now = self._clock()
+        self._trim(now)
+        wait = max(1.0, (self._sent[0] + self.window - now) if self._sent else self.window)
+        self._refused_until = now + wait
+        return wait
 
     @property
     def is_low(self) -> bool:
@@ -132,7 +172,13 @@ class RateBudget:
 
     def seconds_until_reset(self) -> float | None:
         if self.reset_at is None:
-            return None
+            if not self.self_counted or self._remaining is not None:
+                return None
+            now = self._clock()
+            if self._refused_until is not None and now < self._refused_until:
+                return self._refused_until - now
+            self._trim(now)
+            return max(0.0, self._sent[0] + self.window - now) if self._sent else None
         return max(0.0, self.reset_at - self._clock())
 
     def update(self, headers: httpx.Headers) -> None:
@@ -210,6 +256,8 @@ class StorefrontClient:
     # Whether a delivery address must carry its coordinates (2.0 does; the legacy server places
     # the address itself).
     needs_coordinates = False
+    # Whether the server sends no X-RateLimit-* headers, so the kiosk counts its own budget.
+    counts_own_budget = False
     endpoints: Mapping[str, Endpoint] = ENDPOINTS
     base_suffix = "/api/v1"
     needs_key = True
@@ -257,7 +305,7 @@ class StorefrontClient:
         # field (A).
         self.slots_ttl = slots_ttl
         self.max_wait = max_wait
-        self.rate_budget = RateBudget(rate_limit, clock)
+        self.rate_budget = RateBudget(rate_limit, clock, self_counted=self.counts_own_budget)
         self.stats = ClientStats()
         self.last_error: StorefrontError | None = None
         self.last_error_at: float | None = None
@@ -453,6 +501,7 @@ class StorefrontClient:
             self.stats.requests += 1
             self.stats.by_method[endpoint.method] += 1
             self.stats.by_endpoint[endpoint.name] += 1
+            self.rate_budget.note_sent()
             started = time.perf_counter()
             try:
                 # httpx times each phase; this caps the whole attempt (a trickling body).
@@ -502,6 +551,8 @@ class StorefrontClient:
                 log.info("%s %s: requestId %s", endpoint.method, shown, failure.request_id)
             if status == 429:
                 told = self._told_wait(response, failure)
+                if told is None and self.rate_budget.self_counted:
+                    told = self.rate_budget.note_refused()
                 wait = told if told is not None else policy.backoff(attempt)
                 failure.retry_after = wait
                 if wait > self.max_wait:

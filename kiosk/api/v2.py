@@ -99,6 +99,7 @@ class StorefrontClientV2(StorefrontClient):
     base_suffix = "/api/v1/storefront"
     needs_key = False
     needs_coordinates = True
+    counts_own_budget = True  # a bare 429 RATE_LIMITED, no X-RateLimit-* headers
 
     def __init__(self, base_url: str, api_key: str = "", **options: Any) -> None:
         super().__init__(base_url, "", **options)

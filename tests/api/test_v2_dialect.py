@@ -17,7 +17,7 @@ import pytest
 from pydantic import SecretStr
 
 from kiosk.api.endpoints import V2_ENDPOINTS, V2_UNUSED
-from kiosk.api.errors import ConflictError, InvalidRequestError
+from kiosk.api.errors import ConflictError, InvalidRequestError, RateLimitedError
 from kiosk.api.models import DeliveryAddress, FulfillmentMethod, Selection
 from kiosk.api.money import parse_money
 from kiosk.api.v2 import StorefrontClientV2
@@ -287,3 +287,45 @@ def test_every_manifest_operation_is_used_or_listed_unused() -> None:
 def _camel(snake: str) -> str:
     head, *rest = snake.split("_")
     return head + "".join(p.title() for p in rest)
+
+
+async def test_the_2_0_budget_is_counted_by_the_kiosk_and_a_bare_429_waits_it_out() -> None:
+    """2.0 sends a bare 429 RATE_LIMITED with no X-RateLimit-* or Retry-After: the kiosk counts
+    its own requests in the 10-minute window and, refused, waits until the oldest one leaves it."""
+    now = [1_000_000.0]
+    answers = iter([200, 200, 200, 429])
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        status = next(answers)
+        if status == 429:
+            body = {"code": "RATE_LIMITED", "message": "Too many requests", "requestId": "r1"}
+            return httpx.Response(429, json=body)
+        return httpx.Response(200, json={"id": DT, "restaurantDisplayName": "D"})
+
+    client = StorefrontClientV2(
+        BASE,
+        transport=httpx.MockTransport(handle),
+        clock=lambda: now[0],
+        rate_limit=3,
+        max_wait=0,
+        location_ttl=0,
+    )
+    async with client:
+        budget = client.rate_budget
+        assert budget.remaining == 3 and budget.seconds_until_reset() is None
+        for _ in range(3):  # at +0, +100 and +200 s
+            await client.get_location(DT)
+            client.invalidate()
+            now[0] += 100
+        assert budget.remaining == 0  # three sent in the window, as counted here
+        assert budget.seconds_until_reset() == pytest.approx(300.0)
+        now[0] += 301  # +601 s: the first request has left the window
+        assert budget.remaining == 1
+        with pytest.raises(RateLimitedError) as refused:
+            await client.get_location(DT)
+        # The server says the window is spent: wait until the oldest request still counted
+        # (sent at +100 s) leaves it, at +700 s.
+        assert refused.value.retry_after == pytest.approx(99.0)
+        assert budget.remaining == 0 and budget.seconds_until_reset() == pytest.approx(99.0)
+        now[0] += 100
+        assert budget.remaining is not None and budget.remaining > 0
