@@ -298,7 +298,8 @@ def _recommendations(c: Call) -> Any:
 
 def _session(c: Call) -> Any:
     method = c.body["fulfillmentMethod"]
-    if method not in shapes.METHOD_FROM_V2:
+    # A list or an object is not a method (and not hashable: `in` on a dict would raise).
+    if not isinstance(method, str) or method not in shapes.METHOD_FROM_V2:
         raise V2Error(
             400, "VALIDATION_ERROR", "Unknown fulfillmentMethod", {"field": "fulfillmentMethod"}
         )
@@ -345,7 +346,7 @@ def _cart_after(change: Callable[[Call], Any]) -> Handler:
 def _patch_cart(c: Call) -> None:
     method = c.body.get("fulfillmentMethod")
     note = c.body.get("note")
-    if method is not None and method not in shapes.METHOD_FROM_V2:
+    if method is not None and (not isinstance(method, str) or method not in shapes.METHOD_FROM_V2):
         raise V2Error(
             400, "VALIDATION_ERROR", "Unknown fulfillmentMethod", {"field": "fulfillmentMethod"}
         )
