@@ -98,6 +98,8 @@ class CartScreen(KioskScreen):
         self.slots: TimeIntervals | None = None
         self.suggestions: list[MenuProduct] = []
         self.slot_values: set[str] = set()
+        # Per cart line, the quantity last asked for while writes are on their way.
+        self._asked: dict[str, int] = {}
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="cart-body"):
@@ -293,8 +295,22 @@ class CartScreen(KioskScreen):
         line = next((i for i in cart.items if i.id == item_id), None) if cart else None
         if line is None:
             return
-        quantity = max(line.quantity + step, 0)
-        self._store_call(lambda s: s.set_quantity(item_id, quantity), busy=self.query_one("#lines"))
+        # Keys pressed faster than the server answers count from the last one asked for, not
+        # from the cart still shown: five quick + are five steps (the writes go in order).
+        quantity = max(self._asked.get(item_id, line.quantity) + step, 0)
+        self._asked[item_id] = quantity
+
+        def settled(_: Any = None) -> bool:
+            if self._asked.get(item_id) == quantity:
+                del self._asked[item_id]  # the last one asked for has landed (or failed)
+            return False
+
+        self._store_call(
+            lambda s: s.set_quantity(item_id, quantity),
+            busy=self.query_one("#lines"),
+            done=settled,
+            failed=settled,
+        )
 
     def remove_line(self, item_id: str) -> None:
         self._store_call(lambda s: s.remove_item(item_id), busy=self.query_one("#lines"))

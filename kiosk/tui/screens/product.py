@@ -117,6 +117,8 @@ class ProductScreen(KioskScreen):
         self.product: ProductDetail | None = None
         self.state: SelectionState | None = None
         self.quantity = 1
+        # True while an add is on its way (a second F2 must not add again, nor leave twice).
+        self._adding = False
 
     def header_subtitle(self) -> str:
         return self.product_name
@@ -298,6 +300,11 @@ class ProductScreen(KioskScreen):
         state, product = self.state, self.product
         if state is None or product is None:
             return
+        if self._adding:
+            # A second press while the first add is on its way: one line, and the customer is
+            # told so (the first add leaves this screen when it lands).
+            self.say("Adding to your order…", kind="info")
+            return
         invalid = state.first_invalid()
         if invalid is not None:
             self.set_state(state, focus_group=invalid.id)
@@ -312,6 +319,7 @@ class ProductScreen(KioskScreen):
             return await visit.add_item(product.id, quantity, selections)
 
         def failed(failure: Failure) -> bool:
+            self._adding = False
             if failure.modifier_group_id and self.state is not None:
                 refused = self.state.with_server_error(failure.modifier_group_id, failure.message)
                 self.set_state(refused, focus_group=failure.modifier_group_id)
@@ -324,4 +332,5 @@ class ProductScreen(KioskScreen):
         def added(_: Any) -> None:
             self.dismiss(f"Added {quantity} × {name} to your order.")
 
+        self._adding = True
         self.call(add, group="cart", done=added, failed=failed, busy=self.query_one("#product-bar"))

@@ -1,0 +1,73 @@
+"""Keys pressed in bursts, as customers press them (issue 13): every key is handled against the
+state it was meant for, with the backend as far away as a real network. `burst` queues the whole
+burst before anything settles (each test here fails on the kiosk before the fix)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import httpx
+from textual import events
+from textual.pilot import Pilot
+
+from kiosk.tui.screens.cart import CartLines, CartScreen
+from kiosk.tui.screens.menu import MenuScreen
+from kiosk.tui.screens.product import ProductScreen
+
+from .conftest import make_kiosk, settle
+from .test_flow import banner, keys, open_menu, type_text
+
+
+async def burst(pilot: Pilot[Any], *names: str) -> None:
+    """Every key queued at once, as a terminal delivers a burst: none waits for what the one
+    before it started (Pilot.press waits for the app to go idle between keys)."""
+    driver = pilot.app._driver
+    assert driver is not None
+    for name in names:
+        driver.send_message(events.Key(name, {"plus": "+", "minus": "-"}.get(name)))
+    await settle(pilot)
+
+
+class Slow(httpx.AsyncBaseTransport):
+    """The backend 30 ms away, as over a real network: a burst outruns the answers."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        await asyncio.sleep(0.03)
+        return await self.inner.handle_async_request(request)
+
+
+async def test_two_quick_adds_add_once_and_stay_on_the_menu(tmp_path: Path) -> None:
+    k = make_kiosk(tmp_path, wrap_transport=Slow)
+    app = k.app
+    async with app.run_test(size=(100, 32)) as pilot:
+        await open_menu(pilot, "1", "1")
+        await type_text(pilot, "cookie")
+        await keys(pilot, "enter")
+        assert isinstance(app.screen, ProductScreen)
+        await burst(pilot, "f2", "f2")  # the second arrives before the first has landed
+        assert isinstance(app.screen, MenuScreen), (type(app.screen), banner(pilot))
+        items = k.server_cart()["items"]
+        assert [(i["productId"], i["quantity"]) for i in items] == [("prd_cookie", 1)]
+
+
+async def test_five_quick_plus_on_a_cart_line_are_five_steps(tmp_path: Path) -> None:
+    k = make_kiosk(tmp_path, wrap_transport=Slow)
+    app = k.app
+    async with app.run_test(size=(100, 32)) as pilot:
+        await open_menu(pilot, "1", "1")
+        await app.visit.add_item("prd_sparkling", 1)
+        await keys(pilot, "f4")
+        assert isinstance(app.screen, CartScreen)
+        lines = app.screen.query_one(CartLines)
+        lines.focus()
+        await settle(pilot)
+        await burst(pilot, "plus", "plus", "plus", "plus", "plus")
+        assert k.server_cart()["items"][0]["quantity"] == 6
+        assert app.cart is not None and app.cart.items[0].quantity == 6
+        await burst(pilot, "minus", "minus")
+        assert k.server_cart()["items"][0]["quantity"] == 4
