@@ -73,7 +73,14 @@ class KioskApp(KioskMode, App[None]):
     CSS_PATH = _css_paths()  # type: ignore[assignment]
     # -narrow: 80x24 (cart as a bar); -wide: the cart beside the menu.
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
-    BINDINGS = [*KIOSK_MODE_BINDINGS, Binding("f9", "start_over", "Start over", priority=False)]
+    BINDINGS = [
+        *KIOSK_MODE_BINDINGS,
+        Binding("f9", "start_over", "Start over", priority=False),
+        # Focus moves when Tab is read, in order with the keys around it: as a widget's binding
+        # it would run only after the focused input had taken the keys typed after it.
+        Binding("tab", "app.focus_next", "Next", show=False, priority=True),
+        Binding("shift+tab", "app.focus_previous", "Previous", show=False, priority=True),
+    ]
 
     # Until KioskApp.__init__ sets them (Textual may ask during App.__init__).
     _services: KioskServices | None = None

@@ -71,3 +71,22 @@ async def test_five_quick_plus_on_a_cart_line_are_five_steps(tmp_path: Path) -> 
         assert app.cart is not None and app.cart.items[0].quantity == 6
         await burst(pilot, "minus", "minus")
         assert k.server_cart()["items"][0]["quantity"] == 4
+
+
+async def test_text_typed_fast_then_tab_then_more_text_lands_in_two_fields(tmp_path: Path) -> None:
+    from textual.widgets import Input
+
+    from kiosk.tui.screens.checkout import CheckoutScreen
+
+    k = make_kiosk(tmp_path, wrap_transport=Slow)
+    app = k.app
+    async with app.run_test(size=(100, 32)) as pilot:
+        await open_menu(pilot, "1", "1")
+        await app.visit.add_item("prd_sparkling", 1)
+        await keys(pilot, "f4", "f2")
+        assert isinstance(app.screen, CheckoutScreen)
+        await burst(pilot, *"Ann", "tab", *"ann@example.com")
+        values = {i.id: i.value for i in app.screen.query(Input)}
+        assert values["name"] == "Ann" and values["email"] == "ann@example.com", values
+        await burst(pilot, "shift+tab")
+        assert app.focused is app.screen.query_one("#name", Input)
