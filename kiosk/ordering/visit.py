@@ -52,6 +52,7 @@ if TYPE_CHECKING:
         MenuProduct,
         MenusResponse,
         Merchant,
+        ModifierGroup,
         PaymentIntent,
         ProductDetail,
         TimeIntervals,
@@ -141,6 +142,8 @@ class Visit:
         self.store_options = dict(store_options or {})
         self.merchant_slug = merchant_slug
         self.delivery_zones = tuple(delivery_zones)
+        # Option and group id -> name, from the product details read during this run.
+        self.option_names: dict[str, str] = {}
         self.state = VisitState(location_id=self._home())
         self._store: CartStore | None = None
         self._store_unsubscribe: list[Callable[[], None]] = []
@@ -347,7 +350,20 @@ class Visit:
         return ("", "")
 
     async def product(self, product_id: str) -> ProductDetail:
-        return await self.client.get_product(self.state.location_id or "", product_id)
+        detail = await self.client.get_product(self.state.location_id or "", product_id)
+        self._learn_names(detail.modifiers)
+        return detail
+
+    def _learn_names(self, groups: Sequence[ModifierGroup]) -> None:
+        """Remember option and group names from a product detail: a server that echoes only
+        ids in cart lines (2.0) still reads as names on screen (`option_names`)."""
+        for group in groups:
+            if group.name:
+                self.option_names.setdefault(group.id, group.name)
+            for option in group.items:
+                if option.name:
+                    self.option_names.setdefault(option.id, option.name)
+                self._learn_names([c.group for c in option.child_groups if c.group is not None])
 
     async def tip_settings(self) -> TipSettings:
         return await self.client.get_gratuity(self.state.location_id or "")

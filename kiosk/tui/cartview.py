@@ -7,7 +7,7 @@ string.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from kiosk.tui.text import clean
@@ -57,15 +57,24 @@ def pay_total(cart: Cart) -> str:
     return total_rows(cart)[-1][1]
 
 
-def _names(entries: Iterable[Any], depth: int, out: list[str]) -> None:
+def _names(
+    entries: Iterable[Any], depth: int, out: list[str], known: Mapping[str, str]
+) -> None:
     for entry in entries:
         if not isinstance(entry, dict):
             continue
         options = entry.get("selectedOptions") or entry.get("options") or entry.get("items")
         if isinstance(options, list):
-            _names(options, depth, out)
+            _names(options, depth, out, known)
             continue
-        name = entry.get("name") or entry.get("optionName") or entry.get("optionId") or ""
+        option_id = entry.get("optionId")
+        name = (
+            entry.get("name")
+            or entry.get("optionName")
+            or (known.get(option_id) if isinstance(option_id, str) else None)
+            or option_id
+            or ""
+        )
         quantity = entry.get("quantity")
         text = clean(name, 60)
         if isinstance(quantity, int) and quantity > 1:
@@ -74,17 +83,19 @@ def _names(entries: Iterable[Any], depth: int, out: list[str]) -> None:
             out.append(("  " * depth) + text)
         children = entry.get("children")
         if isinstance(children, list):
-            _names(children, depth + 1, out)
+            _names(children, depth + 1, out, known)
 
 
-def choice_lines(item: CartItem) -> list[str]:
+def choice_lines(item: CartItem, known: Mapping[str, str] | None = None) -> list[str]:
     """A line's chosen options as short texts (nested choices indented).
 
     The spec leaves the entry shape open; this reads the contract's Selection shape, flat option
-    entries, and names where the server sends them, and never fails on anything else.
+    entries, and names where the server sends them, and never fails on anything else. A server
+    that sends only option ids (2.0) is read with `known` names (from the product details the
+    kiosk read: Visit.option_names); an id shows only when its name was never seen.
     """
     out: list[str] = []
-    _names(item.selections or [], 0, out)
+    _names(item.selections or [], 0, out, known or {})
     if item.special_instructions:
         out.append("Note: " + clean(item.special_instructions, 80))
     return out

@@ -16,6 +16,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Select, Static
 
+from kiosk.tui.contract import kiosk_of
 from kiosk.tui.errors import Failure
 from kiosk.tui.labels import method_label
 from kiosk.tui.screens.base import KioskScreen
@@ -66,7 +67,8 @@ class CartLines(RowList[LineRow]):
             text.append(clean(item.name, 100))
             right = Text(clean(item.total_formatted or item.price_formatted or "", 20) + " ")
             rows.append(LineRow(item.id, text, right))
-            rows.extend(LineRow(None, Text("      " + c, style="dim")) for c in choice_lines(item))
+            choices = choice_lines(item, kiosk_of(self.app).visit.option_names)
+            rows.extend(LineRow(None, Text("      " + c, style="dim")) for c in choices)
         self.set_rows(rows)
         self.styles.height = max(min(len(rows), 12), 1)
 

@@ -10,6 +10,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from kiosk.tui.cartview import choice_lines, total_rows
+from kiosk.tui.contract import kiosk_of
 from kiosk.tui.text import clean
 
 if TYPE_CHECKING:
@@ -61,7 +62,7 @@ class CartPanel(CartWatcher):
                 Text(f"{item.quantity} × {clean(item.name, 80)}"),
                 Text(item.total_formatted or ""),
             )
-            for line in choice_lines(item)[:3]:
+            for line in choice_lines(item, kiosk_of(self.app).visit.option_names)[:3]:
                 table.add_row(Text("   " + line, style="dim"), "")
         table.add_row("", "")
         for label, amount, kind in total_rows(cart):
