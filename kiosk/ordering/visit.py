@@ -62,7 +62,14 @@ if TYPE_CHECKING:
     from kiosk.ordering.modifiers import SelectionState
     from kiosk.ordering.payment import PaymentResult, PaymentTick
 
-__all__ = ["OrderTime", "ResumeOutcome", "Visit", "VisitState"]
+__all__ = [
+    "OrderTime",
+    "ReopenResult",
+    "ResumeOutcome",
+    "Visit",
+    "VisitState",
+    "request_selections",
+]
 
 log = logging.getLogger("kiosk.ordering")
 
@@ -118,6 +125,40 @@ class ResumeOutcome:
 
     kind: str
     cart: Cart | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ReopenResult:
+    """What `Visit.reopen_order()` did: `completed`, the order paid meanwhile (nothing was
+    touched); else the order is open again, less the lines (by name) and extras (the code, the
+    tip, the later time) that `dropped` names."""
+
+    completed: Cart | None = None
+    dropped: tuple[str, ...] = ()
+
+
+def request_selections(entries: Any) -> list[dict[str, Any]]:
+    """A cart line's selections (as the server echoes them, with names and prices) in the shape an
+    add-item request takes: groupId, selectedOptions [optionId, quantity, children]."""
+    out: list[dict[str, Any]] = []
+    for group in entries if isinstance(entries, list) else ():
+        if not isinstance(group, dict) or not isinstance(group.get("groupId"), str):
+            continue
+        chosen = []
+        for option in group.get("selectedOptions") or ():
+            if not isinstance(option, dict) or not isinstance(option.get("optionId"), str):
+                continue
+            entry: dict[str, Any] = {
+                "optionId": option["optionId"],
+                "quantity": option.get("quantity", 1),
+            }
+            children = request_selections(option.get("children"))
+            if children:
+                entry["children"] = children
+            chosen.append(entry)
+        if chosen:
+            out.append({"groupId": group["groupId"], "selectedOptions": chosen})
+    return out
 
 
 class Visit:
@@ -558,6 +599,54 @@ class Visit:
 
     async def poll(self) -> Cart | None:
         return await self._on_store(lambda s: s.poll())
+
+    async def reopen_order(self) -> ReopenResult:
+        """Back from payment to the cart with the order intact. A cart being paid for is locked
+        and takes no more changes, so the same order is made again in a new cart (the same way
+        of ordering, lines, choices, notes, code and time) and the old one deleted, its payment
+        hand-off with it. One last look first: a payment that landed meanwhile wins."""
+        from kiosk.api.errors import InvalidRequestError, NotFoundError, UnprocessableError
+
+        store = self._need_store()
+        cart = await self._on_store(lambda st: st.poll())
+        if cart is not None and cart.is_completed:
+            return ReopenResult(completed=cart)
+        if cart is None or not cart.is_locked:
+            return ReopenResult()  # still open: there is nothing to make again
+        state = self.state
+        method = state.fulfillment_method or str(cart.fulfilment_method)
+        await _quietly(store.discard())
+        self._cross_sell_memo = None
+        await self.start(
+            method, table_number=state.table_number, delivery=state.delivery, room=state.room
+        )
+        dropped: list[str] = []
+        refused = (InvalidRequestError, NotFoundError, UnprocessableError)
+        for item in cart.items:
+            try:
+                await self.add_item(
+                    item.product_id,
+                    item.quantity,
+                    request_selections(item.selections),
+                    item.special_instructions,
+                )
+            except refused:
+                dropped.append(item.name or item.product_id)  # sold out or gone since
+        extras: list[tuple[str, Callable[[], Awaitable[Any]]]] = []
+        if cart.discount_code:
+            code = cart.discount_code
+            extras.append((f"code {code}", lambda: self.apply_discount(code)))
+        if not state.order_time.is_asap:
+            day, at = state.order_time.order_date or "", state.order_time.order_time or ""
+            extras.append(("the later time", lambda: self.set_order_time_later(day, at)))
+        for name, redo in extras:
+            try:
+                await redo()
+            except refused:
+                dropped.append(name)
+        if cart.waiter_tip_total:
+            dropped.append("the tip (please choose it again)")
+        return ReopenResult(dropped=tuple(dropped))
 
     async def confirm_demo_payment(self, card_number: str) -> None:
         await self._on_store(lambda s: s.confirm_demo_payment(card_number))

@@ -57,9 +57,7 @@ def pay_total(cart: Cart) -> str:
     return total_rows(cart)[-1][1]
 
 
-def _names(
-    entries: Iterable[Any], depth: int, out: list[str], known: Mapping[str, str]
-) -> None:
+def _names(entries: Iterable[Any], depth: int, out: list[str], known: Mapping[str, str]) -> None:
     for entry in entries:
         if not isinstance(entry, dict):
             continue

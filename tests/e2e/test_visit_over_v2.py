@@ -17,7 +17,7 @@ from kiosk.api.v2 import StorefrontClientV2
 from kiosk.config import Secret, Settings
 from kiosk.demo import create_app
 from kiosk.demo.data import DOWNTOWN
-from kiosk.ordering.visit import Visit
+from kiosk.ordering.visit import Visit, request_selections
 from kiosk.runtime import build_demo_services, dialect_for
 from tests.demo.support import WED_AFTERNOON
 
@@ -184,3 +184,63 @@ async def test_the_checkout_handoff_is_renewed_before_it_expires(
     assert shown and min(shown) >= 19 and max(shown) <= 60
     assert visit.cart is not None and visit.cart.checkout_url == intent.checkout_url
     await services.aclose()
+
+
+@pytest.mark.parametrize("dialect", ["v1", "v2"])
+async def test_back_from_payment_the_order_is_intact_in_a_new_cart(
+    tmp_path: Path, dialect: str
+) -> None:
+    from kiosk.ordering.modifiers import SelectionState
+
+    app = create_app(clock=lambda: WED_AFTERNOON)
+    backend = app.state.backend  # type: ignore[attr-defined]
+    services = build_demo_services(
+        Settings(api_dialect=dialect),
+        backend_app=app,
+        state_dir=tmp_path,
+        location_ids=[DOWNTOWN.id],
+    )
+    visit = Visit(services.client_for, services.location_ids, wall_clock=lambda: WED_AFTERNOON)
+    visit.choose_location(DOWNTOWN.id)
+    await visit.start("pickup")
+    latte = await visit.product("prd_latte")
+    await visit.add_item("prd_latte", 2, SelectionState.for_product(latte), "extra hot")
+    await visit.add_item("prd_cookie", 1)
+    await visit.apply_discount("SAVE10")
+    await visit.checkout("Ann", "ann@example.com")
+    old = visit.cart
+    assert old is not None and old.is_locked
+    before = [(i.product_id, i.quantity, i.special_instructions) for i in old.items]
+    before_choices = [request_selections(i.selections) for i in old.items]
+
+    result = await visit.reopen_order()
+    assert result.completed is None and result.dropped == ()
+    new = visit.cart
+    assert new is not None and new.id != old.id and not new.is_locked
+    assert [(i.product_id, i.quantity, i.special_instructions) for i in new.items] == before
+    assert [request_selections(i.selections) for i in new.items] == before_choices
+    assert new.discount_code == "SAVE10"
+    assert new.order_total == old.order_total
+    # The locked cart is gone from the server: its payment can no longer be taken.
+    try:
+        gone = backend.get_cart_json(old.id)
+    except KeyError:  # v1: deleted outright
+        gone = None
+    assert gone is None or gone["status"] == "EXPIRED", gone["status"]
+    assert visit.state.customer_name == "Ann"
+    await services.aclose()  # type: ignore[attr-defined]
+
+
+async def test_back_from_payment_after_it_was_paid_shows_the_order(tmp_path: Path) -> None:
+    app = create_app(clock=lambda: WED_AFTERNOON)
+    visit, services = _visit(app, tmp_path)
+    visit.choose_location(DOWNTOWN.id)
+    await visit.start("pickup")
+    await visit.add_item("prd_cookie", 1)
+    await visit.checkout("Ann", "ann@example.com")
+    await visit.confirm_demo_payment("4242 4242 4242 4242")
+    paid_id = visit.state.cart_id
+    result = await visit.reopen_order()
+    assert result.completed is not None and result.completed.is_completed
+    assert visit.state.cart_id == paid_id  # nothing was touched
+    await services.aclose()  # type: ignore[attr-defined]

@@ -353,14 +353,45 @@ async def test_cancel_payment_discards_the_cart(kiosk: Kiosk) -> None:
         await fill(pilot, "ada@example.com")
         await keys(pilot, "enter")
         assert isinstance(app.screen, PaymentScreen)
-        await keys(pilot, "escape")
+        await keys(pilot, "f9")  # Cancel payment (also the Cancel button)
         await keys(pilot, "n")  # keep paying
         assert isinstance(app.screen, PaymentScreen)
-        await keys(pilot, "escape", "y")
+        await keys(pilot, "f9", "y")
         await settle(pilot)
         assert isinstance(app.screen, LocationScreen)
         with pytest.raises(KeyError):
             kiosk.backend.get_cart_json(cart_id)
+
+
+async def test_escape_on_payment_goes_back_to_the_cart_with_the_order_intact(
+    kiosk: Kiosk,
+) -> None:
+    app = kiosk.app
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_menu(pilot, "1", "1")
+        await add_simple(pilot, "espresso", "2")
+        await keys(pilot, "f4", "f2")
+        await fill(pilot, "Ada")
+        await keys(pilot, "tab")
+        await fill(pilot, "ada@example.com")
+        await keys(pilot, "enter")
+        assert isinstance(app.screen, PaymentScreen)
+        locked_id = app.visit.state.cart_id
+        await keys(pilot, "escape", "n")  # keep paying
+        assert isinstance(app.screen, PaymentScreen)
+        await keys(pilot, "escape", "y")
+        await settle(pilot)
+        assert isinstance(app.screen, CartScreen), banner(pilot)
+        assert "back" in banner(pilot)
+        server = kiosk.server_cart()
+        assert server["id"] != locked_id and server["status"] == "OPEN"
+        assert [(i["productId"], i["quantity"]) for i in server["items"]] == [("prd_espresso", 2)]
+        with pytest.raises(KeyError):
+            kiosk.backend.get_cart_json(locked_id)  # the locked cart and its payment are gone
+        # The order goes on from here as any other.
+        await keys(pilot, "plus")
+        await keys(pilot, "f2")
+        assert isinstance(app.screen, CheckoutScreen)
 
 
 async def test_start_over_asks_then_deletes_the_cart(kiosk: Kiosk) -> None:

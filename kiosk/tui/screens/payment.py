@@ -48,7 +48,7 @@ class PaymentScreen(KioskScreen):
     TITLE = "Payment"
     IDLE_RESET = False
     BINDINGS = [
-        Binding("escape", "cancel", "Cancel payment"),
+        Binding("escape", "back", "Back to my order"),
         # "Start over" here is a cancel, with the same question and the same last look.
         Binding("f9", "cancel", "Cancel payment", show=False),
         Binding("r,f5", "retry", "Retry", show=False),
@@ -247,7 +247,63 @@ class PaymentScreen(KioskScreen):
             self.action_cancel()
 
     def action_back(self) -> None:
-        self.action_cancel()
+        """Escape: back to the cart with the order intact (asked first: the payment code stops
+        working). Cancel (the button, F9) is what throws the order away."""
+        if self.finished:
+            return
+        from kiosk.tui.widgets.dialogs import ConfirmDialog
+
+        def answered(yes: bool | None) -> None:
+            if yes and not self.finished:
+                self.back_to_order()
+
+        self.app.push_screen(
+            ConfirmDialog(
+                "Go back to your order?",
+                detail="This payment code stops working; your order stays as it is.",
+                yes="Back to my order",
+                no="Keep paying",
+            ),
+            answered,
+        )
+
+    def back_to_order(self) -> None:
+        from kiosk.ordering.visit import ReopenResult
+
+        visit = self.kiosk.visit
+        self.cancelled.set()
+
+        async def reopen() -> ReopenResult:
+            return await visit.reopen_order()
+
+        def reopened(result: ReopenResult) -> None:
+            if result.completed is not None:
+                self._completed(result.completed)  # paid a moment ago: the order is theirs
+                return
+            self.finished = True
+            from kiosk.tui.screens.cart import CartScreen
+
+            # Payment sits on checkout, which sits on the cart.
+            while len(self.app.screen_stack) > 1 and not isinstance(self.app.screen, CartScreen):
+                self.app.pop_screen()
+            if isinstance(self.app.screen, KioskScreen):
+                if result.dropped:
+                    self.app.screen.say(
+                        "Your order is back. Not available again: "
+                        + ", ".join(clean(d, 40) for d in result.dropped),
+                        kind="info",
+                    )
+                else:
+                    self.app.screen.say("Your order is back, as it was.", kind="ok")
+
+        def failed(failure: Failure) -> bool:
+            # Not sure where the order stands: keep waiting for the payment, and say so.
+            self.cancelled.clear()
+            self.wait()
+            self.say(failure.message, hint="Still on the payment: please try again, or ask staff.")
+            return True
+
+        self.call(reopen, group="payment-cancel", done=reopened, failed=failed)
 
     def cancel_now(self) -> None:
         """Decided: a locked cart cannot be edited again, so cancelling discards it and the kiosk
