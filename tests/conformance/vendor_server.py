@@ -342,6 +342,7 @@ class Cart:
     expires_at: datetime
     order_date: str
     order_time: str
+    merchant_id: str
     revision: int = 0
     status: str = "OPEN"
     locked_at: datetime | None = None
@@ -421,6 +422,7 @@ class Store:
             expires_at=now + timedelta(hours=24),
             order_date=order_date,
             order_time=order_time,
+            merchant_id=self.seed.merchant_id,
         )
         self.carts[cart.id] = cart
         return cart
@@ -534,7 +536,7 @@ def cart_body(cart: Cart) -> dict[str, Any]:
     body: dict[str, Any] = {
         "id": cart.id,
         "locationId": loc.id,
-        "merchantId": "",
+        "merchantId": cart.merchant_id,
         "status": cart.status,
         "lockedAt": _iso(cart.locked_at) if cart.locked_at else None,
         "revision": cart.revision,
