@@ -838,6 +838,8 @@ class Server:
         self.dropped: list[str] = []
         self.failed_writes: list[str] = []
         self.slug_as_id = False
+        # This server's own answers that break the document (a bug here, not in the client).
+        self.answer_errors: list[str] = []
 
     # -- answers --------------------------------------------------------------------------------
 
@@ -1187,6 +1189,10 @@ class Server:
                 return response
         except ApiError as error:
             return self._error(method, path, error)
+        problems = self.contract.response_errors(method, op.template, reply.status, reply.body)
+        if reply.status == 302:
+            problems = []
+        self.answer_errors += [f"{method} {path} {reply.status}: {p}" for p in problems]
         headers = {}
         if reply.etag:
             headers["ETag"] = reply.etag
@@ -1859,5 +1865,6 @@ def make_vendor_app(
     app.state.contract = contract
     app.state.violations = server.violations
     app.state.refusals = server.refusals
+    app.state.answer_errors = server.answer_errors
     app.state.implemented = sorted(HANDLERS)
     return app
