@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator
+from datetime import datetime
 from typing import Any
 
 import httpx
@@ -435,6 +436,34 @@ async def test_unknown_paths_methods_queries_and_slugs_for_ids_are_violations(ap
         "sent X-Cart-Token, which storefrontListMenus does not declare (security: anonymous)",
         "path not in the document",
     ]
+
+
+@pytest.mark.parametrize(
+    ("now", "today", "first_slots"),
+    [
+        ("2026-03-11T12:02:00+00:00", ["2026-03-11", "2026-03-12"], ["12:30", "00:00"]),
+        ("2026-03-11T23:50:00+00:00", ["2026-03-12"], ["00:15"]),  # nothing left today
+        ("2026-07-01T10:00:00+00:00", ["2026-07-01", "2026-07-02"], ["11:15", "00:00"]),  # BST
+    ],
+)
+async def test_slots_are_quarter_hours_from_15_minutes_ahead_in_local_time(
+    now: str, today: list[str], first_slots: list[str]
+) -> None:
+    moment = datetime.fromisoformat(now)
+    app = make_vendor_app(clock=lambda: moment)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
+        api = Api(app, c)
+        r = await api.call("GET", "/locations/{locationId}/time-intervals", locationId=LOC)
+    days = r.json()["orderDays"]
+    assert [d["value"] for d in days] == today
+    assert [d["intervals"][0] for d in days] == first_slots
+
+
+async def test_exploring_past_a_slug_for_an_id_still_records_it() -> None:
+    app = make_vendor_app(slug_as_id=True)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
+        r = await c.get(f"{BASE_PATH}/locations/{SLUG}/menus")
+    assert r.status_code == 200 and len(app.state.violations) == 1
 
 
 async def test_business_refusals_are_documented_errors_but_not_violations(api: Api) -> None:

@@ -395,9 +395,13 @@ class Store:
         days = []
         for offset, label in ((0, "Today"), (1, "Tomorrow")):
             day: date = (now + timedelta(days=offset)).date()
-            start = first if offset == 0 else datetime(day.year, day.month, day.day)
+            if first.date() > day:
+                minute = 24 * 60  # late at night: nothing left today
+            elif first.date() == day:
+                minute = first.hour * 60 + first.minute
+            else:
+                minute = 0
             slots = []
-            minute = start.hour * 60 + start.minute if start.date() == day else 24 * 60
             while minute < 24 * 60:
                 slots.append(f"{minute // 60:02d}:{minute % 60:02d}")
                 minute += 15
