@@ -1,0 +1,1874 @@
+"""An independent, strict Storefront API 2.0 server for tests.
+
+Written from the vendor's documents only: ../shared/storefront-v2-contract.md (the digest),
+tests/data/vendor-v2/openapi-facts.json (the vendor's OpenAPI, prose removed) and
+storefront_operations.json (the vendor SDK's operation manifest), with the vendor's example
+payloads read for shapes. It deliberately shares nothing with kiosk/demo or kiosk/api: a second
+reading of the contract, so that the kiosk is tested against more than its own interpretation.
+
+Every request is checked against the facts file (path and method, credentials, Idempotency-Key,
+If-Match, query parameters, the request body's schema). Every breach is answered with the
+documented error envelope and recorded, as "METHOD PATH: what broke", in `app.state.violations`.
+Business refusals (an unknown discount code, a missing required modifier) are answered the same
+way but recorded in `app.state.refusals`: a client may meet those without breaking the contract.
+
+`faults=Faults(...)` makes cart writes fail: `error_rate` answers 5xx before committing,
+`drop_rate` commits the write and then drops the answer (an exception under httpx.ASGITransport,
+a connection closed mid-body under uvicorn). Both draw from one seeded random generator, so a run
+is repeatable; `script` forces the first outcomes ("error", "drop", "ok") for exact tests.
+
+Test-only helpers live under /__test__ (never under the API's base path) and on `app.state.store`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import random
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+from tests.conformance.contract import BASE_PATH, Contract, Operation, load_contract
+
+CENT = Decimal("0.01")
+IF_MATCH_CART = "cart"
+CART_WRITE_PREFIX = "/locations/{locationId}/carts/{cartId}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Seed data: one merchant, one location (GBP), a menu with a required modifier group.
+
+
+@dataclass
+class Option:
+    id: str
+    name: str
+    price: Decimal
+    max_quantity: int = 1
+    child_groups: list[Group] = field(default_factory=list)
+
+
+@dataclass
+class Group:
+    id: str
+    name: str
+    min: int
+    max: int
+    options: list[Option]
+    description: str | None = None
+
+
+@dataclass
+class Product:
+    id: str
+    name: str
+    price: Decimal
+    description: str
+    category_id: str
+    groups: list[Group] = field(default_factory=list)
+    availability: str = "available"
+    calories: float | None = None
+
+
+@dataclass
+class Location:
+    id: str
+    slug: str
+    name: str
+    bio: str
+    street: str
+    city: str
+    state: str
+    zip_code: str
+    country: str
+    lat: float
+    lng: float
+    timezone: str
+    currency: str  # one of the cart enum: usd | gbp | aed | aud
+    symbol: str
+    statement_descriptor: str
+    categories: list[tuple[str, str]]  # (id, name), in menu order
+    products: list[Product]
+    popular: list[str]
+    discount_codes: dict[str, Decimal]  # code -> rate off the subtotal
+    tax_rate: Decimal = Decimal("0.20")
+    service_fee_rate: Decimal = Decimal("0.02")
+    delivery_fee: Decimal = Decimal("2.50")
+    tip_percentages: tuple[str, ...] = ("10", "15", "20")
+
+    def product(self, product_id: str) -> Product | None:
+        return next((p for p in self.products if p.id == product_id), None)
+
+    @property
+    def address_string(self) -> str:
+        return f"{self.street}, {self.city} {self.zip_code}"
+
+
+@dataclass
+class Seed:
+    merchant_id: str
+    merchant_slug: str
+    merchant_name: str
+    country: str
+    locations: list[Location]
+
+
+def harbour_noodles() -> Seed:
+    """A noodle bar on Bristol's harbourside: GBP, one product with a required choice (and a
+    nested one), optional extras with per-option maxima, a sold-out drink, a discount code."""
+    heat = Group(
+        "grp_heat",
+        "Heat",
+        1,
+        1,
+        [Option("opt_mild", "Mild", Decimal("0.00")), Option("opt_hot", "Hot", Decimal("0.00"))],
+    )
+    broth = Group(
+        "grp_broth",
+        "Broth",
+        1,
+        1,
+        [
+            Option("opt_chicken", "Chicken", Decimal("0.00")),
+            Option("opt_mushroom", "Mushroom", Decimal("0.00")),
+            Option("opt_sichuan", "Sichuan", Decimal("0.50"), child_groups=[heat]),
+        ],
+        description="Choose one",
+    )
+    extras = Group(
+        "grp_extras",
+        "Extras",
+        0,
+        3,
+        [
+            Option("opt_egg", "Soy egg", Decimal("1.20"), max_quantity=2),
+            Option("opt_pakchoi", "Pak choi", Decimal("1.00")),
+            Option("opt_chilli", "Chilli oil", Decimal("0.40")),
+        ],
+    )
+    products = [
+        Product(
+            "prod_wonton_soup",
+            "Wonton noodle soup",
+            Decimal("9.50"),
+            "Pork and prawn wontons, egg noodles, greens.",
+            "cat_noodles",
+            [broth, extras],
+            calories=620,
+        ),
+        Product(
+            "prod_dan_dan",
+            "Dan dan noodles",
+            Decimal("10.25"),
+            "Sesame, chilli, minced pork.",
+            "cat_noodles",
+            [extras],
+        ),
+        Product(
+            "prod_gyoza",
+            "Gyoza (5)",
+            Decimal("5.50"),
+            "Pan-fried vegetable dumplings.",
+            "cat_sides",
+        ),
+        Product(
+            "prod_crackers", "Prawn crackers", Decimal("3.00"), "A basket to share.", "cat_sides"
+        ),
+        Product("prod_jasmine_tea", "Jasmine tea", Decimal("2.80"), "A pot for one.", "cat_drinks"),
+        Product(
+            "prod_lychee_soda",
+            "Lychee soda",
+            Decimal("3.25"),
+            "Sparkling, not too sweet.",
+            "cat_drinks",
+            availability="sold_out",
+        ),
+    ]
+    location = Location(
+        id="66a1f0c2b3d4e5f60718293a",
+        slug="harbour-noodles",
+        name="Harbour Noodles Quayside",
+        bio="Hand-pulled noodles by the water.",
+        street="12 Narrow Quay",
+        city="Bristol",
+        state="England",
+        zip_code="BS1 4QA",
+        country="United Kingdom",
+        lat=51.4496,
+        lng=-2.5975,
+        timezone="Europe/London",
+        currency="gbp",
+        symbol="£",
+        statement_descriptor="HARBOUR NOODLES",
+        categories=[("cat_noodles", "Noodles"), ("cat_sides", "Sides"), ("cat_drinks", "Drinks")],
+        products=products,
+        popular=["prod_wonton_soup", "prod_gyoza"],
+        discount_codes={"HARBOUR10": Decimal("0.10")},
+    )
+    return Seed(
+        merchant_id="66a1f0c2b3d4e5f607182900",
+        merchant_slug="harbour-noodles-co",
+        merchant_name="Harbour Noodles",
+        country="United Kingdom",
+        locations=[location],
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Faults
+
+
+@dataclass
+class Faults:
+    """Seeded failures of cart writes (POST/PUT/PATCH/DELETE under a cart)."""
+
+    error_rate: float = 0.0  # answer 5xx before committing
+    drop_rate: float = 0.0  # commit, then drop the answer
+    seed: int = 0
+    script: list[str] = field(default_factory=list)  # forced first outcomes: ok | error | drop
+
+    def __post_init__(self) -> None:
+        self._rng = random.Random(self.seed)
+        self._script = list(self.script)
+
+    def before_commit(self) -> bool:
+        """True: this write fails with a 5xx and changes nothing."""
+        if self._script:
+            if self._script[0] == "error":
+                self._script.pop(0)
+                return True
+            return False
+        return self._rng.random() < self.error_rate
+
+    def after_commit(self) -> bool:
+        """True: this committed write's answer is dropped."""
+        if self._script:
+            return self._script.pop(0) == "drop"
+        return self._rng.random() < self.drop_rate
+
+
+class DroppedAnswer(ConnectionError):
+    """Raised after a committed write to make its answer vanish (see DroppedResponse)."""
+
+
+class DroppedResponse(Response):
+    """Starts the answer and breaks off mid-body: uvicorn then closes the connection (the client
+    sees a transport error); httpx.ASGITransport hands the exception to the client."""
+
+    def __init__(self, length: int) -> None:
+        super().__init__(status_code=200, media_type="application/json")
+        self.length = max(length, 2)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(self.length).encode()),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": b"{", "more_body": True})
+        raise DroppedAnswer("the answer was dropped after the write committed")
+
+
+# ---------------------------------------------------------------------------------------------
+# State
+
+
+def _hex24() -> str:
+    return secrets.token_hex(12)
+
+
+def _same_token(offered: str | None, expected: str) -> bool:
+    # Header values arrive as latin-1 text; compare_digest wants bytes for anything non-ASCII.
+    return offered is not None and secrets.compare_digest(
+        offered.encode("latin-1", "replace"), expected.encode()
+    )
+
+
+def _money(value: Decimal) -> str:
+    return str(value.quantize(CENT, rounding=ROUND_HALF_UP))
+
+
+def _iso(moment: datetime) -> str:
+    return (
+        moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    )
+
+
+@dataclass
+class Line:
+    id: str
+    product: Product
+    quantity: int
+    unit_price: Decimal
+    category_id: str | None
+    special_instructions: str
+    unavailable_action: str
+    selections: list[dict[str, Any]]
+
+
+@dataclass
+class Handoff:
+    id: str
+    cart_id: str
+    url: str
+    expires_at: datetime
+
+
+@dataclass
+class Cart:
+    id: str
+    token: str
+    location: Location
+    method: str
+    created_at: datetime
+    expires_at: datetime
+    order_date: str
+    order_time: str
+    merchant_id: str
+    revision: int = 0
+    status: str = "OPEN"
+    locked_at: datetime | None = None
+    lines: list[Line] = field(default_factory=list)
+    pickup_type: str = "ASAP"
+    tip_amount: Decimal | None = None
+    tip_percentage: Decimal | None = None
+    discount_code: str | None = None
+    delivery: dict[str, Any] | None = None
+    table: str | None = None
+    room: dict[str, str] | None = None
+    customer: dict[str, str] = field(default_factory=dict)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    result: str = "payment_pending"  # payment_pending | order_pending | completed | failed
+    failure_code: str | None = None
+    order: dict[str, Any] | None = None
+    rating: dict[str, Any] | None = None
+
+
+class Store:
+    """Everything the server knows, in memory."""
+
+    def __init__(self, seed: Seed, clock: Callable[[], datetime]) -> None:
+        self.seed = seed
+        self.clock = clock
+        self.carts: dict[str, Cart] = {}
+        self.handoffs: dict[str, Handoff] = {}
+        self.orders: dict[str, dict[str, Any]] = {}
+        self.next_order_number = 101
+
+    # -- lookups --------------------------------------------------------------------------------
+
+    def location_by_slug_or_id(self, key: str) -> Location | None:
+        return next((x for x in self.seed.locations if key in (x.id, x.slug)), None)
+
+    def location_by_id(self, key: str) -> Location | None:
+        return next((x for x in self.seed.locations if x.id == key), None)
+
+    # -- time -----------------------------------------------------------------------------------
+
+    def local_now(self, location: Location) -> datetime:
+        return self.clock().astimezone(ZoneInfo(location.timezone))
+
+    def order_days(self, location: Location) -> list[dict[str, Any]]:
+        """Today's remaining quarter hours (from 15 minutes ahead) and tomorrow's: the location is
+        open around the clock so that tests do not depend on the hour they run at."""
+        now = self.local_now(location)
+        first = now + timedelta(minutes=15)
+        first = first.replace(second=0, microsecond=0) + timedelta(minutes=-first.minute % 15)
+        days = []
+        for offset, label in ((0, "Today"), (1, "Tomorrow")):
+            day: date = (now + timedelta(days=offset)).date()
+            if first.date() > day:
+                minute = 24 * 60  # late at night: nothing left today
+            elif first.date() == day:
+                minute = first.hour * 60 + first.minute
+            else:
+                minute = 0
+            slots = []
+            while minute < 24 * 60:
+                slots.append(f"{minute // 60:02d}:{minute % 60:02d}")
+                minute += 15
+            days.append({"value": day.isoformat(), "label": label, "intervals": slots})
+        return [d for d in days if d["intervals"]]
+
+    def asap(self, location: Location) -> tuple[str, str]:
+        ready = self.local_now(location) + timedelta(minutes=15)
+        return ready.date().isoformat(), ready.strftime("%H:%M")
+
+    # -- carts ----------------------------------------------------------------------------------
+
+    def new_cart(self, location: Location, method: str) -> Cart:
+        now = self.clock()
+        order_date, order_time = self.asap(location)
+        cart = Cart(
+            id=_hex24(),
+            token="ct_" + secrets.token_urlsafe(24),
+            location=location,
+            method=method,
+            created_at=now,
+            expires_at=now + timedelta(hours=24),
+            order_date=order_date,
+            order_time=order_time,
+            merchant_id=self.seed.merchant_id,
+        )
+        self.carts[cart.id] = cart
+        return cart
+
+    def cart_json(self, cart: Cart) -> dict[str, Any]:
+        return cart_body(cart)
+
+    # -- test-only payment ----------------------------------------------------------------------
+
+    def pay(self, cart_id: str) -> None:
+        """The hosted checkout took the money: the cart locks, its order is being placed."""
+        cart = self.carts[cart_id]
+        cart.status = "LOCKED"
+        cart.locked_at = cart.locked_at or self.clock()
+        cart.result = "order_pending"
+        cart.revision += 1
+
+    def fail_payment(self, cart_id: str, code: str = "PAYMENT_FAILED") -> None:
+        cart = self.carts[cart_id]
+        cart.result = "failed"
+        cart.failure_code = code
+
+    def complete(self, cart: Cart) -> None:
+        """The kitchen accepted the order: an order with a short number, the cart completed."""
+        number = self.next_order_number
+        self.next_order_number += 1
+        cart.status = "COMPLETED"
+        cart.result = "completed"
+        cart.revision += 1
+        cart.order = order_body(cart, _hex24(), f"H{number}", self.clock())
+        self.orders[cart.order["id"]] = cart.order
+
+
+# ---------------------------------------------------------------------------------------------
+# Bodies
+
+
+def _fmt(location: Location, value: Decimal) -> str:
+    value = value.quantize(CENT, rounding=ROUND_HALF_UP)
+    sign = "-" if value < 0 else ""
+    return f"{sign}{location.symbol}{abs(value):,.2f}"
+
+
+def totals(cart: Cart) -> dict[str, Decimal]:
+    """The server computes every total (notes); the formulas themselves are not documented."""
+    loc = cart.location
+    subtotal_before = sum((ln.unit_price * ln.quantity for ln in cart.lines), Decimal(0))
+    rate = loc.discount_codes.get(cart.discount_code or "", Decimal(0))
+    discount = (subtotal_before * rate).quantize(CENT, rounding=ROUND_HALF_UP)
+    subtotal = subtotal_before - discount
+    tax = (subtotal * loc.tax_rate).quantize(CENT, rounding=ROUND_HALF_UP)
+    if cart.tip_amount is not None:
+        tip = cart.tip_amount
+    elif cart.tip_percentage is not None:
+        tip = (subtotal * cart.tip_percentage / 100).quantize(CENT, rounding=ROUND_HALF_UP)
+    else:
+        tip = Decimal(0)
+    service = (subtotal * loc.service_fee_rate).quantize(CENT, rounding=ROUND_HALF_UP)
+    fulfilment = loc.delivery_fee if cart.method == "delivery" and cart.lines else Decimal(0)
+    order_total = subtotal + tax + fulfilment + tip
+    return {
+        "subTotal": subtotal,
+        "discountTotal": discount,
+        "waiterTipTotal": tip,
+        "taxTotal": tax,
+        "taxAndFeeTotal": tax + service + fulfilment,
+        "serviceFeeTotal": service,
+        "paymentProcessingFeeTotal": Decimal(0),
+        "applicationFeeTotal": Decimal(0),
+        "netSalesTotal": subtotal,
+        "fulfillmentMethodFeeTotal": fulfilment,
+        "orderTotal": order_total,
+        "orderTotalWithServiceFee": order_total + service,
+        "enterpriseFeeTotal": Decimal(0),
+        "subTotalWithoutDiscount": subtotal_before,
+    }
+
+
+def line_body(cart: Cart, line: Line) -> dict[str, Any]:
+    loc = cart.location
+    total = line.unit_price * line.quantity
+    body: dict[str, Any] = {
+        "id": line.id,
+        "productId": line.product.id,
+        "name": line.product.name,
+        "description": line.product.description,
+        "imageUrl": "",
+        "price": _money(line.unit_price),
+        "priceFormatted": _fmt(loc, line.unit_price),
+        "quantity": line.quantity,
+        "total": _money(total),
+        "totalFormatted": _fmt(loc, total),
+        "discount": "0.00",
+        "discountFormatted": _fmt(loc, Decimal(0)),
+        "categoryId": line.category_id,
+        "specialInstructions": line.special_instructions,
+        "itemUnavailableAction": line.unavailable_action,
+        "selections": line.selections,
+        "product": {
+            "id": line.product.id,
+            "name": line.product.name,
+            "price": _money(line.product.price),
+        },
+    }
+    return body
+
+
+def cart_body(cart: Cart) -> dict[str, Any]:
+    loc = cart.location
+    amounts = totals(cart)
+    body: dict[str, Any] = {
+        "id": cart.id,
+        "locationId": loc.id,
+        "merchantId": cart.merchant_id,
+        "status": cart.status,
+        "lockedAt": _iso(cart.locked_at) if cart.locked_at else None,
+        "revision": cart.revision,
+        "expiresAt": _iso(cart.expires_at),
+        "restaurantDisplayName": loc.name,
+        "fulfilmentMethod": cart.method,  # sic: cart responses spell it with one "l"
+        "fulfillmentIdentifier": cart.order["shortId"] if cart.order else "",
+        "metadata": dict(cart.metadata),
+        "pickupType": cart.pickup_type,
+        "orderDate": cart.order_date,
+        "orderTime": cart.order_time,
+        "currency": loc.currency,
+    }
+    for name, value in amounts.items():
+        body[name] = _money(value)
+        body[name + "Formatted"] = _fmt(loc, value)
+    body["orderTotalWithServiceFeeAmount"] = int(
+        (amounts["orderTotalWithServiceFee"] * 100).to_integral_value(rounding=ROUND_HALF_UP)
+    )
+    if cart.discount_code:
+        body["discountCode"] = cart.discount_code
+    body["statementDescriptor"] = loc.statement_descriptor
+    body["totalQuantity"] = sum(ln.quantity for ln in cart.lines)
+    body["items"] = [line_body(cart, ln) for ln in cart.lines]
+    tip_rate = (cart.tip_percentage or Decimal(0)) / 100
+    body["fees"] = {
+        "enterpriseFeeRate": "0",
+        "enterpriseFeeFix": "0.00",
+        "serviceFeeRate": str(loc.service_fee_rate),
+        "serviceFeeFix": "0.00",
+        "taxRate": str(loc.tax_rate),
+        "tipRate": str(tip_rate.normalize()) if tip_rate else "0",
+        "fulfillmentMethodFeeFix": _money(loc.delivery_fee)
+        if cart.method == "delivery"
+        else "0.00",
+        "fulfillmentMethodFeeRate": "0",
+        "paymentProcessingFeeRate": "0",
+        "paymentProcessingFeeFix": "0.00",
+    }
+    body["deliveryInfo"] = cart.delivery
+    body["tableServiceInfo"] = {"tableNumber": cart.table} if cart.table else None
+    body["roomServiceInfo"] = dict(cart.room) if cart.room else None
+    return body
+
+
+def _order_modifiers(product: Product, selections: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+
+    def walk(groups: list[Group], chosen: list[dict[str, Any]]) -> None:
+        for pick in chosen:
+            group = next(g for g in groups if g.id == pick["groupId"])
+            for sel in pick["selectedOptions"]:
+                option = next(o for o in group.options if o.id == sel["optionId"])
+                found.append(
+                    {
+                        "groupName": group.name,
+                        "name": option.name,
+                        "quantity": sel["quantity"],
+                        "price": _money(option.price),
+                    }
+                )
+                walk(option.child_groups, sel.get("children", []))
+
+    walk(product.groups, selections)
+    return found
+
+
+def order_body(cart: Cart, order_id: str, short_id: str, now: datetime) -> dict[str, Any]:
+    amounts = totals(cart)
+    paid = amounts["orderTotalWithServiceFee"]
+    return {
+        "id": order_id,
+        "shortId": short_id,
+        "restaurantDisplayName": cart.location.name,
+        "fulfillmentMethod": cart.method,
+        "fulfillmentIdentifier": short_id,
+        "pickupType": cart.pickup_type,
+        "orderTime": cart.order_time,
+        "orderDate": cart.order_date,
+        "totalQuantity": sum(ln.quantity for ln in cart.lines),
+        "currency": cart.location.currency,
+        "orderTotal": _money(paid),
+        "status": "received",
+        "createdAt": _iso(now),
+        "partiallyRefunded": False,
+        "items": [
+            {
+                "id": ln.id,
+                "name": ln.product.name,
+                "quantity": ln.quantity,
+                "price": _money(ln.unit_price),
+                "total": _money(ln.unit_price * ln.quantity),
+                "discount": "0.00",
+                "specialInstructions": ln.special_instructions,
+                "modifiers": _order_modifiers(ln.product, ln.selections),
+            }
+            for ln in cart.lines
+        ],
+        "pricing": {
+            "subtotal": _money(amounts["subTotal"]),
+            "discount": _money(amounts["discountTotal"]),
+            "tax": _money(amounts["taxTotal"]),
+            "tip": _money(amounts["waiterTipTotal"]),
+            "serviceFee": _money(amounts["serviceFeeTotal"]),
+            "fulfillmentFee": _money(amounts["fulfillmentMethodFeeTotal"]),
+            "enterpriseFee": _money(amounts["enterpriseFeeTotal"]),
+            "total": _money(paid),
+            "refunded": "0.00",
+            "netPaid": _money(paid),
+        },
+        "deliveryInfo": {"deliveryAddress": cart.delivery["addressString"]}
+        if cart.delivery
+        else None,
+        # Completed orders do not keep table or room details yet (the notes' known gaps).
+        "roomServiceInfo": None,
+        "tableServiceInfo": None,
+        "payment": {"cardLast4": "4242", "walletType": None, "cardBrand": "visa"},
+        "updatedAt": None,
+    }
+
+
+def location_body(loc: Location) -> dict[str, Any]:
+    return {
+        "id": loc.id,
+        "restaurantSlug": loc.slug,
+        "restaurantDisplayName": loc.name,
+        "restaurantBio": loc.bio,
+        "coverPhoto": "",
+        "restaurantLogo": "",
+        "addressData": {
+            "street": loc.street,
+            "streetOptional": "",
+            "city": loc.city,
+            "state": loc.state,
+            "zipCode": loc.zip_code,
+            "country": loc.country,
+            "lat": loc.lat,
+            "lng": loc.lng,
+        },
+        "addressString": loc.address_string,
+    }
+
+
+def _option_body(option: Option) -> dict[str, Any]:
+    return {
+        "id": option.id,
+        "name": option.name,
+        "price": _money(option.price),
+        "maxQuantity": option.max_quantity,
+        "childGroups": [
+            {
+                "groupId": child.id,
+                "applyPerParentQuantity": False,
+                "group": {
+                    "id": child.id,
+                    "name": child.name,
+                    "description": child.description,
+                    "imageUrl": "",
+                    "rule": {"min": child.min, "max": child.max},
+                    "items": [
+                        {
+                            "id": o.id,
+                            "name": o.name,
+                            "price": _money(o.price),
+                            "maxQuantity": o.max_quantity,
+                        }
+                        for o in child.options
+                    ],
+                },
+            }
+            for child in option.child_groups
+        ],
+    }
+
+
+def menu_product_body(loc: Location, product: Product) -> dict[str, Any]:
+    return {
+        "id": product.id,
+        "name": product.name,
+        "price": _money(product.price),
+        "displayPrice": _fmt(loc, product.price),
+        "currency": loc.currency,
+        "modifierIds": [g.id for g in product.groups],
+        "description": product.description,
+        "availability": product.availability,
+        "images": [],
+        "nutrition": {
+            "calorieCount": product.calories,
+            "dietaryPreferences": [],
+            "ingredients": [],
+        },
+    }
+
+
+def product_body(loc: Location, product: Product) -> dict[str, Any]:
+    body = menu_product_body(loc, product)
+    body["locationId"] = loc.id
+    body["modifiers"] = [
+        {
+            "id": g.id,
+            "name": g.name,
+            "description": g.description,
+            "imageUrl": "",
+            "rule": {"min": g.min, "max": g.max},
+            "items": [_option_body(o) for o in g.options],
+        }
+        for g in product.groups
+    ]
+    return body
+
+
+# ---------------------------------------------------------------------------------------------
+# Errors
+
+
+class ApiError(Exception):
+    """An answer in the documented error envelope."""
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        details: dict[str, Any] | None = None,
+        *,
+        violation: str | None = None,
+        refusal: bool = False,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.details = details
+        self.violation = violation
+        self.refusal = refusal
+
+
+def _refuse(message: str, details: dict[str, Any] | None = None, status: int = 400) -> ApiError:
+    code = {400: "VALIDATION_ERROR", 404: "NOT_FOUND", 409: "CART_IMMUTABLE"}[status]
+    return ApiError(status, code, message, details, refusal=True)
+
+
+@dataclass
+class Reply:
+    status: int
+    body: Any
+    etag: str | None = None
+
+
+def _cart_reply(cart: Cart, status: int = 200) -> Reply:
+    return Reply(status, cart_body(cart), etag=f'"cart-{cart.revision}"')
+
+
+# ---------------------------------------------------------------------------------------------
+# The request pipeline
+
+
+@dataclass
+class Ctx:
+    request: Request
+    operation: Operation
+    path: str
+    params: dict[str, str]
+    query: dict[str, Any]
+    body: Any  # parsed JSON, or None when absent
+    store: Store
+    location: Location | None = None
+    cart: Cart | None = None
+
+
+@dataclass
+class Stored:
+    fingerprint: str
+    status: int
+    body: Any
+    headers: dict[str, str]
+
+
+class Server:
+    def __init__(
+        self,
+        seed: Seed,
+        faults: Faults | None,
+        rate_limit: int | None,
+        rate_window: float,
+        clock: Callable[[], datetime],
+    ) -> None:
+        self.contract: Contract = load_contract()
+        self.store = Store(seed, clock)
+        self.faults = faults or Faults()
+        self.rate_limit = rate_limit
+        self.rate_window = rate_window
+        self._window: list[float] = []
+        self.idempotency: dict[str, Stored] = {}
+        self.violations: list[str] = []
+        self.refusals: list[str] = []
+        self.unimplemented: list[str] = []
+        self.log: list[tuple[str, str, int]] = []  # (method, path, status) of every answer
+        self.dropped: list[str] = []
+        self.failed_writes: list[str] = []
+        self.slug_as_id = False
+        # This server's own answers that break the document (a bug here, not in the client).
+        self.answer_errors: list[str] = []
+
+    # -- answers --------------------------------------------------------------------------------
+
+    def _error(self, method: str, path: str, error: ApiError) -> JSONResponse:
+        if error.violation:
+            self.violations.append(f"{method} {path}: {error.violation}")
+        elif error.refusal:
+            self.refusals.append(f"{method} {path}: {error.code} {error.message}")
+        request_id = "req_" + secrets.token_hex(8)
+        body: dict[str, Any] = {
+            "code": error.code,
+            "message": error.message,
+            "requestId": request_id,
+        }
+        if error.details is not None:
+            body["details"] = error.details
+        self.log.append((method, path, error.status))
+        return JSONResponse(body, status_code=error.status, headers={"X-Request-Id": request_id})
+
+    # -- checks ---------------------------------------------------------------------------------
+
+    def _check_rate(self) -> None:
+        if self.rate_limit is None:
+            return
+        now = time.monotonic()
+        self._window = [t for t in self._window if now - t < self.rate_window]
+        if len(self._window) >= self.rate_limit:
+            # Bare: no Retry-After nor X-RateLimit-* header is documented.
+            raise ApiError(429, "RATE_LIMITED", "Too many requests.")
+        self._window.append(now)
+
+    def _check_params(self, op: Operation, params: dict[str, str], request: Request) -> dict:
+        problems: list[str] = []
+        for p in op.params:
+            if p.location == "path":
+                for problem in self.contract.errors(p.schema, params.get(p.name)):
+                    problems.append(f"path parameter {p.name} {problem}")
+        declared = op.query_params()
+        query: dict[str, Any] = {}
+        for name, raw in request.query_params.multi_items():
+            param = declared.get(name)
+            if param is None:
+                problems.append(f"query parameter {name!r} is not documented")
+                continue
+            value: Any = raw
+            kind = param.schema.get("type")
+            if kind == "boolean":
+                value = {"true": True, "false": False}.get(raw, raw)
+            elif kind == "integer":
+                value = int(raw) if raw.lstrip("-").isdigit() else raw
+            for problem in self.contract.errors(param.schema, value):
+                problems.append(f"query parameter {name} {problem}")
+            query[name] = value
+        for name, param in declared.items():
+            if param.required and name not in query:
+                problems.append(f"required query parameter {name} is missing")
+        if problems:
+            raise ApiError(
+                400,
+                "VALIDATION_ERROR",
+                "The request's parameters are invalid.",
+                {"problems": problems},
+                violation="; ".join(problems),
+            )
+        return query
+
+    def _check_credentials(self, op: Operation, request: Request) -> None:
+        """Credentials the operation does not declare. Which ones must match is checked once the
+        cart is known (_authorise)."""
+        headers = request.headers
+        if "x-api-key" in headers:
+            raise ApiError(
+                400,
+                "VALIDATION_ERROR",
+                "X-API-Key is not part of this API.",
+                {"header": "X-API-Key"},
+                violation="sent X-API-Key: 2.0 declares no API key on any operation",
+            )
+        schemes = {name for alternative in op.security for name in alternative}
+        offered = {
+            "StorefrontCustomerAuth": "authorization" in headers,
+            "StorefrontCartCapability": "x-cart-token" in headers,
+            "StorefrontCheckoutHandoff": "x-checkout-handoff" in headers,
+            "StorefrontReceiptCapability": "x-receipt-token" in headers,
+        }
+        header_name = {
+            "StorefrontCustomerAuth": "Authorization",
+            "StorefrontCartCapability": "X-Cart-Token",
+            "StorefrontCheckoutHandoff": "X-Checkout-Handoff",
+            "StorefrontReceiptCapability": "X-Receipt-Token",
+        }
+        extra = [header_name[s] for s, sent in offered.items() if sent and s not in schemes]
+        if extra:
+            raise ApiError(
+                400,
+                "VALIDATION_ERROR",
+                "A credential this operation does not take was sent.",
+                {"headers": extra},
+                violation=f"sent {', '.join(extra)}, which {op.operation_id} does not declare "
+                f"(security: {op.security or 'anonymous'})",
+            )
+
+    def _check_idempotency_key(self, op: Operation, request: Request) -> str | None:
+        key = request.headers.get("idempotency-key")
+        param = op.header("Idempotency-Key")
+        if param is None:
+            if key is not None:
+                raise ApiError(
+                    400,
+                    "VALIDATION_ERROR",
+                    "This operation takes no Idempotency-Key.",
+                    violation=f"sent Idempotency-Key, which {op.operation_id} does not declare",
+                )
+            return None
+        if key is None:
+            if param.required:
+                raise ApiError(
+                    400,
+                    "IDEMPOTENCY_KEY_REQUIRED",
+                    "An Idempotency-Key header is required.",
+                    violation="Idempotency-Key missing",
+                )
+            return None
+        problems = self.contract.errors(param.schema, key)
+        if problems:
+            raise ApiError(
+                400,
+                "VALIDATION_ERROR",
+                "The Idempotency-Key is malformed.",
+                {"header": "Idempotency-Key"},
+                violation=f"Idempotency-Key {key!r} malformed: {problems[0]}",
+            )
+        return key
+
+    def _check_if_match(self, op: Operation, request: Request, body: Any) -> int | None:
+        """The revision the client names, or None. Missing where required: the documented
+        precondition status (428 for carts, 400 for addresses)."""
+        value = request.headers.get("if-match")
+        param = op.header("If-Match")
+        rules = op.revision
+        if param is None:
+            if value is not None:
+                raise ApiError(
+                    400,
+                    "VALIDATION_ERROR",
+                    "This operation takes no If-Match.",
+                    violation=f"sent If-Match, which {op.operation_id} does not declare",
+                )
+            return None
+        needed = param.required or (
+            # ordering-sessions: needed only when resuming a cart
+            rules.get("resource") == IF_MATCH_CART
+            and isinstance(body, dict)
+            and body.get("existingCartId")
+        )
+        if value is None:
+            if needed:
+                status = int(rules.get("preconditionStatus") or 428)
+                code = "PRECONDITION_REQUIRED" if status == 428 else "VALIDATION_ERROR"
+                raise ApiError(
+                    status,
+                    code,
+                    "An If-Match header with the current revision is required.",
+                    violation=f"If-Match missing (answered {status})",
+                )
+            return None
+        problems = self.contract.errors(param.schema, value)
+        if problems:
+            raise ApiError(
+                400,
+                "VALIDATION_ERROR",
+                "The If-Match header is malformed.",
+                {"header": "If-Match"},
+                violation=f"If-Match {value!r} malformed: {problems[0]}",
+            )
+        return int(value.rsplit("-", 1)[1].rstrip('"'))
+
+    async def _read_body(self, op: Operation, request: Request) -> Any:
+        raw = await request.body()
+        schema = op.body_schema()
+        if not raw:
+            if op.body_required:
+                raise ApiError(
+                    400,
+                    "VALIDATION_ERROR",
+                    "A JSON body is required.",
+                    violation="required request body missing",
+                )
+            return None
+        if schema is None:
+            raise ApiError(
+                400,
+                "VALIDATION_ERROR",
+                "This operation takes no body.",
+                violation=f"sent a body ({raw[:60]!r}) where {op.operation_id} documents none",
+            )
+        content_type = request.headers.get("content-type", "")
+        if content_type.split(";")[0].strip().lower() != "application/json":
+            raise ApiError(
+                400,
+                "VALIDATION_ERROR",
+                "Bodies are application/json.",
+                violation=f"body sent as {content_type or 'no Content-Type'}",
+            )
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            raise ApiError(
+                400,
+                "VALIDATION_ERROR",
+                "The body is not JSON.",
+                violation="body is not valid JSON",
+            ) from None
+        problems = self.contract.errors(schema, body)
+        if problems:
+            raise ApiError(
+                400,
+                "VALIDATION_ERROR",
+                "The request body is invalid.",
+                {"problems": problems},
+                violation="body breaks the schema: " + "; ".join(problems),
+            )
+        return body
+
+    def _authorise(self, ctx: Ctx) -> None:
+        """Resolve the location and cart of the path, and check the credential owns the cart."""
+        op, request = ctx.operation, ctx.request
+        if "locationId" in ctx.params:
+            ctx.location = self.store.location_by_id(ctx.params["locationId"])
+            by_slug = self.store.location_by_slug_or_id(ctx.params["locationId"])
+            if ctx.location is None and by_slug is not None and self.slug_as_id:
+                # Exploration only: record the breach, then carry on to find the next one.
+                self.violations.append(
+                    f"{request.method} {ctx.path}: a location slug in {{locationId}} (only "
+                    "/locations/{locationSlugOrId} takes a slug)"
+                )
+                ctx.location = by_slug
+            if ctx.location is None:
+                raise ApiError(
+                    404,
+                    "NOT_FOUND",
+                    "No such location.",
+                    violation="a location slug in {locationId} (only /locations/{locationSlugOrId}"
+                    " takes a slug)"
+                    if by_slug
+                    else None,
+                    refusal=by_slug is None,
+                )
+        token = request.headers.get("x-cart-token")
+        bearer = request.headers.get("authorization")
+        if bearer is not None:
+            # This server issues no customer JWTs, so none can be valid here.
+            raise ApiError(
+                401,
+                "UNAUTHORIZED",
+                "The bearer token is not valid.",
+                violation="Authorization sent, but no customer token was ever issued",
+            )
+        if "cartId" not in ctx.params:
+            return
+        cart = self.store.carts.get(ctx.params["cartId"])
+        if cart is None or ctx.location is None or cart.location.id != ctx.location.id:
+            raise _refuse("No such cart.", status=404)
+        ctx.cart = cart
+        if op.profile in ("cartOrCustomer", "cart"):
+            if token is None:
+                raise ApiError(
+                    401,
+                    "UNAUTHORIZED",
+                    "A cart token is required.",
+                    violation="X-Cart-Token missing on a cart operation",
+                )
+            if not _same_token(token, cart.token):
+                raise ApiError(
+                    403,
+                    "FORBIDDEN",
+                    "This credential does not own the cart.",
+                    violation="X-Cart-Token is not this cart's token",
+                )
+
+    # -- dispatch -------------------------------------------------------------------------------
+
+    async def handle(self, request: Request, op: Operation, handler: Handler | None) -> Response:
+        method, path = request.method, request.url.path
+        try:
+            self._check_rate()
+            params = {k: str(v) for k, v in request.path_params.items()}
+            query = self._check_params(op, params, request)
+            self._check_credentials(op, request)
+            key = self._check_idempotency_key(op, request)
+            body = await self._read_body(op, request)
+            named_revision = self._check_if_match(op, request, body)
+            if handler is None:
+                self.unimplemented.append(f"{method} {op.template}")
+                raise ApiError(404, "NOT_FOUND", "This server does not offer that operation.")
+            ctx = Ctx(request, op, path, params, query, body, self.store)
+            self._authorise(ctx)
+            fingerprint = ""
+            if key is not None:
+                fingerprint = hashlib.sha256(
+                    json.dumps([method, path, body], sort_keys=True).encode()
+                ).hexdigest()
+                stored = self.idempotency.get(key)
+                if stored is not None:
+                    if stored.fingerprint != fingerprint:
+                        raise ApiError(
+                            409,
+                            "IDEMPOTENCY_KEY_REUSED",
+                            "This Idempotency-Key was used for another request.",
+                            violation=f"Idempotency-Key {key} reused for a different request",
+                        )
+                    self.log.append((method, path, stored.status))
+                    return JSONResponse(stored.body, stored.status, headers=stored.headers)
+            is_cart_write = method != "GET" and op.template.startswith(CART_WRITE_PREFIX)
+            if is_cart_write and self.faults.before_commit():
+                self.failed_writes.append(f"{method} {path}")
+                status = 503 if len(self.failed_writes) % 2 else 500
+                code = "DEPENDENCY_UNAVAILABLE" if status == 503 else "INTERNAL_ERROR"
+                raise ApiError(status, code, "The write failed; nothing was changed.")
+            try:
+                stale = (
+                    named_revision is not None
+                    and ctx.cart is not None
+                    and op.revision.get("required")
+                    and named_revision != ctx.cart.revision
+                )
+                if stale:
+                    assert ctx.cart is not None
+                    raise ApiError(
+                        409,
+                        "CART_CONFLICT",
+                        "The cart changed since you read it.",
+                        {"revision": ctx.cart.revision},
+                    )
+                reply = handler(ctx)
+            except ApiError as error:
+                if key is None or error.violation:
+                    raise
+                # The first outcome is what a resend with the same key gets back.
+                response = self._error(method, path, error)
+                self.idempotency[key] = Stored(
+                    fingerprint,
+                    error.status,
+                    json.loads(response.body),
+                    {"X-Request-Id": response.headers["x-request-id"]},
+                )
+                return response
+        except ApiError as error:
+            return self._error(method, path, error)
+        problems = self.contract.response_errors(method, op.template, reply.status, reply.body)
+        if reply.status == 302:
+            problems = []
+        self.answer_errors += [f"{method} {path} {reply.status}: {p}" for p in problems]
+        headers = {}
+        if reply.etag:
+            headers["ETag"] = reply.etag
+            headers["Cache-Control"] = "private, no-store"
+        if reply.status == 302:
+            self.log.append((method, path, 302))
+            return Response(status_code=302, headers={"Location": reply.body})
+        if key is not None:
+            self.idempotency[key] = Stored(fingerprint, reply.status, reply.body, headers)
+        if is_cart_write and self.faults.after_commit():
+            self.dropped.append(f"{method} {path}")
+            self.log.append((method, path, -1))
+            return DroppedResponse(len(json.dumps(reply.body)))
+        self.log.append((method, path, reply.status))
+        return JSONResponse(reply.body, reply.status, headers=headers)
+
+
+Handler = Callable[[Ctx], Reply]
+
+
+# ---------------------------------------------------------------------------------------------
+# Operation handlers
+
+
+def _need_open(cart: Cart) -> None:
+    if cart.status != "OPEN":
+        raise _refuse(f"The cart is {cart.status}.", {"status": cart.status}, status=409)
+
+
+def get_merchant(ctx: Ctx) -> Reply:
+    seed = ctx.store.seed
+    if ctx.params["merchantSlug"] != seed.merchant_slug:
+        raise _refuse("No such merchant.", status=404)
+    return Reply(
+        200,
+        {
+            "id": seed.merchant_id,
+            "name": seed.merchant_name,
+            "country": seed.country,
+            "currency": seed.locations[0].currency,
+            "bio": "",
+            "logo": "",
+            "cover": "",
+            "locations": [
+                {
+                    "id": loc.id,
+                    "restaurantDisplayName": loc.name,
+                    "coverPhoto": "",
+                    "restaurantLogo": "",
+                    "addressString": loc.address_string,
+                    "restaurantBio": loc.bio,
+                    "lat": loc.lat,
+                    "lng": loc.lng,
+                    "methodsStatus": {
+                        "pickup": True,
+                        "table": True,
+                        "delivery": True,
+                        "roomService": True,
+                    },
+                }
+                for loc in seed.locations
+            ],
+        },
+    )
+
+
+def get_location(ctx: Ctx) -> Reply:
+    loc = ctx.store.location_by_slug_or_id(ctx.params["locationSlugOrId"])
+    if loc is None:
+        raise _refuse("No such location.", status=404)
+    return Reply(200, location_body(loc))
+
+
+def _loc(ctx: Ctx) -> Location:
+    assert ctx.location is not None
+    return ctx.location
+
+
+def _cart(ctx: Ctx) -> Cart:
+    assert ctx.cart is not None
+    return ctx.cart
+
+
+def distance(ctx: Ctx) -> Reply:
+    loc = _loc(ctx)
+    lat1, lng1, lat2, lng2 = map(math.radians, (loc.lat, loc.lng, ctx.body["lat"], ctx.body["lng"]))
+    h = (
+        math.sin((lat2 - lat1) / 2) ** 2
+        + math.cos(lat1) * math.cos(lat2) * math.sin((lng2 - lng1) / 2) ** 2
+    )
+    km = 2 * 6371.0088 * math.asin(math.sqrt(h))
+    miles = km / 1.609344
+    unit = ctx.body.get("unit", "miles")
+    return Reply(
+        200,
+        {
+            "locationId": loc.id,
+            "location": {
+                "id": loc.id,
+                "restaurantDisplayName": loc.name,
+                "addressString": loc.address_string,
+                "coordinates": {"lat": loc.lat, "lng": loc.lng},
+            },
+            "distance": {
+                "value": round(miles if unit == "miles" else km, 3),
+                "unit": unit,
+                "miles": round(miles, 3),
+                "kilometers": round(km, 3),
+            },
+        },
+    )
+
+
+def time_intervals(ctx: Ctx) -> Reply:
+    days = ctx.store.order_days(_loc(ctx))
+    return Reply(200, {"orderDays": days, "scheduleAllowed": True, "requireScheduledOrders": False})
+
+
+def readiness(ctx: Ctx) -> Reply:
+    loc = _loc(ctx)
+    method = ctx.query.get("fulfillmentMethod", "takeout")
+    order_date, order_time = ctx.store.asap(loc)
+    ready = ctx.store.clock() + timedelta(minutes=15)
+    return Reply(
+        200,
+        {
+            "ready": True,
+            "fulfillmentMethod": method,
+            "pickupType": "ASAP",
+            "orderDate": order_date,
+            "orderTime": order_time,
+            "estimatedReadyTime": _iso(ready),
+        },
+    )
+
+
+def gratuity_config(ctx: Ctx) -> Reply:
+    loc = _loc(ctx)
+    return Reply(
+        200,
+        {
+            "enabled": True,
+            "shouldAllowCustomTip": True,
+            "tipPercentage": list(loc.tip_percentages),
+            "defaultTipPercentage": "0",
+            "description": "Tips go to the kitchen and floor team.",
+        },
+    )
+
+
+def menus(ctx: Ctx) -> Reply:
+    loc = _loc(ctx)
+    categories = [
+        {
+            "id": cat_id,
+            "name": name,
+            "products": [
+                menu_product_body(loc, p) for p in loc.products if p.category_id == cat_id
+            ],
+        }
+        for cat_id, name in loc.categories
+    ]
+    popular = [] if ctx.query.get("menuOnly") else loc.popular
+    return Reply(
+        200,
+        {
+            "menus": [
+                {
+                    "id": "menu_all_day",
+                    "name": "All day",
+                    "isActive": True,
+                    "time": "00:00-24:00",
+                    "imageUrl": "",
+                    "categories": categories,
+                }
+            ],
+            "popularProducts": [
+                menu_product_body(loc, p) for pid in popular if (p := loc.product(pid))
+            ],
+        },
+    )
+
+
+def product(ctx: Ctx) -> Reply:
+    loc = _loc(ctx)
+    found = loc.product(ctx.params["productId"])
+    if found is None:
+        raise _refuse("No such product.", status=404)
+    return Reply(200, product_body(loc, found))
+
+
+def ordering_session(ctx: Ctx) -> Reply:
+    loc, body, store = _loc(ctx), ctx.body, ctx.store
+    existing_id = body.get("existingCartId")
+    if existing_id:
+        cart = store.carts.get(existing_id)
+        if cart is None or cart.location.id != loc.id:
+            raise _refuse("No such cart.", status=404)
+        token = ctx.request.headers.get("x-cart-token")
+        if not _same_token(token, cart.token):
+            raise ApiError(
+                403,
+                "FORBIDDEN",
+                "Resuming a cart takes its cart token.",
+                violation="existingCartId resumed without that cart's X-Cart-Token",
+            )
+        named = ctx.request.headers.get("if-match", "")
+        if int(named.rsplit("-", 1)[1].rstrip('"')) != cart.revision:
+            raise ApiError(409, "CART_CONFLICT", "The cart changed since you read it.")
+        if cart.status == "OPEN":
+            if cart.method != body["fulfillmentMethod"]:
+                _set_method(cart, body["fulfillmentMethod"])
+                cart.revision += 1
+            return Reply(200, {"cart": cart_body(cart)}, etag=f'"cart-{cart.revision}"')
+        # A finished cart cannot be resumed: the session starts a new one (201).
+    cart = store.new_cart(loc, body["fulfillmentMethod"])
+    if body.get("channel"):
+        cart.metadata["channel"] = body["channel"]
+    return Reply(
+        201,
+        {"cart": cart_body(cart), "cartAccessToken": cart.token},
+        etag=f'"cart-{cart.revision}"',
+    )
+
+
+def analytics(ctx: Ctx) -> Reply:
+    cart = ctx.store.carts.get(ctx.body["cartId"])
+    token = ctx.request.headers.get("x-cart-token")
+    if cart is None or not _same_token(token, cart.token):
+        raise _refuse("No such cart.", status=404)
+    return Reply(202, {"status": "accepted"})
+
+
+def get_cart(ctx: Ctx) -> Reply:
+    return _cart_reply(_cart(ctx))
+
+
+def _set_method(cart: Cart, method: str) -> None:
+    if method != cart.method:
+        cart.method = method
+        cart.delivery = None
+        cart.table = None
+        cart.room = None
+
+
+def update_cart(ctx: Ctx) -> Reply:
+    cart = _cart(ctx)
+    _need_open(cart)
+    if "fulfillmentMethod" in ctx.body:
+        _set_method(cart, ctx.body["fulfillmentMethod"])
+    if "note" in ctx.body:
+        # The cart schema has no note member: metadata is the only open place for it.
+        cart.metadata["note"] = ctx.body["note"]
+    cart.revision += 1
+    return _cart_reply(cart)
+
+
+def delete_cart(ctx: Ctx) -> Reply:
+    cart = _cart(ctx)
+    if cart.status in ("COMPLETED", "EXPIRED"):
+        raise _refuse(f"The cart is {cart.status}.", status=409)
+    cart.status = "EXPIRED"
+    cart.result = "failed"
+    cart.failure_code = "CART_EXPIRED"
+    cart.expires_at = ctx.store.clock()
+    cart.revision += 1
+    return _cart_reply(cart)
+
+
+def recommendations(ctx: Ctx) -> Reply:
+    cart = _cart(ctx)
+    in_cart = {ln.product.id for ln in cart.lines}
+    picks = [
+        p
+        for p in cart.location.products
+        if p.id not in in_cart and p.availability == "available" and not p.groups
+    ][:3]
+    body = [
+        {
+            "id": p.id,
+            "name": p.name,
+            "price": _money(p.price),
+            "description": p.description,
+            "availability": p.availability,
+            "images": [],
+            "modifierIds": [g.id for g in p.groups],
+        }
+        for p in picks
+    ]
+    return Reply(200, body, etag=f'"cart-{cart.revision}"')
+
+
+def validate_and_update(ctx: Ctx) -> Reply:
+    cart = _cart(ctx)
+    _need_open(cart)
+    if not cart.lines:
+        raise _refuse("The cart is empty.", {"field": "items"})
+    cart.customer = dict(ctx.body)
+    cart.revision += 1
+    return _cart_reply(cart)
+
+
+def set_gratuity(ctx: Ctx) -> Reply:
+    cart = _cart(ctx)
+    _need_open(cart)
+    amount, percentage = ctx.body.get("amount"), ctx.body.get("percentage")
+    if amount is not None and percentage is not None:
+        raise _refuse("Give an amount or a percentage, not both.", {"field": "amount"})
+    cart.tip_amount = Decimal(amount).quantize(CENT) if amount is not None else None
+    cart.tip_percentage = Decimal(percentage) if percentage is not None else None
+    if cart.tip_percentage is not None and cart.tip_percentage > 100:
+        raise _refuse("A tip percentage is at most 100.", {"field": "percentage"})
+    cart.revision += 1
+    return _cart_reply(cart)
+
+
+def _need_method(cart: Cart, method: str) -> None:
+    if cart.method != method:
+        raise _refuse(
+            f"The cart's fulfilment method is {cart.method}, not {method}.",
+            {"field": "fulfillmentMethod"},
+        )
+
+
+def set_delivery(ctx: Ctx) -> Reply:
+    cart = _cart(ctx)
+    _need_open(cart)
+    _need_method(cart, "delivery")
+    address = {"streetOptional": "", **ctx.body}
+    parts = [address["street"], address["streetOptional"], address["city"], address["zipCode"]]
+    cart.delivery = {
+        "addressString": ", ".join(p for p in parts if p),
+        "addressData": address,
+    }
+    cart.revision += 1
+    return _cart_reply(cart)
+
+
+def set_table(ctx: Ctx) -> Reply:
+    cart = _cart(ctx)
+    _need_open(cart)
+    _need_method(cart, "table_side")
+    cart.table = ctx.body["tableNumber"]
+    cart.revision += 1
+    return _cart_reply(cart)
+
+
+def set_room(ctx: Ctx) -> Reply:
+    cart = _cart(ctx)
+    _need_open(cart)
+    _need_method(cart, "room_service")
+    cart.room = {"lastName": ctx.body["lastName"], "roomNumber": ctx.body["roomNumber"]}
+    cart.revision += 1
+    return _cart_reply(cart)
+
+
+def update_order_time(ctx: Ctx) -> Reply:
+    cart = _cart(ctx)
+    _need_open(cart)
+    if ctx.body["pickupType"] == "ASAP":
+        cart.pickup_type = "ASAP"
+        cart.order_date, cart.order_time = ctx.store.asap(cart.location)
+    else:
+        days = {d["value"]: d["intervals"] for d in ctx.store.order_days(cart.location)}
+        if ctx.body["orderTime"] not in days.get(ctx.body["orderDate"], []):
+            raise _refuse("That time is not one of the offered slots.", {"field": "orderTime"})
+        cart.pickup_type = "LATER"
+        cart.order_date, cart.order_time = ctx.body["orderDate"], ctx.body["orderTime"]
+    cart.revision += 1
+    return _cart_reply(cart)
+
+
+def _price_selections(
+    groups: list[Group], chosen: list[dict[str, Any]], where: str
+) -> tuple[Decimal, list[dict[str, Any]]]:
+    """Check the selections against the groups' rules; the extra price per unit, and the
+    selections as stored (defaults filled in)."""
+    by_id = {g.id: g for g in groups}
+    seen: set[str] = set()
+    extra = Decimal(0)
+    stored: list[dict[str, Any]] = []
+    for pick in chosen:
+        group = by_id.get(pick["groupId"])
+        if group is None or group.id in seen:
+            raise _refuse(f"Unknown or repeated modifier group {pick['groupId']} ({where}).")
+        seen.add(group.id)
+        options = {o.id: o for o in group.options}
+        count = 0
+        kept_options = []
+        for sel in pick["selectedOptions"]:
+            option = options.get(sel["optionId"])
+            if option is None:
+                raise _refuse(f"Unknown option {sel['optionId']} in {group.name}.")
+            if sel["quantity"] > option.max_quantity:
+                raise _refuse(f"At most {option.max_quantity} of {option.name}.")
+            count += sel["quantity"]
+            child_extra, children = _price_selections(
+                option.child_groups, sel.get("children", []), f"{where} > {option.name}"
+            )
+            extra += (option.price + child_extra) * sel["quantity"]
+            kept = {"optionId": option.id, "quantity": sel["quantity"]}
+            if children:
+                kept["children"] = children
+            kept_options.append(kept)
+        if not group.min <= count <= group.max:
+            raise _refuse(
+                f"{group.name}: choose between {group.min} and {group.max} ({where}).",
+                {"groupId": group.id},
+            )
+        stored.append({"groupId": group.id, "selectedOptions": kept_options})
+    for group in groups:
+        if group.min > 0 and group.id not in seen:
+            raise _refuse(f"{group.name} is required ({where}).", {"groupId": group.id})
+    return extra, stored
+
+
+def add_item(ctx: Ctx) -> Reply:
+    cart, body = _cart(ctx), ctx.body
+    _need_open(cart)
+    found = cart.location.product(body["productId"])
+    if found is None:
+        raise _refuse("No such product.", {"field": "productId"})
+    if found.availability != "available":
+        raise _refuse(f"{found.name} is not available.", {"field": "productId"})
+    extra, selections = _price_selections(found.groups, body.get("selections", []), found.name)
+    # Every add is a line of its own: the documents never say that equal lines merge.
+    cart.lines.append(
+        Line(
+            id=_hex24(),
+            product=found,
+            quantity=body["quantity"],
+            unit_price=found.price + extra,
+            category_id=body.get("categoryId", found.category_id),
+            special_instructions=body.get("specialInstructions", ""),
+            unavailable_action=body["itemUnavailableAction"],
+            selections=selections,
+        )
+    )
+    cart.revision += 1
+    return _cart_reply(cart)
+
+
+def _line(cart: Cart, item_id: str) -> Line:
+    line = next((ln for ln in cart.lines if ln.id == item_id), None)
+    if line is None:
+        raise _refuse("No such item in the cart.", status=404)
+    return line
+
+
+def update_item(ctx: Ctx) -> Reply:
+    cart = _cart(ctx)
+    _need_open(cart)
+    line = _line(cart, ctx.params["itemId"])
+    if ctx.body["quantity"] == 0:
+        cart.lines.remove(line)
+    else:
+        line.quantity = ctx.body["quantity"]
+    cart.revision += 1
+    return _cart_reply(cart)
+
+
+def remove_item(ctx: Ctx) -> Reply:
+    cart = _cart(ctx)
+    _need_open(cart)
+    cart.lines.remove(_line(cart, ctx.params["itemId"]))
+    cart.revision += 1
+    return _cart_reply(cart)
+
+
+def apply_discount(ctx: Ctx) -> Reply:
+    cart = _cart(ctx)
+    _need_open(cart)
+    code = ctx.body["code"].upper()
+    if code not in cart.location.discount_codes:
+        raise _refuse("That discount code is not valid here.", {"field": "code"})
+    cart.discount_code = code
+    cart.revision += 1
+    return _cart_reply(cart)
+
+
+def remove_discount(ctx: Ctx) -> Reply:
+    cart = _cart(ctx)
+    _need_open(cart)
+    cart.discount_code = None
+    cart.revision += 1
+    return _cart_reply(cart)
+
+
+def checkout_handoff(ctx: Ctx) -> Reply:
+    cart = _cart(ctx)
+    _need_open(cart)
+    if not cart.lines:
+        raise _refuse("The cart is empty.", {"field": "items"})
+    missing = {
+        "delivery": cart.delivery is None,
+        "table_side": cart.table is None,
+        "room_service": cart.room is None,
+    }.get(cart.method, False)
+    if missing:
+        raise _refuse(f"A {cart.method} cart needs its details first.", {"field": cart.method})
+    handoff_id = secrets.token_urlsafe(16)
+    expires = ctx.store.clock() + timedelta(minutes=15)
+    url = f"https://checkout.harbour-noodles.test/pay/{handoff_id}"
+    ctx.store.handoffs[handoff_id] = Handoff(handoff_id, cart.id, url, expires)
+    return Reply(201, {"checkoutUrl": url, "expiresAt": _iso(expires)})
+
+
+def payment_intent(ctx: Ctx) -> Reply:
+    cart = _cart(ctx)
+    if cart.status not in ("OPEN", "LOCKED"):
+        raise _refuse(f"The cart is {cart.status}.", status=409)
+    if not cart.lines:
+        raise _refuse("The cart is empty.", {"field": "items"})
+    if cart.status == "OPEN":
+        cart.status = "LOCKED"
+        cart.locked_at = ctx.store.clock()
+        cart.revision += 1
+    return Reply(200, {"clientSecret": f"harbour_intent_{cart.id}"}, etag=f'"cart-{cart.revision}"')
+
+
+def order_result(ctx: Ctx) -> Reply:
+    cart = _cart(ctx)
+    state = cart.result
+    if state == "order_pending":
+        # Placing the order takes one poll: the next one finds it completed.
+        ctx.store.complete(cart)
+        return Reply(200, {"state": "order_pending"})
+    if state == "completed":
+        return Reply(200, {"state": "completed", "order": cart.order})
+    if state == "failed":
+        return Reply(200, {"state": "failed", "code": cart.failure_code or "FAILED"})
+    return Reply(200, {"state": "payment_pending"})
+
+
+def rating(ctx: Ctx) -> Reply:
+    cart = _cart(ctx)
+    if cart.status != "COMPLETED":
+        raise _refuse("Only a completed order can be rated.", {"field": "rating"})
+    cart.rating = dict(ctx.body)
+    return Reply(200, {"success": True, "id": _hex24()})
+
+
+HANDLERS: dict[tuple[str, str], Handler] = {
+    ("GET", "/merchant/{merchantSlug}"): get_merchant,
+    ("GET", "/locations/{locationSlugOrId}"): get_location,
+    ("POST", "/locations/{locationId}/distance"): distance,
+    ("GET", "/locations/{locationId}/time-intervals"): time_intervals,
+    ("GET", "/locations/{locationId}/ordering-readiness"): readiness,
+    ("GET", "/locations/{locationId}/gratuity"): gratuity_config,
+    ("GET", "/locations/{locationId}/menus"): menus,
+    ("GET", "/locations/{locationId}/products/{productId}"): product,
+    ("POST", "/locations/{locationId}/ordering-sessions"): ordering_session,
+    ("POST", "/locations/{locationId}/analytics-events"): analytics,
+    ("GET", CART_WRITE_PREFIX): get_cart,
+    ("PATCH", CART_WRITE_PREFIX): update_cart,
+    ("DELETE", CART_WRITE_PREFIX): delete_cart,
+    ("GET", CART_WRITE_PREFIX + "/products"): recommendations,
+    ("PUT", CART_WRITE_PREFIX + "/validate-and-update"): validate_and_update,
+    ("PUT", CART_WRITE_PREFIX + "/gratuity"): set_gratuity,
+    ("PUT", CART_WRITE_PREFIX + "/set-delivery"): set_delivery,
+    ("PUT", CART_WRITE_PREFIX + "/set-table"): set_table,
+    ("PUT", CART_WRITE_PREFIX + "/set-room"): set_room,
+    ("PUT", CART_WRITE_PREFIX + "/update-order-time"): update_order_time,
+    ("POST", CART_WRITE_PREFIX + "/items"): add_item,
+    ("PATCH", CART_WRITE_PREFIX + "/items/{itemId}"): update_item,
+    ("DELETE", CART_WRITE_PREFIX + "/items/{itemId}"): remove_item,
+    ("POST", CART_WRITE_PREFIX + "/discount"): apply_discount,
+    ("DELETE", CART_WRITE_PREFIX + "/discount"): remove_discount,
+    ("POST", CART_WRITE_PREFIX + "/checkout-handoffs"): checkout_handoff,
+    ("POST", CART_WRITE_PREFIX + "/payment-intent"): payment_intent,
+    ("GET", CART_WRITE_PREFIX + "/order-result"): order_result,
+    ("POST", CART_WRITE_PREFIX + "/rating"): rating,
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# The app
+
+
+def make_vendor_app(
+    seed: Seed | None = None,
+    faults: Faults | None = None,
+    *,
+    rate_limit: int | None = None,
+    rate_window: float = 60.0,
+    clock: Callable[[], datetime] | None = None,
+    slug_as_id: bool = False,
+) -> Starlette:
+    """The strict 2.0 server. `seed`: the data (default harbour_noodles()); `faults`: seeded
+    failures of cart writes; `rate_limit`: requests per `rate_window` seconds (default: none);
+    `clock`: an aware datetime source (default: the real clock); `slug_as_id`: serve a location
+    slug given where {locationId} is documented (still recorded as a violation), to explore a
+    client past that first breach."""
+    server = Server(
+        seed or harbour_noodles(),
+        faults,
+        rate_limit,
+        rate_window,
+        clock or (lambda: datetime.now(UTC)),
+    )
+    server.slug_as_id = slug_as_id
+    contract = server.contract
+    by_template: dict[str, list[str]] = {}
+    for method, template in contract.operations:
+        by_template.setdefault(template, []).append(method)
+
+    def endpoint_for(template: str) -> Callable[[Request], Any]:
+        async def endpoint(request: Request) -> Response:
+            op = contract.operations.get((request.method, template))
+            if op is None:
+                return server._error(
+                    request.method,
+                    request.url.path,
+                    ApiError(
+                        404,
+                        "NOT_FOUND",
+                        "Not found.",
+                        violation=f"{request.method} is not documented on {template}",
+                    ),
+                )
+            return await server.handle(request, op, HANDLERS.get((request.method, template)))
+
+        return endpoint
+
+    async def unknown(request: Request) -> Response:
+        return server._error(
+            request.method,
+            request.url.path,
+            ApiError(404, "NOT_FOUND", "Not found.", violation="path not in the document"),
+        )
+
+    async def test_pay(request: Request) -> Response:
+        handoff = server.store.handoffs.get(request.path_params["handoffId"])
+        if handoff is None:
+            return JSONResponse({"error": "no such handoff"}, 404)
+        server.store.pay(handoff.cart_id)
+        return JSONResponse({"paid": handoff.cart_id})
+
+    async def test_fail(request: Request) -> Response:
+        handoff = server.store.handoffs.get(request.path_params["handoffId"])
+        if handoff is None:
+            return JSONResponse({"error": "no such handoff"}, 404)
+        server.store.fail_payment(handoff.cart_id)
+        return JSONResponse({"failed": handoff.cart_id})
+
+    routes = [
+        Route("/__test__/handoffs/{handoffId}/pay", test_pay, methods=["POST"]),
+        Route("/__test__/handoffs/{handoffId}/fail", test_fail, methods=["POST"]),
+    ]
+    # Every documented path is routed (all verbs reach the endpoint, which flags undocumented
+    # ones); a documented operation this server does not offer answers 404 and is counted.
+    routes += [
+        Route(
+            BASE_PATH + template,
+            endpoint_for(template),
+            methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"],
+        )
+        for template in by_template
+    ]
+    routes.append(
+        Route(
+            "/{rest:path}",
+            unknown,
+            methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"],
+        )
+    )
+    app = Starlette(routes=routes)
+    app.state.server = server
+    app.state.store = server.store
+    app.state.contract = contract
+    app.state.violations = server.violations
+    app.state.refusals = server.refusals
+    app.state.answer_errors = server.answer_errors
+    app.state.implemented = sorted(HANDLERS)
+    return app
