@@ -107,6 +107,8 @@ class StorefrontClientV2(StorefrontClient):
         # The cart an ordering session is resuming (its token and revision go with the request).
         self._resuming: str | None = None
         self._last_checkout_url: str | None = None
+        # The location as the kiosk was given it (slug or id) -> its id (from the location read).
+        self._location_ids: dict[str, str] = {}
 
     # ------------------------------------------------------------------ credentials, revisions
 
@@ -135,6 +137,24 @@ class StorefrontClientV2(StorefrontClient):
             headers["Idempotency-Key"] = "kiosk-" + secrets.token_hex(16)
         return headers
 
+    async def _call(
+        self, endpoint: Endpoint, path_params: Mapping[str, str], **kwargs: Any
+    ) -> Any:
+        """2.0 takes a location's slug only where it reads the location (`locationSlugOrId`);
+        every other operation names its `locationId`. A kiosk set up with a slug sends the id
+        from that read everywhere else (one location read, usually already made and cached)."""
+        given = path_params.get("location_id")
+        if given and endpoint.name != "location":
+            path_params = {**path_params, "location_id": await self._location_key(given)}
+        return await super()._call(endpoint, path_params, **kwargs)
+
+    async def _location_key(self, given: str) -> str:
+        known = self._location_ids.get(given)
+        if known is None:
+            await self.get_location(given)  # its answer records the id (_answered)
+            known = self._location_ids.setdefault(given, given)
+        return known
+
     def _answered(
         self,
         endpoint: Endpoint,
@@ -142,6 +162,13 @@ class StorefrontClientV2(StorefrontClient):
         response: httpx.Response,
         data: Any,
     ) -> None:
+        if endpoint.name == "location" and isinstance(data, dict):
+            location_id = data.get("id")
+            given = path_params.get("location_id")
+            if isinstance(location_id, str) and location_id and given:
+                self._location_ids[given] = location_id
+                self._location_ids[location_id] = location_id
+            return
         cart = data.get("cart", data) if isinstance(data, dict) else None
         if not (isinstance(cart, dict) and isinstance(cart.get("id"), str)):
             return

@@ -61,18 +61,8 @@ def test_the_test_order_passes_on_a_foreign_2_0_server_by_location_id(
     assert app.state.store.carts and app.state.refusals == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason=(
-        "the kiosk puts the slug it was given into {locationId} of every later path (GET "
-        "/locations/harbour-noodles/menus first, then products, ordering-sessions, carts...): the "
-        "document takes a slug only in GET /locations/{locationSlugOrId}; the other 2.0 "
-        "operations name the parameter locationId, so the id from that answer belongs there. "
-        "This server answers 404 NOT_FOUND and the test order fails at 'choose an orderable "
-        "product'."
-    ),
-)
+# The issue's own command names the location by its slug: 2.0 takes a slug only where the location
+# is read (locationSlugOrId); every later path carries the id from that answer (kiosk.api.v2).
 def test_the_test_order_passes_on_a_foreign_2_0_server_by_location_slug(
     vendor: tuple[Starlette, str], kiosk_home: Path
 ) -> None:
