@@ -137,9 +137,7 @@ class StorefrontClientV2(StorefrontClient):
             headers["Idempotency-Key"] = "kiosk-" + secrets.token_hex(16)
         return headers
 
-    async def _call(
-        self, endpoint: Endpoint, path_params: Mapping[str, str], **kwargs: Any
-    ) -> Any:
+    async def _call(self, endpoint: Endpoint, path_params: Mapping[str, str], **kwargs: Any) -> Any:
         """2.0 takes a location's slug only where it reads the location (`locationSlugOrId`);
         every other operation names its `locationId`. A kiosk set up with a slug sends the id
         from that read everywhere else (one location read, usually already made and cached)."""

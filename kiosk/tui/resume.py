@@ -45,6 +45,23 @@ async def resume_saved_cart(app: Kiosk) -> str:
         screen = MenuScreen()
         message = KEPT_MESSAGE
         shown = "menu"
-    await any_app.push_screen(screen)
+    if shown == "payment":
+        await any_app.push_screen(screen, lambda back: _order_back(app, back))
+    else:
+        await any_app.push_screen(screen)
     screen.say(message, kind="ok")
     return shown
+
+
+def _order_back(app: Kiosk, back: object) -> None:
+    """A resumed payment went back to the order (Escape): the menu, and the cart on it."""
+    if not isinstance(back, str):
+        return
+    from kiosk.tui.screens.cart import CartScreen
+    from kiosk.tui.screens.menu import MenuScreen
+
+    any_app: Any = app
+    any_app.push_screen(MenuScreen())
+    cart = CartScreen()
+    any_app.push_screen(cart)
+    cart.call_after_refresh(cart.say, back, kind="info")

@@ -112,6 +112,16 @@ class CheckoutScreen(KioskScreen):
         elif event.button.id == "change-order":
             self.dismiss(None)
 
+    def _after_payment(self, back: object) -> None:
+        """The payment screen went back to the order (Escape): the cart below this screen shows
+        it, with what the payment screen said."""
+        if not isinstance(back, str):
+            return
+        below = self.app.screen_stack[-2] if len(self.app.screen_stack) > 1 else None
+        self.dismiss(None)
+        if isinstance(below, KioskScreen):
+            below.say(back, kind="info")
+
     def action_continue(self) -> None:
         name = " ".join(self.query_one("#name", Input).value.split())
         email = self.query_one("#email", Input).value.strip()
@@ -128,7 +138,7 @@ class CheckoutScreen(KioskScreen):
             # Already handed to payment (a retry after a lost reply): go on to the payment.
             from kiosk.tui.screens.payment import PaymentScreen
 
-            self.app.push_screen(PaymentScreen())
+            self.app.push_screen(PaymentScreen(), self._after_payment)
             return
         self.query_one("#problems").display = False
 
@@ -155,7 +165,7 @@ class CheckoutScreen(KioskScreen):
         if result.validation.valid and result.intent is not None:
             from kiosk.tui.screens.payment import PaymentScreen
 
-            self.app.push_screen(PaymentScreen())
+            self.app.push_screen(PaymentScreen(), self._after_payment)
             return
         cart = self.kiosk.cart
         names = {i.id: clean(i.name, 60) for i in cart.items} if cart else {}

@@ -281,20 +281,14 @@ class PaymentScreen(KioskScreen):
                 self._completed(result.completed)  # paid a moment ago: the order is theirs
                 return
             self.finished = True
-            from kiosk.tui.screens.cart import CartScreen
-
-            # Payment sits on checkout, which sits on the cart.
-            while len(self.app.screen_stack) > 1 and not isinstance(self.app.screen, CartScreen):
-                self.app.pop_screen()
-            if isinstance(self.app.screen, KioskScreen):
-                if result.dropped:
-                    self.app.screen.say(
-                        "Your order is back. Not available again: "
-                        + ", ".join(clean(d, 40) for d in result.dropped),
-                        kind="info",
-                    )
-                else:
-                    self.app.screen.say("Your order is back, as it was.", kind="ok")
+            if result.dropped:
+                said = "Your order is back. Not available again: " + ", ".join(
+                    clean(d, 40) for d in result.dropped
+                )
+            else:
+                said = "Your order is back, as it was."
+            # Whoever showed this screen shows the cart with this message (BACK_TO_ORDER).
+            self.dismiss(said)
 
         def failed(failure: Failure) -> bool:
             # Not sure where the order stands: keep waiting for the payment, and say so.
