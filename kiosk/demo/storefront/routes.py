@@ -329,7 +329,8 @@ def _session(c: Call) -> Any:
 
 def _cart(b: Backend, loc: dict[str, Any], cart_id: str) -> dict[str, Any]:
     legacy = b.get_cart(loc, cart_id)
-    return shapes.cart(legacy, _stored(b, loc, cart_id))
+    merchant_id = b.catalog.merchant["id"] if b.catalog.merchant else ""
+    return shapes.cart(legacy, _stored(b, loc, cart_id), merchant_id)
 
 
 def _cart_after(change: Callable[[Call], Any]) -> Handler:

@@ -10,7 +10,6 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from kiosk.demo import data
 from kiosk.demo.money import dec
 
 # The kiosk's (and the legacy API's) fulfillment names -> 2.0's. 2.0 has no dine-in: an order eaten
@@ -94,14 +93,14 @@ def _item(legacy: dict[str, Any], stored: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def cart(legacy: dict[str, Any], stored: dict[str, Any]) -> dict[str, Any]:
+def cart(legacy: dict[str, Any], stored: dict[str, Any], merchant_id: str) -> dict[str, Any]:
     """StorefrontCart (closed, 46 required members) from the legacy cart JSON and the stored doc."""
     stored_items = {it["id"]: it for it in stored.get("items", [])}
     created = datetime.fromisoformat(stored["createdAt"].replace("Z", "+00:00"))
     out: dict[str, Any] = {
         "id": legacy["id"],
         "locationId": legacy["locationId"],
-        "merchantId": data.MERCHANT_ID,
+        "merchantId": merchant_id,
         "status": legacy["status"],
         "lockedAt": legacy.get("lockedAt"),
         "revision": int(stored.get("revision", 0)),
