@@ -1,6 +1,6 @@
 """Reading a demo restaurant file (TOML) and checking it before the demo starts.
 
-    load_file(path, name=None) -> data.Restaurant     raises MenuFileError
+    load_file(path, name=None) -> records.Restaurant     raises MenuFileError
 
 The format is described in kiosk/demo/README.md ("Restaurant files"). The check has two layers:
 typed records (pydantic, strict: a price written as "9.50" is refused, not converted; unknown keys
@@ -31,7 +31,7 @@ from pydantic import (
     model_validator,
 )
 
-from kiosk.demo import data
+from kiosk.demo import records
 
 MAX_PROBLEMS = 20  # listed in one message; the rest are counted
 MAX_GROUP_DEPTH = 4  # nested child groups, as deep as the catalog serves them (catalog.MAX_DEPTH)
@@ -291,7 +291,7 @@ class RestaurantIn(_Record):
 
 def load_file(
     path: str | Path, name: str | None = None, source: str | None = None
-) -> data.Restaurant:
+) -> records.Restaurant:
     """Read and check a restaurant file. `name` is how messages call it (default: the path);
     `source` what the restaurant records as its origin (default: the path)."""
     label = name or str(path)
@@ -310,7 +310,7 @@ def load_file(
     return from_document(doc, label, source=source or str(path))
 
 
-def from_document(doc: dict[str, Any], label: str, source: str | None = None) -> data.Restaurant:
+def from_document(doc: dict[str, Any], label: str, source: str | None = None) -> records.Restaurant:
     """Check a parsed document and build the restaurant; MenuFileError names `label`."""
     try:
         parsed = RestaurantIn.model_validate(doc)
@@ -385,7 +385,7 @@ def _cross_check(r: RestaurantIn) -> list[tuple[str, str]]:
 
     for i, loc in locs:
         days = [d for h in loc.hours for d in h.days]
-        for day in sorted({d for d in days if days.count(d) > 1}, key=data.DAYS.index):
+        for day in sorted({d for d in days if days.count(d) > 1}, key=records.DAYS.index):
             problems.append((f"locations[{i}].hours", f"{day} is given more than once"))
         if "delivery" in loc.methods and loc.delivery_radius_miles <= 0:
             problems.append(
@@ -479,7 +479,7 @@ def _depth(gid: str, groups: dict[str, GroupIn], trail: tuple[str, ...]) -> int 
 def _details(loc: LocationIn) -> dict[str, Any]:
     """The record GET /locations/{id} is built from (the shape the backend reads)."""
     hours = [{"day": day, "open": h.open, "close": h.close} for h in loc.hours for day in h.days]
-    hours.sort(key=lambda h: data.DAYS.index(h["day"]))
+    hours.sort(key=lambda h: records.DAYS.index(h["day"]))
     f, a, t = loc.fees, loc.address, loc.tips
     return {
         "bio": loc.bio,
@@ -517,9 +517,9 @@ def _details(loc: LocationIn) -> dict[str, Any]:
     }
 
 
-def _build(r: RestaurantIn, source: str) -> data.Restaurant:
+def _build(r: RestaurantIn, source: str) -> records.Restaurant:
     locations = tuple(
-        data.DemoLocation(
+        records.DemoLocation(
             id=loc.id,
             slug=loc.slug,
             name=loc.name,
@@ -531,7 +531,7 @@ def _build(r: RestaurantIn, source: str) -> data.Restaurant:
         )
         for loc in r.locations
     )
-    return data.Restaurant(
+    return records.Restaurant(
         source=source,
         merchant_id=r.merchant.id,
         merchant_slug=r.merchant.slug,
@@ -540,7 +540,7 @@ def _build(r: RestaurantIn, source: str) -> data.Restaurant:
         locations=locations,
         details={loc.id: _details(loc) for loc in r.locations},
         discounts={
-            d.code.upper(): data.DemoDiscount(
+            d.code.upper(): records.DemoDiscount(
                 code=d.code.upper(),
                 kind=d.kind,
                 value=d.value,
@@ -551,13 +551,13 @@ def _build(r: RestaurantIn, source: str) -> data.Restaurant:
             for d in r.discounts
         },
         groups=tuple(
-            data.Group(
+            records.Group(
                 g.id,
                 g.name,
                 g.min,
                 g.max,
                 tuple(
-                    data.Option(
+                    records.Option(
                         o.id, o.name, o.price, o.max_quantity, o.is_default, tuple(o.child_groups)
                     )
                     for o in g.options
@@ -567,7 +567,7 @@ def _build(r: RestaurantIn, source: str) -> data.Restaurant:
             for g in r.modifier_groups
         ),
         products=tuple(
-            data.Product(
+            records.Product(
                 p.id,
                 p.name,
                 p.description,
@@ -579,14 +579,14 @@ def _build(r: RestaurantIn, source: str) -> data.Restaurant:
             for p in r.products
         ),
         menus=tuple(
-            data.Menu(
+            records.Menu(
                 m.id,
                 m.name,
                 m.location,
                 m.start,
                 m.end,
                 tuple((c.id, c.name, tuple(c.products)) for c in m.categories),
-                data.DAYS if m.days is None else tuple(m.days),
+                records.DAYS if m.days is None else tuple(m.days),
             )
             for m in r.menus
         ),
