@@ -234,7 +234,9 @@ class Backend:
     @staticmethod
     def _address_string(loc: dict[str, Any]) -> str:
         a = loc["details"]["address"]
-        return f"{a['street']}, {a['city']}, {a['state']} {a['zipCode']}"
+        # "120 Lantern Street, New York, NY 10038"; a file may leave state or zip code empty.
+        tail = " ".join(part for part in (a["state"], a["zipCode"]) if part)
+        return ", ".join(part for part in (a["street"], a["city"], tail) if part)
 
     @staticmethod
     def _methods_status(loc: dict[str, Any]) -> dict[str, bool]:

@@ -27,8 +27,21 @@ METHOD_FROM_V2 = {
     "room_service": "room_service",
     "delivery": "delivery",
 }
-# 2.0 names countries in full (DeliveryAddress.country); the demo's locations are in the US.
-COUNTRY_NAMES = {"US": "United States", "AE": "United Arab Emirates", "AU": "Australia"}
+# 2.0 names countries in full (DeliveryAddress.country, Merchant.country).
+COUNTRY_NAMES = {
+    "US": "United States",
+    "AE": "United Arab Emirates",
+    "AU": "Australia",
+    "NZ": "New Zealand",
+    "CA": "Canada",
+    "GB": "United Kingdom",
+    "IE": "Ireland",
+    "DE": "Germany",
+    "FR": "France",
+    "NL": "Netherlands",
+    "ES": "Spain",
+    "IT": "Italy",
+}
 CART_TTL = timedelta(days=7)  # a cart not paid within this is expired (expiresAt is required)
 
 _TOTALS = (
@@ -172,10 +185,12 @@ def merchant(legacy: dict[str, Any], locations: list[dict[str, Any]]) -> dict[st
                 },
             }
         )
+    # The merchant's country: its first listed location's (a restaurant file has no other).
+    code = locations[0]["addressData"].get("country") if locations else None
     return {
         "id": legacy["id"],
         "name": legacy["name"],
-        "country": "United States",
+        "country": COUNTRY_NAMES.get(code, code) if code else "United States",
         "currency": legacy["currency"],
         "bio": "",
         "logo": "",
