@@ -599,3 +599,30 @@ async def test_the_kiosk_takes_slug_and_keys_from_the_chosen_restaurant(tmp_path
         assert location.restaurant_display_name == "Kōwhai Noodle Bar Te Aro"
     finally:
         await services.aclose()
+
+
+async def test_takeout_over_2_0_is_dine_in_where_there_is_no_pickup() -> None:
+    """2.0 has no dine-in: its takeout must reach a location that seats but has no pickup."""
+    noon = datetime(2026, 5, 13, 12, 30, tzinfo=ZoneInfo("Pacific/Auckland")).timestamp()
+    app = create_app(menu="kowhai", clock=lambda: noon)
+    transport = httpx.ASGITransport(app=app)
+    try:
+        async with httpx.AsyncClient(
+            transport=transport, base_url="http://demo/api/v1/storefront"
+        ) as c:
+            r = await c.post(
+                "/locations/loc_tearo/ordering-sessions",
+                json={"fulfillmentMethod": "takeout"},
+                headers={"Idempotency-Key": "menu-files-takeout-0001"},
+            )
+            assert r.status_code == 201, r.text
+            cart = r.json()["cart"]
+            assert cart["fulfilmentMethod"] == "takeout"
+            stored = app.state.backend.carts.get_cart_json(cart["id"])
+            assert stored["fulfilmentMethod"] == "dine_in"
+            ready = await c.get(
+                "/locations/loc_tearo/ordering-readiness", params={"fulfillmentMethod": "takeout"}
+            )
+            assert ready.json()["ready"] is True
+    finally:
+        app.state.backend.close()

@@ -27,6 +27,17 @@ METHOD_FROM_V2 = {
     "room_service": "room_service",
     "delivery": "delivery",
 }
+
+
+def method_from_v2(method: str, offered: list[str]) -> str:
+    """The legacy method a 2.0 one means at a location offering `offered` (legacy names). 2.0's
+    takeout is pickup, or dine-in where the location seats its customers but has no pickup."""
+    legacy = METHOD_FROM_V2[method]
+    if legacy == "pickup" and "pickup" not in offered and "dine_in" in offered:
+        return "dine_in"
+    return legacy
+
+
 # 2.0 names countries in full (DeliveryAddress.country, Merchant.country).
 COUNTRY_NAMES = {
     "US": "United States",
