@@ -1,9 +1,9 @@
 """The `kiosk` command.
 
     kiosk [run] [--base-url URL] [--location ID]   the kiosk on the configured backend
-    kiosk demo [--location ID] [--db PATH] [--server URL]
+    kiosk demo [--location ID] [--db PATH] [--server URL] [--menu NAME|FILE]
     (both take --terminal-id NAME: which terminal this is; one kiosk a terminal, see kiosk.terminal)
-    kiosk demo-server [--host H] [--port N] [--db PATH] [--allow-remote]
+    kiosk demo-server [--host H] [--port N] [--db PATH] [--menu NAME|FILE] [--allow-remote]
     kiosk doctor                               check key, location, menus, rate budget, a cart
     kiosk config path|show                     where the config is; what is in effect (key redacted)
     kiosk set-pin [--stdin]                    set the staff PIN (stored hashed)
@@ -110,10 +110,21 @@ The API key comes from KIOSK_API_KEY or the secrets file, never from a flag.""",
     "demo": """examples:
   kiosk demo                                   both demo locations, backend in this process
   kiosk demo --location lantern-westside --kiosk
-  kiosk demo --server http://127.0.0.1:8765/api/v1   several terminals on one demo-server""",
+  kiosk demo --server http://127.0.0.1:8765/api/v1   several terminals on one demo-server
+  kiosk demo --menu kowhai                     the other built-in restaurant (NZD, dine-in only)
+  kiosk demo --menu ./my-cafe.toml             a merchant's own menu, for a sales demo
+
+--menu takes a built-in restaurant (lantern, the default; kowhai) or a restaurant file (TOML; the
+format is in kiosk/demo/README.md). The file is checked before the demo starts: a bad value is
+named with its path, e.g. `my-cafe.toml: products[3].price: Input should be greater than or equal
+to 0`, and nothing starts. With --server, give the same --menu as the demo-server (its keys).""",
     "demo-server": """examples:
   kiosk demo-server                            on 127.0.0.1:8765; prints the URL and demo keys
-  kiosk demo-server --port 9000 --db /tmp/training.sqlite3""",
+  kiosk demo-server --port 9000 --db /tmp/training.sqlite3
+  kiosk demo-server --menu ./my-cafe.toml      serve a merchant's own menu (checked first)
+
+--menu: a built-in restaurant (lantern, the default; kowhai) or a restaurant file (TOML; see
+kiosk/demo/README.md). Each restaurant gets its own database unless --db is given.""",
     "doctor": """examples:
   kiosk doctor                                 the configured backend and locations
   kiosk doctor --base-url https://storefront.example/api/v1 --location my-location
@@ -160,6 +171,16 @@ def _rate_limit(text: str) -> tuple[int | None, float]:
     return int(match.group(1)), float(window)
 
 
+def _menu(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--menu",
+        metavar="NAME|FILE",
+        default=argparse.SUPPRESS,
+        help="the demo restaurant: a built-in name (lantern, kowhai) or a restaurant file "
+        "(TOML), checked before anything starts; default lantern",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     from kiosk import __version__
 
@@ -189,6 +210,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="one demo location (id or slug); default: the location screen offers both",
     )
     demo.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS, help="demo SQLite file")
+    _menu(demo)
     demo.add_argument(
         "--server",
         metavar="URL",
@@ -200,6 +222,7 @@ def build_parser() -> argparse.ArgumentParser:
     server.add_argument("--host", default="127.0.0.1")
     server.add_argument("--port", type=int, default=DEFAULT_DEMO_PORT)
     server.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS)
+    _menu(server)
     server.add_argument(
         "--allow-remote", action="store_true", help="allow a host other than this machine"
     )
@@ -221,6 +244,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     doctor = _sub(sub, "doctor", "check that this kiosk can take orders")
     _backend(doctor)
+    _menu(doctor)  # on a demo-server started with --menu: its keys
     doctor.add_argument(
         "--test-order",
         action="store_true",
@@ -245,6 +269,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=DEFAULT_SERVE_PORT)
     serve.add_argument("--location", metavar="ID", default=argparse.SUPPRESS)
+    _menu(serve)
     serve.add_argument(
         "--allow-remote", action="store_true", help="allow a host other than this machine"
     )
@@ -274,6 +299,8 @@ def _load(args: argparse.Namespace, **overrides: object) -> LoadedSettings:
     flags = _flags(args)
     if getattr(args, "db", None) is not None:
         flags["demo_db"] = args.db
+    if getattr(args, "menu", None) is not None:
+        flags["demo_menu"] = args.menu
     flags.update({k: v for k, v in overrides.items() if v is not None})
     return load_settings_with_sources(flags=flags)
 
@@ -376,9 +403,11 @@ def cmd_demo_server(args: argparse.Namespace) -> int:
     settings = _load(args, profile="demo").settings
     _start_logging(settings)
     from kiosk.demo.server import run
-    from kiosk.runtime import default_demo_db
+    from kiosk.runtime import default_demo_db, demo_restaurant
 
-    db = Path(args.db) if getattr(args, "db", None) else default_demo_db(settings)
+    # Checked before anything is printed or created: a bad file starts nothing.
+    restaurant = demo_restaurant(settings)
+    db = Path(args.db) if getattr(args, "db", None) else default_demo_db(settings, restaurant)
     db.parent.mkdir(parents=True, exist_ok=True)
     shown_host = f"[{host}]" if ":" in host else host
     base_url = f"http://{shown_host}:{args.port}/api/v1"
@@ -394,6 +423,7 @@ def cmd_demo_server(args: argparse.Namespace) -> int:
         rate_limit=limit,
         rate_window=window,
         synchronous=args.synchronous.upper(),
+        menu=restaurant,
     )
     return 0
 
@@ -537,6 +567,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
         command.append("--kiosk")
     if getattr(args, "location", None):
         command += ["--location", args.location]
+    if getattr(args, "menu", None):
+        from pathlib import Path
+
+        # Each session's process may start elsewhere: a file is named by its absolute path.
+        menu = args.menu
+        command += ["--menu", str(Path(menu).resolve()) if Path(menu).is_file() else menu]
     server = Server(shlex.join(command), host=host, port=args.port, title="Kiosk demo")
     print(f"serving `kiosk demo` on http://{host}:{args.port} (Ctrl+C stops)", flush=True)
     server.serve()

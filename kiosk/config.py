@@ -141,6 +141,9 @@ class Settings:
 
     menu_ttl: float = 300.0
     demo_db: Path | None = None
+    # The demo's restaurant: a built-in name (kiosk/demo/restaurants) or a restaurant file's path;
+    # None: the built-in default.
+    demo_menu: str | None = None
     log_level: str = "INFO"
     # Which terminal this kiosk is (its lock and crash-resume file); None: derived from the host
     # and the session (kiosk.terminal).
@@ -172,7 +175,7 @@ class Settings:
 
 SETTING_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Settings))
 _FLOATS = {"idle_timeout", "idle_countdown", "payment_timeout", "done_timeout", "menu_ttl"}
-_OPTIONAL_STRINGS = {"base_url", "location", "merchant", "staff_pin_hash"}
+_OPTIONAL_STRINGS = {"base_url", "location", "merchant", "staff_pin_hash", "demo_menu"}
 # A terminal id names files (lock, resume): nothing a path could be made of.
 _TERMINAL_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 _TRUE = {"1", "true", "yes", "on"}

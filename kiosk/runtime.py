@@ -22,6 +22,7 @@ from kiosk.ordering.services import KioskServices
 
 if TYPE_CHECKING:
     from kiosk.api import StorefrontClient
+    from kiosk.demo.data import Restaurant
     from kiosk.tui.app import KioskApp
 
 ServicesFactory = Callable[[], Coroutine[Any, Any, KioskServices]]
@@ -30,6 +31,7 @@ ServicesFactory = Callable[[], Coroutine[Any, Any, KioskServices]]
 # It is a loopback name, so it passes the https rule, and nothing ever resolves it.
 EMBEDDED_BASE_URL = "http://embedded-demo.localhost/api/v1"
 DEMO_DB_NAME = "demo.sqlite3"
+DEFAULT_MENU = "lantern"  # kiosk.demo.data.DEFAULT_MENU (not imported here: it is not cheap)
 
 # The longest wait the client may sleep by itself (seconds): a 429 asking for longer is raised at
 # once, with retry_after, for a visible countdown. Not 0: today's client measures its 5xx backoff
@@ -41,8 +43,26 @@ _CLIENT_MODULES = ("httpx", "kiosk.api")
 _DEMO_MODULES = ("kiosk.demo.data", "kiosk.demo")
 
 
-def default_demo_db(settings: Settings) -> Path:
-    return settings.demo_db if settings.demo_db is not None else paths.data_dir() / DEMO_DB_NAME
+def default_demo_db(settings: Settings, restaurant: Restaurant | None = None) -> Path:
+    """The demo's SQLite file: the setting, else one in the data dir for each restaurant (the
+    built-in default's is demo.sqlite3), so another menu never reseeds the default's carts."""
+    if settings.demo_db is not None:
+        return settings.demo_db
+    if restaurant is None or restaurant.source == DEFAULT_MENU:
+        return paths.data_dir() / DEMO_DB_NAME
+    return paths.data_dir() / f"demo-{restaurant.merchant_slug}.sqlite3"
+
+
+def demo_restaurant(settings: Settings) -> Restaurant:
+    """The demo's restaurant (settings.demo_menu, else the built-in default), checked; a file
+    that fails the check is a ConfigError naming the file and each bad value's path."""
+    from kiosk.demo import data
+    from kiosk.demo.menufile import MenuFileError
+
+    try:
+        return data.load(settings.demo_menu)
+    except MenuFileError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def state_dir_for(settings: Settings) -> Path:
@@ -114,16 +134,17 @@ def _client(
     )
 
 
-def _demo_location_ids(settings: Settings, location: str | None) -> list[str]:
-    from kiosk.demo.data import ALL_LOCATIONS, LOCATIONS
-
+def _demo_location_ids(
+    settings: Settings, location: str | None, restaurant: Restaurant
+) -> list[str]:
     wanted = location or settings.location
+    visible = restaurant.visible_locations
     if not wanted:
-        return [loc.id for loc in LOCATIONS]
-    for loc in ALL_LOCATIONS:
-        if wanted in (loc.id, loc.slug):
-            return [loc.id]
-    known = ", ".join(f"{loc.id} ({loc.slug})" for loc in LOCATIONS)
+        return [loc.id for loc in visible]
+    found = restaurant.location(wanted)
+    if found is not None:
+        return [found.id]
+    known = ", ".join(f"{loc.id} ({loc.slug})" for loc in visible)
     raise ConfigError(f"the demo has no location {wanted!r}; its locations are: {known}")
 
 
@@ -138,6 +159,7 @@ def build_demo_services(
     wrap_transport: Callable[[Any], Any] | None = None,
     location_ids: list[str] | None = None,
     state_dir: Path | None = None,
+    restaurant: Restaurant | None = None,
 ) -> KioskServices:
     """The kiosk on the demo backend: every demo location, each with its own client and key.
 
@@ -148,14 +170,15 @@ def build_demo_services(
     Overrides (tests and benches build through here too): `backend_app`, an in-process backend
     (kiosk.demo.create_app) to use instead of one on disk (the caller closes it; `base_url` is then
     only the origin the client names);
-    `wrap_transport(transport)`, a transport in front of it (faults, counts); `location_ids`; and
-    `state_dir` for the crash-resume file.
+    `wrap_transport(transport)`, a transport in front of it (faults, counts); `location_ids`;
+    `state_dir` for the crash-resume file; and `restaurant` (default: demo_restaurant(settings)),
+    whose keys and merchant the kiosk uses and which an in-process backend serves.
     """
-    from kiosk.demo.data import ALL_LOCATIONS, MERCHANT_SLUG
-
+    if restaurant is None:
+        restaurant = demo_restaurant(settings)
     if location_ids is None:
-        location_ids = _demo_location_ids(settings, location)
-    keys = {loc.id: loc.api_key for loc in ALL_LOCATIONS}
+        location_ids = _demo_location_ids(settings, location, restaurant)
+    keys = {loc.id: loc.api_key for loc in restaurant.locations}
     closers: list[Callable[[], Awaitable[None]]] = []
     transport: Any = None
     backend: Any = None
@@ -170,9 +193,9 @@ def build_demo_services(
 
         from kiosk.demo import create_app
 
-        db = db_path if db_path is not None else default_demo_db(settings)
+        db = db_path if db_path is not None else default_demo_db(settings, restaurant)
         db.parent.mkdir(parents=True, exist_ok=True)
-        app = create_app(db)
+        app = create_app(db, menu=restaurant)
         transport = httpx.ASGITransport(app=app)
         url = EMBEDDED_BASE_URL
         backend = app.state.backend
@@ -196,7 +219,7 @@ def build_demo_services(
         settings=settings,
         clients=clients,
         location_ids=location_ids,
-        merchant_slug=MERCHANT_SLUG,
+        merchant_slug=restaurant.merchant_slug,
         demo=True,
         state_dir=state_dir if state_dir is not None else state_dir_for(settings),
         closers=closers,
@@ -322,13 +345,22 @@ def services_factory(
         check_remote_settings(settings)
     elif base_url is not None:
         check_base_url(base_url)
+    # A merchant's own menu is read and checked now: a bad file stops the demo before any UI.
+    # (The built-in default is loaded later, with the other slow imports.)
+    restaurant = demo_restaurant(settings) if use_demo and settings.demo_menu else None
 
     async def factory() -> KioskServices:
         modules = _CLIENT_MODULES + (_DEMO_MODULES if use_demo else ())
         await asyncio.to_thread(_preload, modules)
         if use_demo:
+            # Reading and checking the restaurant file is slow too (pydantic, TOML).
+            chosen = restaurant or await asyncio.to_thread(demo_restaurant, settings)
             return build_demo_services(
-                settings, db_path=db_path, base_url=base_url, location=location
+                settings,
+                db_path=db_path,
+                base_url=base_url,
+                location=location,
+                restaurant=chosen,
             )
         return build_remote_services(settings)
 

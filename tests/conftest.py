@@ -30,11 +30,16 @@ def kiosk_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture(scope="session", autouse=True)
 def no_secret_in_any_log_of_the_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """After the whole run: every log file any test wrote (all live under the run's temp dir, see
-    kiosk_home) is grepped for the demo API keys and for payment client secrets."""
+    kiosk_home) is grepped for the demo API keys (of every built-in restaurant) and for payment
+    client secrets."""
     yield
-    from kiosk.demo.data import ALL_LOCATIONS
+    from kiosk.demo import data
 
-    keys = [location.api_key.encode() for location in ALL_LOCATIONS]
+    keys = [
+        location.api_key.encode()
+        for name in data.builtin_menus()
+        for location in data.load(name).locations
+    ]
     client_secret = re.compile(rb"pi_[0-9a-f]{8,}_secret_[A-Za-z0-9_-]{6,}")
     found = []
     logs = [p for p in tmp_path_factory.getbasetemp().rglob("*.log*") if p.is_file()]

@@ -26,6 +26,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Match, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from kiosk.demo import data
 from kiosk.demo.backend import Backend
 from kiosk.demo.edge import MAX_BODY, Edge
 from kiosk.demo.errors import ApiError, not_found, validation
@@ -616,8 +617,12 @@ def create_app(
     public_base_url: str | None = None,
     seed: bool = True,
     synchronous: str = "NORMAL",
+    menu: str | Path | data.Restaurant | None = None,
 ) -> Starlette:
     """The demo Storefront backend as an ASGI app; `app.state.backend` is the Backend.
+
+    menu: the restaurant to seed: a built-in name ("lantern", the default), a restaurant file's
+    path, or a loaded data.Restaurant; a bad file raises menufile.MenuFileError.
 
     rate_limit: requests per `rate_window` s and IP; None = no limit (load tests).
     public_base_url: where checkout pages are reached (checkoutUrl); None = the request's URL.
@@ -632,6 +637,7 @@ def create_app(
         public_base_url=public_base_url,
         seed=seed,
         synchronous=synchronous,
+        menu=menu,
     )
     api = [*storefront_routes(), *api_routes()]
     app = Starlette(

@@ -12,6 +12,7 @@ import secrets
 import time
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -100,11 +101,12 @@ class Backend:
         public_base_url: str | None = None,
         seed: bool = True,
         synchronous: str = "NORMAL",
+        menu: str | Path | data.Restaurant | None = None,
     ) -> None:
         self.clock: Callable[[], float] = clock or time.time
         self.store = Store(db_path, synchronous=synchronous)
         if seed:
-            self.store.seed(extra_products, self.clock())
+            self.store.seed(extra_products, self.clock(), data.load(menu))
         self.catalog = Catalog(self.store.load_catalog())
         self.public_base_url = public_base_url.rstrip("/") if public_base_url else None
         self.faults = Faults()
@@ -201,7 +203,7 @@ class Backend:
         self.store.set_sold_out(item_id, sold_out)
 
     def _currency(self, loc: dict[str, Any]) -> str:
-        return data.CURRENCY
+        return self.catalog.currency
 
     # -- merchant and location -----------------------------------------------------------------
 
@@ -225,14 +227,16 @@ class Backend:
             "id": m["id"],
             "slug": m["slug"],
             "name": m["name"],
-            "currency": data.CURRENCY,
+            "currency": self.catalog.currency,
             "locations": locs,
         }
 
     @staticmethod
     def _address_string(loc: dict[str, Any]) -> str:
         a = loc["details"]["address"]
-        return f"{a['street']}, {a['city']}, {a['state']} {a['zipCode']}"
+        # "120 Lantern Street, New York, NY 10038"; a file may leave state or zip code empty.
+        tail = " ".join(part for part in (a["state"], a["zipCode"]) if part)
+        return ", ".join(part for part in (a["street"], a["city"], tail) if part)
 
     @staticmethod
     def _methods_status(loc: dict[str, Any]) -> dict[str, bool]:
@@ -257,7 +261,7 @@ class Backend:
             "addressString": self._address_string(loc),
             "phone": det["phone"],
             "timezone": loc["timezone"],
-            "currency": data.CURRENCY,
+            "currency": self.catalog.currency,
             "isOrderingAllowed": True,
             "isScheduledOrderAllowed": bool(det["scheduled"]),
             "isOpenNow": self.is_open(loc, local),
@@ -1109,7 +1113,7 @@ class Backend:
                 "INSERT INTO payment_intents"
                 " (id, cart_id, client_secret, amount, currency, status, created_at)"
                 " VALUES (?, ?, ?, ?, ?, 'requires_payment_method', ?)",
-                (pi_id, cart_id, secret, amount, data.CURRENCY, now),
+                (pi_id, cart_id, secret, amount, self.catalog.currency, now),
             )
             cart["status"] = "LOCKED"
             cart["lockedAt"] = iso(now)
@@ -1118,7 +1122,7 @@ class Backend:
             cart["checkoutUrl"] = f"{self.public_base_url or base_url}/demo/checkout/{pi_id}"
             cart["updatedAt"] = iso(now)
             self.store.put_cart(conn, cart, now)
-            return self._intent_json((pi_id, secret, amount, data.CURRENCY), cart)
+            return self._intent_json((pi_id, secret, amount, self.catalog.currency), cart)
 
     @staticmethod
     def _intent_json(row: Any, cart: dict[str, Any]) -> dict[str, Any]:

@@ -60,6 +60,8 @@ class Catalog:
     def __init__(self, docs: dict[str, dict[str, Any]]) -> None:
         merchants = list(docs.get("merchant", {}).values())
         self.merchant: dict[str, Any] | None = merchants[0] if merchants else None
+        # A database seeded before restaurants had a currency field was the built-in (usd) one.
+        self.currency: str = (self.merchant or {}).get("currency", "usd")
         self.locations: dict[str, dict[str, Any]] = dict(docs.get("location", {}))
         self.slugs: dict[str, str] = {loc["slug"]: lid for lid, loc in self.locations.items()}
         self.keys: dict[str, str] = {loc["api_key"]: lid for lid, loc in self.locations.items()}

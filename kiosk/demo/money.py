@@ -7,7 +7,7 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 # Every amount a request may carry is below this many major units (a tip, a price, a percentage).
 MAX_MAJOR = Decimal(10) ** 9
 
-SYMBOLS = {"usd": "$", "cad": "$", "aud": "$", "eur": "€", "gbp": "£"}
+SYMBOLS = {"usd": "$", "cad": "$", "aud": "$", "nzd": "NZ$", "eur": "€", "gbp": "£"}
 
 
 def round_half_up(value: Decimal) -> int:

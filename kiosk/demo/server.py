@@ -37,12 +37,19 @@ def default_db_path() -> Path:
     return Path(user_data_dir("kiosk", appauthor=False)) / "demo.sqlite3"
 
 
-def banner(base_url: str, db_path: str | Path, out: TextIO = sys.stdout) -> None:
+def banner(
+    base_url: str,
+    db_path: str | Path,
+    out: TextIO = sys.stdout,
+    restaurant: data.Restaurant | None = None,
+) -> None:
     """What `kiosk demo-server` prints: where it listens and the (documented, demo-only) keys."""
+    r = restaurant if restaurant is not None else data.default()
     print(f"Storefront demo backend: {base_url}{API_PREFIX}", file=out)
     print(f"  database: {db_path}", file=out)
-    print(f"  merchant: {data.MERCHANT_SLUG}", file=out)
-    for loc in data.LOCATIONS:
+    print(f"  menu:     {r.source} ({r.merchant_name})", file=out)
+    print(f"  merchant: {r.merchant_slug}", file=out)
+    for loc in r.visible_locations:
         print(f"  {loc.id} ({loc.slug}, {loc.timezone}): X-API-Key {loc.api_key}", file=out)
     print(f"  faults:   {base_url}/demo/faults (loopback only)", file=out)
     out.flush()  # a pipe (a test, a supervisor) sees it before uvicorn starts serving
@@ -66,8 +73,10 @@ def run(
         display_host = "127.0.0.1"
     base_url = f"http://{display_host}:{port}"
     app_kwargs.setdefault("public_base_url", None)
-    app = create_app(path, **app_kwargs)
-    banner(base_url, path)
+    # Loaded (and checked) once: the app seeds it, the banner prints its keys.
+    restaurant = data.load(app_kwargs.pop("menu", None))
+    app = create_app(path, menu=restaurant, **app_kwargs)
+    banner(base_url, path, restaurant=restaurant)
     try:
         uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False)
     finally:

@@ -148,26 +148,33 @@ class Store:
 
     # -- seeding -------------------------------------------------------------------------------
 
-    def seed(self, extra_products: int, now: float) -> None:
-        """Write the demo catalog. Idempotent: rows are keyed; a second start replaces, never adds.
+    def seed(
+        self, extra_products: int, now: float, restaurant: data.Restaurant | None = None
+    ) -> None:
+        """Write the restaurant's catalog (default: the built-in default restaurant). Idempotent:
+        rows are keyed; a second start replaces, never adds.
 
         The initial sold-out flags are written only once, so run-time changes survive restarts.
         """
-        cat = data.build_catalog(extra_products)
+        r = restaurant if restaurant is not None else data.default()
+        cat = r.build_catalog(extra_products)
         docs: list[tuple[str, str, str]] = []
-        merchant = {"id": data.MERCHANT_ID, "slug": data.MERCHANT_SLUG, "name": data.MERCHANT_NAME}
-        docs.append(("merchant", data.MERCHANT_ID, json.dumps(merchant)))
-        for loc in data.ALL_LOCATIONS:
-            doc = asdict(loc) | {"details": data.LOCATION_DETAILS[loc.id]}
-            doc["popular"] = list(data.POPULAR.get(loc.id, ()))
-            doc["crossSell"] = list(data.CROSS_SELL.get(loc.id, ()))
+        merchant = {
+            "id": r.merchant_id,
+            "slug": r.merchant_slug,
+            "name": r.merchant_name,
+            "currency": r.currency,
+        }
+        docs.append(("merchant", r.merchant_id, json.dumps(merchant)))
+        for loc in r.locations:
+            doc = asdict(loc) | {"details": r.details[loc.id]}
+            doc["popular"] = list(r.popular.get(loc.id, ()))
+            doc["crossSell"] = list(r.cross_sell.get(loc.id, ()))
             docs.append(("location", loc.id, json.dumps(doc)))
         docs.extend(("product", p.id, json.dumps(asdict(p))) for p in cat.products)
         docs.extend(("group", g.id, json.dumps(asdict(g))) for g in cat.groups)
         docs.extend(("menu", m.id, json.dumps(asdict(m))) for m in cat.menus)
-        docs.extend(
-            ("discount", d.code, json.dumps(asdict(d))) for d in data.DISCOUNT_CODES.values()
-        )
+        docs.extend(("discount", d.code, json.dumps(asdict(d))) for d in r.discounts.values())
         with self.write() as conn:
             conn.execute("DELETE FROM catalog")
             conn.executemany("INSERT INTO catalog (kind, id, doc) VALUES (?, ?, ?)", docs)
@@ -175,7 +182,7 @@ class Store:
             if seeded is None:
                 conn.executemany(
                     "INSERT OR IGNORE INTO sold_out (item_id) VALUES (?)",
-                    [(i,) for i in data.INITIAL_SOLD_OUT],
+                    [(i,) for i in r.initial_sold_out],
                 )
                 conn.execute("INSERT INTO meta (key, value) VALUES ('seeded_at', ?)", (str(now),))
 

@@ -141,7 +141,9 @@ def test_demo_server_passes_its_flags_to_the_backend(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(cli, "_check_can_listen", lambda host, port: None)
     code = cli.main(["demo-server", "--rate-limit", "off", "--synchronous", "normal"])
     assert code == 0
+    assert seen.pop("menu").source == "lantern"  # type: ignore[attr-defined]
     assert seen == {"rate_limit": None, "rate_window": 600.0, "synchronous": "NORMAL"}
     seen.clear()
-    assert cli.main(["demo-server"]) == 0
+    assert cli.main(["demo-server", "--menu", "kowhai"]) == 0
+    assert seen.pop("menu").source == "kowhai"  # type: ignore[attr-defined]
     assert seen == {"rate_limit": 200, "rate_window": 600.0, "synchronous": "FULL"}

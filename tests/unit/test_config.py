@@ -69,6 +69,7 @@ LAYERED: list[tuple[str, str, str, str, Any, Any, Any]] = [
     ("payment_mode", '"counter"', "scan", "counter", "counter", "scan", "counter"),
     ("log_level", '"warning"', "debug", "error", "WARNING", "DEBUG", "ERROR"),
     ("demo_db", '"/f.db"', "/e.db", "/g.db", Path("/f.db"), Path("/e.db"), Path("/g.db")),
+    ("demo_menu", '"kowhai"', "/e.toml", "/g.toml", "kowhai", "/e.toml", "/g.toml"),
     (
         "base_url",
         '"https://file.example/api/v1"',

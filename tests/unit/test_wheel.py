@@ -55,6 +55,13 @@ def test_the_wheel_carries_every_stylesheet(wheel: Path) -> None:
     assert "kiosk/tui/app.py" in names and "kiosk/demo/app.py" in names
 
 
+def test_the_wheel_carries_the_builtin_restaurants(wheel: Path) -> None:
+    names = set(zipfile.ZipFile(wheel).namelist())
+    sources = sorted(p.name for p in (ROOT / "kiosk" / "demo" / "restaurants").glob("*.toml"))
+    assert "lantern.toml" in sources
+    assert {f"kiosk/demo/restaurants/{name}" for name in sources} <= names
+
+
 def test_the_installed_wheel_starts_the_app_with_its_styles(wheel: Path, tmp_path: Path) -> None:
     target = tmp_path / "site"
     subprocess.run(

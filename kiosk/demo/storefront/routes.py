@@ -258,8 +258,7 @@ def _readiness(c: Call) -> Any:
         raise V2Error(
             400, "VALIDATION_ERROR", "Unknown fulfillmentMethod", {"field": "fulfillmentMethod"}
         )
-    legacy = shapes.METHOD_FROM_V2[wanted]
-    offered = legacy in c.loc["methods"] or (legacy == "pickup" and "dine_in" in c.loc["methods"])
+    offered = shapes.method_from_v2(wanted, c.loc["methods"]) in c.loc["methods"]
     if not offered:
         return {"ready": False, "fulfillmentMethod": wanted, "reason": "not offered here"}
     now = c.b.local_now(c.loc)
@@ -312,7 +311,9 @@ def _session(c: Call) -> Any:
         if _revision(c.request) != int(stored.get("revision", 0)):
             raise V2Error(409, "CART_CONFLICT", "The cart changed since you last read it")
     token = secrets.token_urlsafe(32)
-    legacy_body: dict[str, Any] = {"fulfillmentMethod": shapes.METHOD_FROM_V2[method]}
+    legacy_body: dict[str, Any] = {
+        "fulfillmentMethod": shapes.method_from_v2(method, c.loc["methods"])
+    }
     if existing:
         legacy_body["existingCartId"] = existing
     result = c.b.start_session(
@@ -330,7 +331,8 @@ def _session(c: Call) -> Any:
 
 def _cart(b: Backend, loc: dict[str, Any], cart_id: str) -> dict[str, Any]:
     legacy = b.get_cart(loc, cart_id)
-    return shapes.cart(legacy, _stored(b, loc, cart_id))
+    merchant_id = b.catalog.merchant["id"] if b.catalog.merchant else ""
+    return shapes.cart(legacy, _stored(b, loc, cart_id), merchant_id)
 
 
 def _cart_after(change: Callable[[Call], Any]) -> Handler:
@@ -353,7 +355,9 @@ def _patch_cart(c: Call) -> None:
     if note is not None and (not isinstance(note, str) or len(note) > 500):
         raise V2Error(400, "VALIDATION_ERROR", "note is at most 500 characters", {"field": "note"})
     legacy = (
-        c.b._method(c.loc, {"fulfillmentMethod": shapes.METHOD_FROM_V2[method]}) if method else None
+        c.b._method(c.loc, {"fulfillmentMethod": shapes.method_from_v2(method, c.loc["methods"])})
+        if method
+        else None
     )
 
     def change(cart: dict[str, Any]) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from kiosk.demo import data
 from kiosk.demo.money import dec
 
 # The kiosk's (and the legacy API's) fulfillment names -> 2.0's. 2.0 has no dine-in: an order eaten
@@ -28,8 +27,32 @@ METHOD_FROM_V2 = {
     "room_service": "room_service",
     "delivery": "delivery",
 }
-# 2.0 names countries in full (DeliveryAddress.country); the demo's locations are in the US.
-COUNTRY_NAMES = {"US": "United States", "AE": "United Arab Emirates", "AU": "Australia"}
+
+
+def method_from_v2(method: str, offered: list[str]) -> str:
+    """The legacy method a 2.0 one means at a location offering `offered` (legacy names). 2.0's
+    takeout is pickup, or dine-in where the location seats its customers but has no pickup."""
+    legacy = METHOD_FROM_V2[method]
+    if legacy == "pickup" and "pickup" not in offered and "dine_in" in offered:
+        return "dine_in"
+    return legacy
+
+
+# 2.0 names countries in full (DeliveryAddress.country, Merchant.country).
+COUNTRY_NAMES = {
+    "US": "United States",
+    "AE": "United Arab Emirates",
+    "AU": "Australia",
+    "NZ": "New Zealand",
+    "CA": "Canada",
+    "GB": "United Kingdom",
+    "IE": "Ireland",
+    "DE": "Germany",
+    "FR": "France",
+    "NL": "Netherlands",
+    "ES": "Spain",
+    "IT": "Italy",
+}
 CART_TTL = timedelta(days=7)  # a cart not paid within this is expired (expiresAt is required)
 
 _TOTALS = (
@@ -94,14 +117,14 @@ def _item(legacy: dict[str, Any], stored: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def cart(legacy: dict[str, Any], stored: dict[str, Any]) -> dict[str, Any]:
+def cart(legacy: dict[str, Any], stored: dict[str, Any], merchant_id: str) -> dict[str, Any]:
     """StorefrontCart (closed, 46 required members) from the legacy cart JSON and the stored doc."""
     stored_items = {it["id"]: it for it in stored.get("items", [])}
     created = datetime.fromisoformat(stored["createdAt"].replace("Z", "+00:00"))
     out: dict[str, Any] = {
         "id": legacy["id"],
         "locationId": legacy["locationId"],
-        "merchantId": data.MERCHANT_ID,
+        "merchantId": merchant_id,
         "status": legacy["status"],
         "lockedAt": legacy.get("lockedAt"),
         "revision": int(stored.get("revision", 0)),
@@ -173,10 +196,12 @@ def merchant(legacy: dict[str, Any], locations: list[dict[str, Any]]) -> dict[st
                 },
             }
         )
+    # The merchant's country: its first listed location's (a restaurant file has no other).
+    code = locations[0]["addressData"].get("country") if locations else None
     return {
         "id": legacy["id"],
         "name": legacy["name"],
-        "country": "United States",
+        "country": COUNTRY_NAMES.get(code, code) if code else "United States",
         "currency": legacy["currency"],
         "bio": "",
         "logo": "",
