@@ -154,6 +154,13 @@ def test_the_documented_bodies_are_the_ones_the_handlers_parse() -> None:
     )
     assert r.status_code == 400 and r.json()["code"] == "VALIDATION_ERROR"
     assert r.json()["details"] == {"field": "itemUnavailableAction"}
+    # A malformed If-Match is refused even where none is needed (a new cart), as documented.
+    session = cart.client.post(
+        f"/locations/{DT}/ordering-sessions",
+        json={"fulfillmentMethod": "takeout"},
+        headers={"Idempotency-Key": "s" * 16, "If-Match": ""},
+    )
+    assert session.status_code == 400, session.text
     # A body that calls itself a form passes the edge unparsed: still a 400, never a 500.
     form = cart.client.post(
         f"/locations/{DT}/distance",

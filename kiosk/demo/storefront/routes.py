@@ -192,7 +192,11 @@ def _write(call: Call, handler: Handler, *, if_match: bool, status: int) -> Resp
         raise V2Error(
             400, "VALIDATION_ERROR", "Idempotency-Key must be 16-128 of A-Z a-z 0-9 . _ : -"
         )
-    expected = _revision(request) if if_match else None
+    # A malformed If-Match is refused even where none is needed (a new cart), and before a key's
+    # stored outcome is replayed.
+    sent = request.headers.get("if-match") is not None
+    revision = _revision(request) if if_match or sent else None
+    expected = revision if if_match else None
 
     def outcome() -> tuple[int, Any]:
         marker = EXPECTED_REVISION.set(expected)
