@@ -3,11 +3,12 @@ sessions, carts, items, discount, checkout. Every other operation of the vendor'
 NOT_FOUND in the 2.0 envelope (customer accounts, loyalty, receipts, analytics: listed in
 kiosk/demo/README.md).
 
-A handler gets a `Call` (the backend, the location, the path, the closed body) and returns the JSON
-to send; cart writes return the cart, with its `ETag`. Credentials: none for the catalog; the cart
-token (`X-Cart-Token`, stored as a SHA-256 hash, compared in constant time) for a cart. Writes need
-an `Idempotency-Key` and, where the vendor says so, `If-Match: "cart-N"` (428 without it, 409
-`CART_CONFLICT` when stale: checked in the write's own transaction, kiosk.demo.store).
+A handler gets a `Call` (the backend, the location, the path, the body as its bodies.py model
+read it) and returns the JSON to send; cart writes return the cart, with its `ETag`. Credentials:
+none for the catalog; the cart token (`X-Cart-Token`, stored as a SHA-256 hash, compared in
+constant time) for a cart. Writes need an `Idempotency-Key` and, where the vendor says so,
+`If-Match: "cart-N"` (428 without it, 409 `CART_CONFLICT` when stale: checked in the write's own
+transaction, kiosk.demo.store).
 """
 
 from __future__ import annotations
