@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, NotRequired
 from urllib.parse import parse_qs
 
 from starlette.applications import Starlette
@@ -25,12 +25,14 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Match, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from typing_extensions import TypedDict
 
 from kiosk.demo import data
 from kiosk.demo.backend import Backend
 from kiosk.demo.edge import MAX_BODY, Edge
-from kiosk.demo.errors import ApiError, not_found, validation
+from kiosk.demo.errors import SHAPE_A_CODES, ApiError, not_found, validation
 from kiosk.demo.money import fmt
+from kiosk.demo.openapi import FORM, HTML, JSON, Api, Doc, DocRoute, serve
 from kiosk.demo.store import IdempotencyConflict
 from kiosk.demo.storefront import errors as v2_errors
 from kiosk.demo.storefront.routes import PREFIX as V2_PREFIX
@@ -41,6 +43,7 @@ log = logging.getLogger("kiosk.demo")
 API = "/api/v1"
 DROP_MESSAGE = "demo fault: connection dropped after the write was committed"
 LOOPBACK = {"127.0.0.1", "::1", "localhost", "testclient"}
+DOCUMENTS = {API + "/openapi.json", V2_PREFIX + "/openapi.json"}
 
 
 @dataclass
@@ -227,8 +230,22 @@ def api_routes() -> list[Route]:
         ("POST", cart + "/payment-intent", _payment_intent, False),
     ]
     return [
-        Route(path, endpoint(h, body=body), methods=[method]) for method, path, h, body in table
+        DocRoute(path, endpoint(h, body=body), methods=[method], doc=_v1_doc(method, body))
+        for method, path, h, body in table
     ]
+
+
+def _v1_doc(method: str, body: bool) -> Doc:
+    # Every operation authenticates (401/403) and finds its location (404); a change can meet a
+    # locked cart or a reused idempotency key (409) and a closed location (422).
+    errors = (401, 403, 404, 429, 500) + ((409, 422) if method != "GET" else ())
+    return Doc(
+        errors=errors,
+        # The body's members are the domain's to check (kiosk.demo.backend); an empty body is {}.
+        body=dict[str, Any] if body else None,
+        body_required=False,
+        security=("ApiKey",),
+    )
 
 
 def _menus(c: Call) -> Any:
@@ -302,7 +319,8 @@ class Gate:
             }
             await JSONResponse(body, status_code=403)(scope, receive, send)
             return
-        if not (path == API or path.startswith(API + "/")):
+        if not (path == API or path.startswith(API + "/")) or path in DOCUMENTS:
+            # The OpenAPI documents take no key and no part in the limits, stats and faults.
             await self.app(scope, receive, send)
             return
 
@@ -593,18 +611,83 @@ async def index(request: Request) -> Response:
 
 
 def demo_routes() -> list[Route]:
+    local = Doc(errors=(403,))  # loopback only
+    local_body = Doc(errors=(403,), body=dict[str, Any], body_required=False)
     return [
-        Route("/", index, methods=["GET"]),
-        Route("/demo/health", demo_health, methods=["GET"]),
-        Route("/demo/faults", demo_faults, methods=["GET", "POST"]),
-        Route("/demo/faults/reset", demo_faults_reset, methods=["POST"]),
-        Route("/demo/stats", demo_stats, methods=["GET"]),
-        Route("/demo/stats/reset", demo_stats_reset, methods=["POST"]),
-        Route("/demo/rate-limit/reset", demo_rate_limit_reset, methods=["POST"]),
-        Route("/demo/sold-out", demo_sold_out, methods=["POST"]),
-        Route("/demo/checkout/{paymentIntentId}", demo_checkout, methods=["GET"]),
-        Route("/demo/processor/confirm", demo_confirm, methods=["POST"]),
+        DocRoute("/", index, methods=["GET"], doc=Doc(media=(HTML,))),
+        DocRoute("/demo/health", demo_health, methods=["GET"], doc=Doc()),
+        DocRoute("/demo/faults", demo_faults, methods=["GET", "POST"], doc=local_body),
+        DocRoute("/demo/faults/reset", demo_faults_reset, methods=["POST"], doc=local),
+        DocRoute("/demo/stats", demo_stats, methods=["GET"], doc=local),
+        DocRoute("/demo/stats/reset", demo_stats_reset, methods=["POST"], doc=local),
+        DocRoute("/demo/rate-limit/reset", demo_rate_limit_reset, methods=["POST"], doc=local),
+        DocRoute("/demo/sold-out", demo_sold_out, methods=["POST"], doc=local_body),
+        DocRoute(
+            "/demo/checkout/{paymentIntentId}",
+            demo_checkout,
+            methods=["GET"],
+            doc=Doc(media=(HTML,), errors=(404, 410), error_media=(HTML,)),
+        ),
+        DocRoute(
+            "/demo/processor/confirm",
+            demo_confirm,
+            methods=["POST"],
+            # A form posted by the checkout page answers HTML; JSON answers JSON.
+            doc=Doc(
+                errors=(400, 402, 403, 404, 409),
+                body=dict[str, Any],
+                body_media=(JSON, FORM),
+                media=(JSON, HTML),
+                error_media=(JSON, HTML),
+            ),
+        ),
+        DocRoute(
+            API + "/openapi.json",
+            serve(V1_API),
+            methods=["GET"],
+            doc=Doc(summary="This document"),
+        ),
     ]
+
+
+class ShapeA(TypedDict):
+    """401, 404 and 500."""
+
+    success: Literal[False]
+    message: str
+    code: str
+
+
+class ShapeB(TypedDict):
+    """Every other error; `code` and `details` on the API's (a /demo refusal has neither)."""
+
+    error: str
+    message: str
+    status: int
+    code: NotRequired[str]
+    details: NotRequired[dict[str, Any]]
+
+
+def _v1_error(status: int) -> Any:
+    return ShapeA if status in SHAPE_A_CODES else ShapeB
+
+
+V1_API = Api(
+    title="Storefront API 1 (kiosk demo backend)",
+    version="1",
+    description=(
+        "The legacy Storefront API under /api/v1 and the demo's own /demo routes, as the kiosk's"
+        " embedded demo backend serves them; generated from its route table"
+        " (kiosk/demo/openapi.py)."
+        " Storefront 2.0 has its own document: /api/v1/storefront/openapi.json."
+    ),
+    base="",
+    owns=lambda path: not path.startswith(V2_PREFIX + "/"),
+    error_body=_v1_error,
+    # The edge refuses a malformed or oversized request before any route (kiosk.demo.edge).
+    common_errors=(400, 413),
+    security_schemes={"ApiKey": {"type": "apiKey", "in": "header", "name": "X-API-Key"}},
+)
 
 
 def create_app(

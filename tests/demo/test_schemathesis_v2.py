@@ -2,9 +2,8 @@
 for every operation the demo emulates, generated requests get no 5xx, and every answer's status,
 content type, headers and body are as the vendor documents them.
 
-Cart operations run against a real cart: its id, token and current revision are put into each
-generated request, so the write handlers themselves are exercised, not only the 404 of a random
-id. Bounded for CI (EXAMPLES per operation, derandomized); a longer run:
+Cart operations run against a real cart (real_cart.py). Bounded for CI (EXAMPLES per operation,
+derandomized); a longer run:
     KIOSK_CONFORMANCE_EXAMPLES=500 ./dev test tests/demo/test_schemathesis_v2.py
 """
 
@@ -22,6 +21,7 @@ from starlette.testclient import TestClient
 from kiosk.demo import create_app
 from kiosk.demo.data import DOWNTOWN
 
+from .real_cart import RealCart
 from .support import WED_AFTERNOON
 from .vendor_schema import DOCUMENT
 
@@ -52,48 +52,13 @@ CHECKS = [
 ]
 
 
-class Cart:
-    """A real cart with a line, made through the 2.0 API itself."""
-
-    def __init__(self) -> None:
-        self.client = TestClient(APP, base_url="http://demo/api/v1/storefront")
-        self.fresh()
-
-    def fresh(self) -> None:
-        r = self.client.post(
-            f"/locations/{DT}/ordering-sessions",
-            json={"fulfillmentMethod": "takeout"},
-            headers={"Idempotency-Key": os.urandom(12).hex()},
-        )
-        assert r.status_code == 201, r.text
-        self.id = r.json()["cart"]["id"]
-        self.token = r.json()["cartAccessToken"]
-        added = self.client.post(
-            f"/locations/{DT}/carts/{self.id}/items",
-            json={"productId": "prd_cookie", "quantity": 1, "itemUnavailableAction": "remove_item"},
-            headers={**self.headers(), "Idempotency-Key": os.urandom(12).hex()},
-        )
-        assert added.status_code == 200, added.text
-        self.item = added.json()["items"][0]["id"]
-
-    def headers(self) -> dict[str, str]:
-        r = self.client.get(
-            f"/locations/{DT}/carts/{self.id}", headers={"X-Cart-Token": self.token}
-        )
-        if r.status_code != 200 or r.json()["status"] != "OPEN":
-            # A checkout hand-off locked it, or a DELETE expired it: carry on with a new one.
-            self.fresh()
-            return self.headers()
-        return {"X-Cart-Token": self.token, "If-Match": r.headers["etag"]}
+CART: RealCart | None = None
 
 
-CART: Cart | None = None
-
-
-def real_cart() -> Cart:
+def real_cart() -> RealCart:
     global CART
     if CART is None:
-        CART = Cart()
+        CART = RealCart(APP)
     return CART
 
 

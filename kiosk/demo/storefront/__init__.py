@@ -5,5 +5,8 @@ the `{code, message, requestId, details}` error envelope.
 
 - `errors.py`: the envelope, and how the domain's errors read in 2.0;
 - `shapes.py`: 2.0's JSON from the domain's (amounts in major units, `fulfilmentMethod` names);
-- `routes.py`: one short handler per operation, grouped by resource.
+- `bodies.py`: the request bodies as pydantic models, which the handlers parse with;
+- `answers.py`: the answers' types, for the OpenAPI document (kiosk.demo.openapi);
+- `routes.py`: one short handler per operation, grouped by resource, and the route table the
+  document is generated from (`GET /api/v1/storefront/openapi.json`).
 """

@@ -3,11 +3,12 @@ sessions, carts, items, discount, checkout. Every other operation of the vendor'
 NOT_FOUND in the 2.0 envelope (customer accounts, loyalty, receipts, analytics: listed in
 kiosk/demo/README.md).
 
-A handler gets a `Call` (the backend, the location, the path, the closed body) and returns the JSON
-to send; cart writes return the cart, with its `ETag`. Credentials: none for the catalog; the cart
-token (`X-Cart-Token`, stored as a SHA-256 hash, compared in constant time) for a cart. Writes need
-an `Idempotency-Key` and, where the vendor says so, `If-Match: "cart-N"` (428 without it, 409
-`CART_CONFLICT` when stale: checked in the write's own transaction, kiosk.demo.store).
+A handler gets a `Call` (the backend, the location, the path, the body as its bodies.py model
+read it) and returns the JSON to send; cart writes return the cart, with its `ETag`. Credentials:
+none for the catalog; the cart token (`X-Cart-Token`, stored as a SHA-256 hash, compared in
+constant time) for a cart. Writes need an `Idempotency-Key` and, where the vendor says so,
+`If-Match: "cart-N"` (428 without it, 409 `CART_CONFLICT` when stale: checked in the write's own
+transaction, kiosk.demo.store).
 """
 
 from __future__ import annotations
@@ -28,16 +29,17 @@ from starlette.routing import Route
 
 from kiosk.demo.backend import Backend, _haversine_miles
 from kiosk.demo.errors import ApiError
+from kiosk.demo.openapi import Api, Doc, DocRoute, Param, serve
 from kiosk.demo.store import EXPECTED_REVISION, IdempotencyConflict, RevisionConflict
-from kiosk.demo.storefront import shapes
+from kiosk.demo.storefront import answers, bodies, shapes
 from kiosk.demo.storefront.errors import V2Error, from_domain, response
 
 PREFIX = "/api/v1/storefront"
 HANDOFF_TTL = timedelta(minutes=15)
 _IF_MATCH = re.compile(r'^(?:W/)?"cart-(0|[1-9][0-9]*)"$')
 _KEY = re.compile(r"^[A-Za-z0-9._:-]{16,128}$")
-_DIGITS = re.compile(r"^\d+(?:\.\d+)?$")
-COUNTRIES = {"United States", "United Arab Emirates", "Australia", "United Kingdom"}
+IDEMPOTENCY_KEY_SCHEMA = {"type": "string", "pattern": _KEY.pattern}
+IF_MATCH_SCHEMA = {"type": "string", "pattern": _IF_MATCH.pattern}
 
 
 @dataclass
@@ -97,23 +99,6 @@ def _revision(request: Request) -> int:
     return int(match.group(1))
 
 
-def _body(raw: Any, allowed: set[str], required: set[str] = frozenset()) -> dict[str, Any]:  # type: ignore[assignment]
-    if raw is None:
-        raw = {}
-    if not isinstance(raw, dict):
-        raise V2Error(400, "VALIDATION_ERROR", "The body must be a JSON object")
-    unknown = sorted(set(raw) - allowed)
-    if unknown:
-        # 2.0's request bodies are closed objects.
-        raise V2Error(
-            400, "VALIDATION_ERROR", f"Unknown member {unknown[0]!r}", {"field": unknown[0]}
-        )
-    for name in sorted(required):
-        if raw.get(name) is None:
-            raise V2Error(400, "VALIDATION_ERROR", f"{name} is required", {"field": name})
-    return raw
-
-
 def _etag(body: Any) -> dict[str, str]:
     cart = body.get("cart", body) if isinstance(body, dict) else None
     if isinstance(cart, dict) and isinstance(cart.get("revision"), int) and "items" in cart:
@@ -129,25 +114,27 @@ def route(
     path: str,
     handler: Handler,
     *,
-    members: set[str] | None = None,
-    required: set[str] = frozenset(),  # type: ignore[assignment]
+    body: Any = None,
+    body_required: bool = True,
     cart: bool = False,
     write: bool = False,
     if_match: bool = False,
     status: int = 200,
-) -> Route:
-    """One 2.0 operation. `members` is the closed body's members (None: no body)."""
+    etag: bool = False,
+    answer: Any = answers.AnyObject,
+    params: tuple[Param, ...] = (),
+    errors: tuple[int, ...] = (),
+    token_optional: bool = False,
+) -> DocRoute:
+    """One 2.0 operation. `body` is the bodies.py type its JSON body is parsed with (None: no
+    body); the rest says what it checks and answers, and is also what the OpenAPI document says."""
 
     async def run(request: Request) -> Response:
         b: Backend = request.app.state.backend
         try:
             loc = _location(b, request.path_params["locationId"]) if "locationId" in path else {}
-            raw = None
-            if members is not None:
-                text = await request.body()
-                raw = json.loads(text) if text.strip() else None
-            body = _body(raw, members or set(), required) if members is not None else {}
-            call = Call(b, loc, request.path_params, body, request)
+            parsed = bodies.parse(body, await request.body()) if body is not None else {}
+            call = Call(b, loc, request.path_params, parsed, request)
             if cart:
                 call.cart = _stored(b, loc, request.path_params["cartId"])
                 _authorise(request, call.cart)
@@ -158,7 +145,29 @@ def route(
         except V2Error as error:
             return response(error)
 
-    return Route(PREFIX + path, run, methods=[method])
+    # The statuses each kind of route can answer (the vendor declares the same per operation).
+    answered = set(errors)
+    headers: list[Param] = []
+    if cart:
+        answered |= {401, 403}
+    if write:
+        answered.add(409)
+        headers.append(Param("Idempotency-Key", "header", True, IDEMPOTENCY_KEY_SCHEMA))
+    if if_match:
+        answered.add(428)
+        headers.append(Param("If-Match", "header", True, IF_MATCH_SCHEMA))
+    doc = Doc(
+        status=status,
+        errors=tuple(sorted(answered)),
+        body=body,
+        body_required=body_required,
+        response=answer,
+        params=(*headers, *params),
+        security=("StorefrontCartCapability",) if cart or token_optional else (),
+        security_optional=token_optional,
+        headers=("ETag", "Cache-Control") if etag else (),
+    )
+    return DocRoute(PREFIX + path, run, methods=[method], doc=doc)
 
 
 def _domain(run: Callable[[], Any]) -> Any:
@@ -184,7 +193,11 @@ def _write(call: Call, handler: Handler, *, if_match: bool, status: int) -> Resp
         raise V2Error(
             400, "VALIDATION_ERROR", "Idempotency-Key must be 16-128 of A-Z a-z 0-9 . _ : -"
         )
-    expected = _revision(request) if if_match else None
+    # A malformed If-Match is refused even where none is needed (a new cart), and before a key's
+    # stored outcome is replayed.
+    sent = request.headers.get("if-match") is not None
+    revision = _revision(request) if if_match or sent else None
+    expected = revision if if_match else None
 
     def outcome() -> tuple[int, Any]:
         marker = EXPECTED_REVISION.set(expected)
@@ -223,14 +236,7 @@ def _merchant(c: Call) -> Any:
 
 
 def _distance(c: Call) -> Any:
-    lat, lng, unit = c.body["lat"], c.body["lng"], c.body.get("unit", "miles")
-    for name, value, bound in (("lat", lat, 90), ("lng", lng, 180)):
-        if isinstance(value, bool) or not isinstance(value, int | float) or abs(value) > bound:
-            raise V2Error(400, "VALIDATION_ERROR", f"{name} is out of range", {"field": name})
-    if unit not in ("miles", "kilometers"):
-        raise V2Error(
-            400, "VALIDATION_ERROR", "unit must be miles or kilometers", {"field": "unit"}
-        )
+    lat, lng, unit = c.body["lat"], c.body["lng"], c.body["unit"]
     here = c.b.location_json(c.loc)
     address = here["addressData"]
     miles = _haversine_miles(address["lat"], address["lng"], float(lat), float(lng))
@@ -297,15 +303,8 @@ def _recommendations(c: Call) -> Any:
 
 def _session(c: Call) -> Any:
     method = c.body["fulfillmentMethod"]
-    # A list or an object is not a method (and not hashable: `in` on a dict would raise).
-    if not isinstance(method, str) or method not in shapes.METHOD_FROM_V2:
-        raise V2Error(
-            400, "VALIDATION_ERROR", "Unknown fulfillmentMethod", {"field": "fulfillmentMethod"}
-        )
     existing = c.body.get("existingCartId")
     if existing is not None:
-        if not isinstance(existing, str) or not re.fullmatch(r"[a-f\d]{24}", existing):
-            raise V2Error(400, "VALIDATION_ERROR", "existingCartId must be 24 hex characters")
         stored = _stored(c.b, c.loc, existing)
         _authorise(c.request, stored)
         if _revision(c.request) != int(stored.get("revision", 0)):
@@ -348,12 +347,6 @@ def _cart_after(change: Callable[[Call], Any]) -> Handler:
 def _patch_cart(c: Call) -> None:
     method = c.body.get("fulfillmentMethod")
     note = c.body.get("note")
-    if method is not None and (not isinstance(method, str) or method not in shapes.METHOD_FROM_V2):
-        raise V2Error(
-            400, "VALIDATION_ERROR", "Unknown fulfillmentMethod", {"field": "fulfillmentMethod"}
-        )
-    if note is not None and (not isinstance(note, str) or len(note) > 500):
-        raise V2Error(400, "VALIDATION_ERROR", "note is at most 500 characters", {"field": "note"})
     legacy = (
         c.b._method(c.loc, {"fulfillmentMethod": shapes.method_from_v2(method, c.loc["methods"])})
         if method
@@ -390,24 +383,6 @@ def _customer(c: Call) -> None:
     name = c.body["customerName"]
     email = c.body.get("emailAddress")
     phone = c.body.get("phoneNumber")
-    if not isinstance(name, str) or not 1 <= len(name.strip()) <= 100:
-        raise V2Error(
-            400, "VALIDATION_ERROR", "customerName is 1-100 characters", {"field": "customerName"}
-        )
-    if email is not None and (not isinstance(email, str) or "@" not in email or len(email) > 254):
-        raise V2Error(
-            400,
-            "VALIDATION_ERROR",
-            "emailAddress is not an e-mail address",
-            {"field": "emailAddress"},
-        )
-    if phone is not None and (not isinstance(phone, str) or len(phone) > 32):
-        raise V2Error(
-            400,
-            "VALIDATION_ERROR",
-            "phoneNumber is at most 32 characters",
-            {"field": "phoneNumber"},
-        )
 
     def change(cart: dict[str, Any]) -> None:
         # Validate, then update: a cart that cannot be paid for is refused as it is.
@@ -415,7 +390,7 @@ def _customer(c: Call) -> None:
         if problems:
             first = problems[0]
             raise V2Error(400, first["code"], first["message"], {"errors": problems})
-        cart["customerName"] = name.strip()
+        cart["customerName"] = name
         if email is not None:
             cart["emailAddress"] = email.strip()
         if phone is not None:
@@ -425,29 +400,14 @@ def _customer(c: Call) -> None:
 
 
 def _delivery(c: Call) -> None:
-    if c.body.get("country") not in COUNTRIES:
-        raise V2Error(
-            400,
-            "VALIDATION_ERROR",
-            "country must be a country this API names",
-            {"field": "country"},
-        )
     c.b.set_delivery(c.loc, c.cart_id, dict(c.body))
 
 
-def _digits(c: Call, name: str) -> None:
-    value = c.body.get(name)
-    if not isinstance(value, str) or not _DIGITS.match(value):
-        raise V2Error(400, "VALIDATION_ERROR", f"{name} must be digits", {"field": name})
-
-
 def _table(c: Call) -> None:
-    _digits(c, "tableNumber")
     c.b.set_table(c.loc, c.cart_id, c.body)
 
 
 def _room(c: Call) -> None:
-    _digits(c, "roomNumber")
     c.b.set_room(c.loc, c.cart_id, c.body)
 
 
@@ -455,14 +415,6 @@ def _room(c: Call) -> None:
 
 
 def _add_item(c: Call) -> None:
-    action = c.body["itemUnavailableAction"]
-    if action not in ("remove_item", "cancel_entire_order"):
-        raise V2Error(
-            400,
-            "VALIDATION_ERROR",
-            "Unknown itemUnavailableAction",
-            {"field": "itemUnavailableAction"},
-        )
     names = ("productId", "quantity", "specialInstructions")
     legacy: dict[str, Any] = {k: c.body[k] for k in names if k in c.body}
     if c.body.get("selections"):
@@ -482,10 +434,7 @@ def _remove_item(c: Call) -> None:
 
 
 def _discount(c: Call) -> None:
-    code = c.body["code"]
-    if not isinstance(code, str) or not re.fullmatch(r"[A-Za-z0-9]{6,24}", code):
-        raise V2Error(400, "VALIDATION_ERROR", "code is 6-24 letters or digits", {"field": "code"})
-    c.b.apply_discount(c.loc, {"code": code, "cartId": c.cart_id})
+    c.b.apply_discount(c.loc, {"code": c.body["code"], "cartId": c.cart_id})
 
 
 # --- checkout and the order ---------------------------------------------------------------------
@@ -524,30 +473,41 @@ CART = LOC + "/carts/{cartId}"
 
 
 def storefront_routes() -> list[Route]:
-    def catalog(method: str, path: str, handler: Handler, **kw: Any) -> Route:
-        return route(method, path, handler, **kw)
-
     def cart_write(method: str, path: str, change: Callable[[Call], Any], **kw: Any) -> Route:
         kw.setdefault("if_match", True)
-        return route(method, path, _cart_after(change), cart=True, write=True, **kw)
+        return route(
+            method,
+            path,
+            _cart_after(change),
+            cart=True,
+            write=True,
+            etag=True,
+            answer=answers.Cart,
+            **kw,
+        )
 
+    def query(name: str, schema: dict[str, Any] | None = None) -> Param:
+        return Param(name, "query", schema=schema or {"type": "string"})
+
+    methods = {"type": "string", "enum": sorted(shapes.METHOD_FROM_V2)}
+    empty: dict[str, Any] = {"body": bodies.EmptyBody, "body_required": False}
     return [
-        catalog("GET", "/merchant/{merchantSlug}", _merchant),
-        catalog(
+        route("GET", "/merchant/{merchantSlug}", _merchant),
+        route(
             "GET", "/locations/{locationId}", lambda c: shapes.location(c.b.location_json(c.loc))
         ),
-        catalog(
-            "POST",
-            LOC + "/distance",
-            _distance,
-            members={"lat", "lng", "unit"},
-            required={"lat", "lng"},
+        route("POST", LOC + "/distance", _distance, body=bodies.DistanceRequest),
+        route("GET", LOC + "/time-intervals", lambda c: c.b.time_intervals_json(c.loc)),
+        route(
+            "GET",
+            LOC + "/ordering-readiness",
+            _readiness,
+            answer=answers.Readiness,
+            params=(query("fulfillmentMethod", methods),),
         ),
-        catalog("GET", LOC + "/time-intervals", lambda c: c.b.time_intervals_json(c.loc)),
-        catalog("GET", LOC + "/ordering-readiness", _readiness),
-        catalog("GET", LOC + "/gratuity", lambda c: c.b.gratuity_json(c.loc)),
-        catalog("GET", LOC + "/menus", _menus),
-        catalog(
+        route("GET", LOC + "/gratuity", lambda c: c.b.gratuity_json(c.loc)),
+        route("GET", LOC + "/menus", _menus, params=(query("orderDate"), query("orderTime"))),
+        route(
             "GET",
             LOC + "/products/{productId}",
             lambda c: c.b.product_json(c.loc, c.p["productId"]),
@@ -556,108 +516,107 @@ def storefront_routes() -> list[Route]:
             "POST",
             LOC + "/ordering-sessions",
             _session,
-            members={
-                "fulfillmentMethod",
-                "existingCartId",
-                "marketplaceId",
-                "channel",
-                "metadata",
-                "returnUrl",
-            },
-            required={"fulfillmentMethod"},
+            body=bodies.OrderingSessionRequest,
             write=True,
             status=201,
+            etag=True,
+            answer=answers.OrderingSession,
+            # Resuming a cart takes its token and If-Match (428 without it).
+            params=(Param("If-Match", "header", False, IF_MATCH_SCHEMA),),
+            errors=(401, 403, 428),
+            token_optional=True,
         ),
-        route("GET", CART, lambda c: _cart(c.b, c.loc, c.cart_id), cart=True),
-        cart_write("PATCH", CART, _patch_cart, members={"fulfillmentMethod", "note"}),
-        route("DELETE", CART, _delete_cart, members=set(), cart=True, write=True, if_match=True),
-        route("GET", CART + "/products", _recommendations, cart=True),
-        cart_write(
-            "PUT",
-            CART + "/validate-and-update",
-            _customer,
-            members={"customerName", "emailAddress", "phoneNumber"},
-            required={"customerName"},
+        route(
+            "GET",
+            CART,
+            lambda c: _cart(c.b, c.loc, c.cart_id),
+            cart=True,
+            etag=True,
+            answer=answers.Cart,
         ),
+        cart_write("PATCH", CART, _patch_cart, body=bodies.CartPatch),
+        route(
+            "DELETE",
+            CART,
+            _delete_cart,
+            cart=True,
+            write=True,
+            if_match=True,
+            etag=True,
+            answer=answers.Cart,
+            **empty,
+        ),
+        route(
+            "GET", CART + "/products", _recommendations, cart=True, answer=answers.Recommendations
+        ),
+        cart_write("PUT", CART + "/validate-and-update", _customer, body=bodies.CustomerDetails),
         cart_write(
             "PUT",
             CART + "/gratuity",
             lambda c: c.b.set_gratuity(c.loc, c.cart_id, c.body),
-            members={"amount", "percentage"},
+            body=bodies.GratuityRequest,
         ),
-        cart_write(
-            "PUT",
-            CART + "/set-delivery",
-            _delivery,
-            members={
-                "street",
-                "streetOptional",
-                "city",
-                "state",
-                "zipCode",
-                "country",
-                "lat",
-                "lng",
-            },
-            required={"street", "city", "state", "zipCode", "country", "lat", "lng"},
-        ),
-        cart_write(
-            "PUT", CART + "/set-table", _table, members={"tableNumber"}, required={"tableNumber"}
-        ),
-        cart_write(
-            "PUT",
-            CART + "/set-room",
-            _room,
-            members={"lastName", "roomNumber"},
-            required={"lastName", "roomNumber"},
-        ),
+        cart_write("PUT", CART + "/set-delivery", _delivery, body=bodies.DeliveryAddress),
+        cart_write("PUT", CART + "/set-table", _table, body=bodies.TableRequest),
+        cart_write("PUT", CART + "/set-room", _room, body=bodies.RoomRequest),
         cart_write(
             "PUT",
             CART + "/update-order-time",
             lambda c: c.b.update_order_time(c.loc, c.cart_id, c.body),
-            members={"pickupType", "orderDate", "orderTime"},
-            required={"pickupType"},
+            body=bodies.OrderTimeRequest,
         ),
-        cart_write(
-            "POST",
-            CART + "/items",
-            _add_item,
-            members={
-                "productId",
-                "quantity",
-                "itemUnavailableAction",
-                "specialInstructions",
-                "categoryId",
-                "selections",
-            },
-            required={"productId", "quantity", "itemUnavailableAction"},
-        ),
-        cart_write(
-            "PATCH",
-            CART + "/items/{itemId}",
-            _item_quantity,
-            members={"quantity"},
-            required={"quantity"},
-        ),
+        cart_write("POST", CART + "/items", _add_item, body=bodies.AddCartItem),
+        cart_write("PATCH", CART + "/items/{itemId}", _item_quantity, body=bodies.ItemQuantity),
         cart_write("DELETE", CART + "/items/{itemId}", _remove_item),
-        cart_write("POST", CART + "/discount", _discount, members={"code"}, required={"code"}),
+        cart_write("POST", CART + "/discount", _discount, body=bodies.DiscountRequest),
         cart_write(
             "DELETE",
             CART + "/discount",
             lambda c: c.b.remove_discount(c.loc, c.cart_id),
-            members=set(),
+            **empty,
         ),
         route(
             "POST",
             CART + "/checkout-handoffs",
             _handoff,
-            members=set(),
             cart=True,
             write=True,
             status=201,
+            answer=answers.CheckoutHandoff,
+            **empty,
         ),
-        route("GET", CART + "/order-result", _order_result, cart=True),
+        route("GET", CART + "/order-result", _order_result, cart=True, answer=answers.OrderResult),
+        DocRoute(
+            PREFIX + "/openapi.json",
+            serve(API),
+            methods=["GET"],
+            doc=Doc(summary="This document (the demo's own; not a vendor operation)"),
+        ),
     ]
+
+
+def _error_body(status: int) -> Any:
+    return answers.ErrorEnvelope
+
+
+API = Api(
+    title="Storefront API 2.0 (kiosk demo backend)",
+    version="2.0.0",
+    description=(
+        "The operations of the vendor's Storefront API 2.0 that the kiosk's embedded demo backend"
+        " emulates; generated from its route table and request models (kiosk/demo/openapi.py)."
+    ),
+    base=PREFIX,
+    owns=lambda path: path.startswith(PREFIX + "/"),
+    error_body=_error_body,
+    # Every 2.0 operation: bad input, unknown resource, rate limit, server and injected faults.
+    common_errors=(400, 404, 429, 500, 503),
+    error_headers=("X-Request-Id",),
+    security_schemes={
+        "StorefrontCartCapability": {"type": "apiKey", "in": "header", "name": "X-Cart-Token"}
+    },
+    header_schemas={"ETag": IF_MATCH_SCHEMA},
+)
 
 
 Endpoint = Callable[[Request], Awaitable[Response]]
