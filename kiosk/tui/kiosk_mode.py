@@ -141,7 +141,20 @@ class KioskMode(_Host):
             | events.Paste,
         ) and not getattr(event, "is_forwarded", False):
             self.idle.activity()
+            if isinstance(event, events.Key | events.MouseDown):
+                self._customer_acted()
         await super().on_event(event)
+
+    def _customer_acted(self) -> None:
+        """A key or a click: a passing message (information, a confirmation) has been seen and
+        goes, before the key does its work (which may say something new). An error stays until
+        it is dealt with: it names the way forward."""
+        from kiosk.tui.widgets.chrome import Banner
+
+        for banner in self.screen.query(Banner):
+            passing = banner.has_class("-info") or banner.has_class("-ok")
+            if passing and not banner.has_class("-wait"):
+                banner.clear()
 
     # Start ----------------------------------------------------------------------------------------
     def on_mount(self) -> None:

@@ -263,7 +263,7 @@ class RateLimitWait:
             return
         self.shown = f"We're very busy right now. Trying again in {seconds} s…"
         may_go_back = self.screen.check_action("back", ()) is not False
-        banner.show(self.shown, hint="Esc to go back." if may_go_back else "", kind="info")
+        banner.show(self.shown, hint="Esc to go back." if may_go_back else "", kind="wait")
 
     def _stop_timer(self) -> None:
         if self._timer is not None:

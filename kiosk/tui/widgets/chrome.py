@@ -80,14 +80,17 @@ class Banner(Static):
             text.append(hint)
         self.update(text)
         self.set_class(kind == "error", "-error")
-        self.set_class(kind == "info", "-info")
+        # "wait": a live countdown (a rate-limit wait), drawn as information but not a passing
+        # message: a key press does not clear it.
+        self.set_class(kind in ("info", "wait"), "-info")
+        self.set_class(kind == "wait", "-wait")
         self.set_class(kind == "ok", "-ok")
         self.add_class("-shown")
 
     def clear(self) -> None:
         self._plain = ""
         self.update("")
-        self.remove_class("-shown", "-error", "-info", "-ok")
+        self.remove_class("-shown", "-error", "-info", "-ok", "-wait")
 
     @property
     def shown(self) -> bool:

@@ -1,0 +1,34 @@
+"""Messages clear when the customer acts (issue 13: they lingered until the idle reset): a
+passing message goes with the next key or click; an error stays until dealt with; a live
+countdown stays while it counts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kiosk.tui.screens.menu import MenuScreen
+from kiosk.tui.widgets.chrome import Banner
+
+from .conftest import make_kiosk
+from .test_flow import keys, open_menu
+
+
+async def test_a_passing_message_goes_with_the_next_key_an_error_stays(tmp_path: Path) -> None:
+    k = make_kiosk(tmp_path)
+    app = k.app
+    async with app.run_test(size=(100, 32)) as pilot:
+        await open_menu(pilot, "1", "1")
+        screen = app.screen
+        assert isinstance(screen, MenuScreen)
+        banner = screen.query_one(Banner)
+        for kind in ("info", "ok"):
+            screen.say("Added 1 × Cookie to your order.", kind=kind)
+            assert banner.message
+            await keys(pilot, "down")
+            assert banner.message == "", kind
+        screen.say("We can't reach the ordering service.", hint="Press F5 to try again.")
+        await keys(pilot, "down", "up")
+        assert "can't reach" in banner.message
+        banner.show("We're very busy right now. Trying again in 9 s…", kind="wait")
+        await keys(pilot, "down")
+        assert "Trying again" in banner.message
