@@ -26,7 +26,7 @@ async def test_a_passing_message_goes_with_the_next_key_an_error_stays(tmp_path:
             assert banner.message
             await keys(pilot, "down")
             assert banner.message == "", kind
-        screen.say("We can't reach the ordering service.", hint="Press F5 to try again.")
+        screen.say("We can't reach the ordering service.", hint="Press F5.", kind="error")
         await keys(pilot, "down", "up")
         assert "can't reach" in banner.message
         banner.show("We're very busy right now. Trying again in 9 s…", kind="wait")
