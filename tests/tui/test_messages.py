@@ -32,3 +32,25 @@ async def test_a_passing_message_goes_with_the_next_key_an_error_stays(tmp_path:
         banner.show("We're very busy right now. Trying again in 9 s…", kind="wait")
         await keys(pilot, "down")
         assert "Trying again" in banner.message
+
+
+async def test_a_product_without_options_says_there_is_nothing_to_choose(tmp_path: Path) -> None:
+    from textual.widgets import Static
+
+    from kiosk.tui.screens.product import ProductScreen
+
+    from .test_flow import type_text
+
+    k = make_kiosk(tmp_path)
+    app = k.app
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_menu(pilot, "1", "1")
+        await type_text(pilot, "sparkling")
+        await keys(pilot, "enter")
+        assert isinstance(app.screen, ProductScreen)
+        help_text = str(app.screen.query_one("#product-help", Static).render())
+        assert "No choices to make" in help_text and "F2" in help_text
+        await keys(pilot, "3", "f2")
+        assert [(i["productId"], i["quantity"]) for i in k.server_cart()["items"]] == [
+            ("prd_sparkling", 3)
+        ]

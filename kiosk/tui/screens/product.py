@@ -188,7 +188,15 @@ class ProductScreen(KioskScreen):
         self.set_state(SelectionState.for_product(product))
         modifiers = self.query_one("#modifiers", ModifierList)
         if not product.modifiers:
+            # Nothing to choose: say so, and what is left to do (the page was empty but for
+            # the name).
             modifiers.display = False
+            self.query_one("#product-help", Static).update(
+                Text.assemble(
+                    ("No choices to make. ", "bold"),
+                    ("How many: 1-9 or +/− · F2 adds it to your order", "dim"),
+                )
+            )
             self.query_one("#add", Button).focus()
         else:
             modifiers.focus()
