@@ -409,10 +409,12 @@ class CartStore:
         while True:
             try:
                 return await self._send(call)
-            except AmbiguousWriteError:
+            except AmbiguousWriteError as exc:
                 unknown += 1
                 if unknown > self.max_ambiguous_retries:
-                    await self._reread_quietly()
+                    # Whether the customer now sees the server's cart (the screen says so only
+                    # when it is true).
+                    exc.details["reloaded"] = await self._reread_quietly()
                     raise
                 if landed is None:
                     log.info("write outcome unknown; repeating a set-style write")
@@ -425,7 +427,9 @@ class CartStore:
                     self._stale = True
                     if key is not None:
                         self._unconfirmed = _Unconfirmed(key, landed)
-                    raise AmbiguousWriteError(cause=exc) from exc
+                    unsure = AmbiguousWriteError(cause=exc)
+                    unsure.details["reloaded"] = False
+                    raise unsure from exc
                 self._publish(after)
                 if landed(after):
                     log.info("write outcome unknown; the re-read cart shows it landed")
@@ -443,9 +447,11 @@ class CartStore:
                 self._stale = True
                 raise
 
-    async def _reread_quietly(self) -> None:
+    async def _reread_quietly(self) -> bool:
+        """Read the cart after an error, never raising; True when the cart shown is the server's
+        as it now is (read, or known gone)."""
         if self.cart_id is None:
-            return
+            return True
         try:
             cart = await self.client.get_cart(self.location_id, self.cart_id)
         except NotFoundError:
@@ -453,8 +459,10 @@ class CartStore:
             self._forget()
         except StorefrontError:
             log.info("could not re-read the cart after an error", exc_info=True)
+            return False
         else:
             self._publish(cart)
+        return True
 
     async def _baseline(self) -> Cart | None:
         """The cart as it is now, for an add's before/after comparison (a GET only when unknown)."""

@@ -43,9 +43,13 @@ def describe(error: BaseException, *, retry_key: str = "R") -> Failure:
             f"We're very busy right now. Please try again{wait}.", retry, True, code=error.code
         )
     if isinstance(error, api.AmbiguousWriteError):
-        return Failure(
-            error.message, "Your order has been reloaded: please check it. " + retry, True
-        )
+        if error.details.get("reloaded"):
+            return Failure(
+                error.message, "Your order has been reloaded: please check it. " + retry, True
+            )
+        # The check could not be made either: nothing was reloaded, and the next try checks
+        # before it sends (the store remembers the unconfirmed write).
+        return Failure(error.message, "We'll check your order before trying again. " + retry, True)
     if isinstance(error, api.APIConnectionError | api.ServerError | api.ResponseFormatError):
         return Failure(error.message, f"{retry} {ASK_STAFF}", True, code=error.code)
     if isinstance(error, api.AuthenticationError | api.PermissionDeniedError):

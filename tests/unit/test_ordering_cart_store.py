@@ -358,9 +358,15 @@ async def test_when_even_the_re_read_fails_the_error_says_the_outcome_is_unknown
         rig.transport.fail_next("POST", "/cart-item", when="after")
         for _ in range(4):  # the GET is a read: the client retries it, so fail every attempt
             rig.transport.fail_next("GET", f"/carts/{store.cart_id}", when="before")
-        with pytest.raises(AmbiguousWriteError):
+        with pytest.raises(AmbiguousWriteError) as unsure:
             await store.add_item("prd_cookie", 1)
         assert store.cart is before  # the cart is not lost by an error
+        # Nothing was reloaded, and the screen must not say it was (issue 13).
+        assert unsure.value.details["reloaded"] is False
+        from kiosk.tui.errors import describe
+
+        assert "reloaded" not in describe(unsure.value).hint
+        assert "check your order before trying again" in describe(unsure.value).hint
         assert await store.refresh() is not None
         assert lines(store.cart) == [("prd_cookie", 2)]
 
