@@ -97,3 +97,22 @@ def choice_lines(item: CartItem, known: Mapping[str, str] | None = None) -> list
     if item.special_instructions:
         out.append("Note: " + clean(item.special_instructions, 80))
     return out
+
+
+def when_text(cart: Cart) -> str:
+    """When the order is for, as the cart says: "as soon as possible" or its later slot."""
+    if (cart.pickup_type or "").upper() == "LATER" and cart.order_time:
+        return f"for {clean(cart.order_date, 10)} {clean(cart.order_time, 5)}".replace("  ", " ")
+    return "as soon as possible"
+
+
+def receipt_rows(cart: Cart, known: Mapping[str, str] | None = None) -> list[tuple[str, str, str]]:
+    """An itemised receipt: (text, amount, kind) for each line, its choices (kind "choice"),
+    then every total that applies (kinds as in total_rows). Amounts are the server's."""
+    rows: list[tuple[str, str, str]] = []
+    for item in cart.items:
+        amount = clean(item.total_formatted or item.price_formatted or "", 20)
+        rows.append((f"{item.quantity} × {clean(item.name, 60)}", amount, "line"))
+        rows.extend(("   " + choice, "", "choice") for choice in choice_lines(item, known))
+    rows.extend(total_rows(cart))
+    return rows

@@ -54,3 +54,27 @@ async def test_a_product_without_options_says_there_is_nothing_to_choose(tmp_pat
         assert [(i["productId"], i["quantity"]) for i in k.server_cart()["items"]] == [
             ("prd_sparkling", 3)
         ]
+
+
+async def test_the_done_screen_shows_an_itemised_receipt_and_when(tmp_path: Path) -> None:
+    from textual.widgets import Static
+
+    from kiosk.tui.screens.done import DoneScreen
+
+    from .test_flow import add_simple, checkout_and_pay
+
+    k = make_kiosk(tmp_path)
+    app = k.app
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_menu(pilot, "1", "1")
+        await add_simple(pilot, "espresso", "2")
+        server = await checkout_and_pay(k, pilot)
+        assert isinstance(app.screen, DoneScreen)
+        receipt = app.screen.query_one("#done-receipt-lines", Static).content
+        text = "\n".join(str(cell) for col in receipt.columns for cell in col.cells)  # type: ignore[union-attr]
+        assert "2 × Espresso" in text and "Total" in text
+        total = server["orderTotalWithServiceFeeFormatted"] or server["orderTotalFormatted"]
+        assert total in text
+        assert f"order {server['fulfillmentIdentifier']}".lower() in text.lower()
+        paid = str(app.screen.query_one("#done-paid", Static).render())
+        assert "as soon as possible" in paid

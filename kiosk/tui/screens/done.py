@@ -5,14 +5,15 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from rich.table import Table
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Center, Vertical
+from textual.containers import Center, Vertical, VerticalScroll
 from textual.widgets import Digits, Static
 
-from kiosk.tui.cartview import pay_total
+from kiosk.tui.cartview import pay_total, receipt_rows, when_text
 from kiosk.tui.labels import NEXT_STEPS, method_key
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
@@ -56,9 +57,26 @@ class DoneScreen(KioskScreen):
                 else:
                     yield Static(Text(number, style="bold"), id="order-number-text")
             if self.order is not None:
-                yield Static(Text(f"Paid {clean(pay_total(self.order), 20)}"), id="done-paid")
+                paid = Text(f"Paid {clean(pay_total(self.order), 20)} · ")
+                paid.append(when_text(self.order), style="bold")
+                yield Static(paid, id="done-paid")
             yield Static(Text(next_steps(self.order)), id="done-next")
+            if self.order is not None and self.order.items:
+                with Center(), VerticalScroll(id="done-receipt"):
+                    yield Static(self._receipt(self.order), id="done-receipt-lines")
             yield Static("", id="done-countdown")
+
+    def _receipt(self, cart: Cart) -> Table:
+        """The itemised receipt (lines, choices, totals), every amount the server's."""
+        table = Table.grid(expand=True, padding=(0, 1))
+        table.add_column(ratio=1, overflow="fold")
+        table.add_column(justify="right", no_wrap=True)
+        number = clean(cart.fulfillment_identifier or "", 20)
+        table.add_row(Text(f"Receipt · order {number}" if number else "Receipt", style="bold"), "")
+        for text, amount, kind in receipt_rows(cart, self.kiosk.visit.option_names):
+            style = {"total": "bold", "choice": "dim", "discount": "green"}.get(kind, "")
+            table.add_row(Text(text, style=style), Text(amount, style=style))
+        return table
 
     def on_mount(self) -> None:
         self.deadline = self.kiosk.clock() + float(self.kiosk.settings.done_timeout)
