@@ -76,7 +76,7 @@ class PaymentScreen(KioskScreen):
                 yield Static("", id="pay-steps")
                 yield Static("", id="pay-countdown")
                 yield Static("", id="pay-demo")
-                yield Button("Cancel payment (Esc)", id="cancel", variant="error")
+                yield Button("Cancel payment (F9)", id="cancel", variant="error")
         yield Static("", id="pay-url")
 
     def on_mount(self) -> None:
