@@ -184,31 +184,7 @@ class CartRules(MenuRules):
 
     def cart_json(self, loc: dict[str, Any], cart: dict[str, Any], p: Pricing) -> dict[str, Any]:
         cur = self._currency(loc)
-        fees = loc["details"]["fees"]
         moment = self.order_moment(loc, cart)
-        items = []
-        for it in cart["items"]:
-            line = int(it["unitPrice"]) * int(it["quantity"])
-            items.append(
-                {
-                    "id": it["id"],
-                    "productId": it["productId"],
-                    "name": it["name"],
-                    "description": it["description"],
-                    "imageUrl": None,
-                    "categoryId": it.get("categoryId"),
-                    "price": total(int(it["unitPrice"])),
-                    "priceFormatted": fmt(int(it["unitPrice"]), cur),
-                    "basePrice": dec(int(it["basePrice"])),
-                    "quantity": it["quantity"],
-                    "total": total(line),
-                    "totalFormatted": fmt(line, cur),
-                    "discount": "0.00",
-                    "discountFormatted": fmt(0, cur),
-                    "selections": selections_json(it["selections"], cur),
-                    "specialInstructions": it.get("specialInstructions"),
-                }
-            )
         code = cart.get("discountCode")
         if p.discount_state in ("expired", "unknown"):
             code = None
@@ -231,19 +207,8 @@ class CartRules(MenuRules):
             "roomServiceInfo": cart["roomServiceInfo"],
             "customerName": cart.get("customerName"),
             "emailAddress": cart.get("emailAddress"),
-            "fees": {
-                "enterpriseFeeRate": rate(fees["enterpriseFeeRate"]),
-                "enterpriseFeeFix": dec(int(fees["enterpriseFeeFix"])),
-                "serviceFeeRate": rate(fees["serviceFeeRate"]),
-                "serviceFeeFix": dec(int(fees["serviceFeeFix"])),
-                "taxRate": rate(fees["taxRate"]),
-                "tipRate": rate(p.tip_rate),
-                "fulfillmentMethodFeeFix": dec(p.method_fee_fix),
-                "fulfillmentMethodFeeRate": rate(p.method_fee_rate),
-                "paymentProcessingFeeRate": rate(fees["paymentProcessingFeeRate"]),
-                "paymentProcessingFeeFix": dec(int(fees["paymentProcessingFeeFix"])),
-            },
-            "items": items,
+            "fees": _fees_json(loc["details"]["fees"], p),
+            "items": [_item_json(it, cur) for it in cart["items"]],
             "metadata": cart.get("metadata") or {},
             "checkoutUrl": cart.get("checkoutUrl"),
             "fulfillmentIdentifier": cart.get("fulfillmentIdentifier"),
@@ -252,26 +217,7 @@ class CartRules(MenuRules):
             "updatedAt": cart["updatedAt"],
             "isActive": cart["status"] != "COMPLETED",
         }
-        totals = {
-            "subTotal": p.sub_total,
-            "discountTotal": p.discount,
-            "waiterTipTotal": p.tip,
-            "taxTotal": p.tax,
-            "taxAndFeeTotal": p.tax_and_fee,
-            "serviceFeeTotal": p.service_fee,
-            "paymentProcessingFeeTotal": p.processing_fee,
-            "applicationFeeTotal": p.enterprise_fee,
-            "netSalesTotal": p.sub_total,
-            "fulfillmentMethodFeeTotal": p.method_fee,
-            "orderTotalWithServiceFee": p.order_total_with_service_fee,
-            "orderTotal": p.order_total,
-            "enterpriseFeeTotal": p.enterprise_fee,
-            "subTotalWithoutDiscount": p.sub_total_without_discount,
-        }
-        for name, minor in totals.items():
-            out[name] = total(minor)
-            out[name + "Formatted"] = fmt(minor, cur)
-        out["orderTotalWithServiceFeeAmount"] = p.order_total_with_service_fee
+        out.update(_totals_json(p, cur))
         if p.notices:
             out["discountNotice"] = p.notices[0]["message"]
         return out
@@ -333,3 +279,68 @@ class CartInspector:
 
     def __contains__(self, cart_id: object) -> bool:
         return isinstance(cart_id, str) and cart_id in self.ids()
+
+
+def _item_json(it: dict[str, Any], cur: str) -> dict[str, Any]:
+    """One stored line as the cart shows it."""
+    line = int(it["unitPrice"]) * int(it["quantity"])
+    return {
+        "id": it["id"],
+        "productId": it["productId"],
+        "name": it["name"],
+        "description": it["description"],
+        "imageUrl": None,
+        "categoryId": it.get("categoryId"),
+        "price": total(int(it["unitPrice"])),
+        "priceFormatted": fmt(int(it["unitPrice"]), cur),
+        "basePrice": dec(int(it["basePrice"])),
+        "quantity": it["quantity"],
+        "total": total(line),
+        "totalFormatted": fmt(line, cur),
+        "discount": "0.00",
+        "discountFormatted": fmt(0, cur),
+        "selections": selections_json(it["selections"], cur),
+        "specialInstructions": it.get("specialInstructions"),
+    }
+
+
+def _fees_json(fees: dict[str, Any], p: Pricing) -> dict[str, str]:
+    """The location's fee rates and fixed parts, with the cart's tip and method fee."""
+    return {
+        "enterpriseFeeRate": rate(fees["enterpriseFeeRate"]),
+        "enterpriseFeeFix": dec(int(fees["enterpriseFeeFix"])),
+        "serviceFeeRate": rate(fees["serviceFeeRate"]),
+        "serviceFeeFix": dec(int(fees["serviceFeeFix"])),
+        "taxRate": rate(fees["taxRate"]),
+        "tipRate": rate(p.tip_rate),
+        "fulfillmentMethodFeeFix": dec(p.method_fee_fix),
+        "fulfillmentMethodFeeRate": rate(p.method_fee_rate),
+        "paymentProcessingFeeRate": rate(fees["paymentProcessingFeeRate"]),
+        "paymentProcessingFeeFix": dec(int(fees["paymentProcessingFeeFix"])),
+    }
+
+
+def _totals_json(p: Pricing, cur: str) -> dict[str, Any]:
+    """Each total as a decimal string and formatted, then the amount to pay in minor units."""
+    totals = {
+        "subTotal": p.sub_total,
+        "discountTotal": p.discount,
+        "waiterTipTotal": p.tip,
+        "taxTotal": p.tax,
+        "taxAndFeeTotal": p.tax_and_fee,
+        "serviceFeeTotal": p.service_fee,
+        "paymentProcessingFeeTotal": p.processing_fee,
+        "applicationFeeTotal": p.enterprise_fee,
+        "netSalesTotal": p.sub_total,
+        "fulfillmentMethodFeeTotal": p.method_fee,
+        "orderTotalWithServiceFee": p.order_total_with_service_fee,
+        "orderTotal": p.order_total,
+        "enterpriseFeeTotal": p.enterprise_fee,
+        "subTotalWithoutDiscount": p.sub_total_without_discount,
+    }
+    out: dict[str, Any] = {}
+    for name, minor in totals.items():
+        out[name] = total(minor)
+        out[name + "Formatted"] = fmt(minor, cur)
+    out["orderTotalWithServiceFeeAmount"] = p.order_total_with_service_fee
+    return out
