@@ -323,19 +323,32 @@ class Gate:
             # The OpenAPI documents take no key and no part in the limits, stats and faults.
             await self.app(scope, receive, send)
             return
+        await self._api(scope, receive, send, client)
 
+    async def _api(self, scope: Scope, receive: Receive, send: Send, client: str) -> None:
+        """An API request: counted, delayed, limited or faulted as set, else the app's answer."""
         b = self.backend
-        faults = b.faults
         method: str = scope["method"]
         template, partial = self._template(scope)
         b.stats.count(client, f"{method} {template or '<unmatched>'}")
-        if faults.latency_s > 0:
-            await asyncio.sleep(faults.latency_s)
+        if b.faults.latency_s > 0:
+            await asyncio.sleep(b.faults.latency_s)
+        v2 = scope["path"].startswith(V2_PREFIX + "/")
+        headers, early = self._limit(scope, client, v2)
+        if early is None:
+            early = self._fault_or_no_route(method, template, partial)
+        if early is not None:
+            await self._refuse(early, v2, headers, scope, receive, send)
+            return
+        await self._forward(scope, receive, send, headers, v2)
 
+    def _limit(self, scope: Scope, client: str, v2: bool) -> tuple[dict[str, str], ApiError | None]:
+        """The rate-limit headers to answer with, and the 429 if the limit (or a burst) says so."""
+        b = self.backend
+        faults = b.faults
         # Counted after authentication: a request with a wrong key spends only the small allowance
         # for failed authentication, never the budget of the IP's real requests.
         key = _header(scope, b"x-api-key")
-        v2 = path.startswith(V2_PREFIX + "/")
         # 2.0 has no API key: its requests count on the IP's budget, and it sends no rate headers.
         limiter = b.limiter if v2 or key in b.catalog.keys else b.auth_limiter
         allowed, remaining, reset, retry = limiter.hit(client)
@@ -348,49 +361,65 @@ class Gate:
                 "X-RateLimit-Remaining": str(remaining),
                 "X-RateLimit-Reset": str(reset),
             }
-        early: ApiError | None = None
         if faults.take_burst():
             retry = faults.burst_retry_after_s
             allowed = False
-        if not allowed:
-            early = ApiError(
-                429,
-                "RATE_LIMIT_EXCEEDED",
-                f"Too many requests; retry in {retry} s",
-                extra={"retryAfter": retry},
-                headers={"Retry-After": str(retry)},
-            )
-        elif faults.roll(faults.error_rate):
+        if allowed:
+            return headers, None
+        return headers, ApiError(
+            429,
+            "RATE_LIMIT_EXCEEDED",
+            f"Too many requests; retry in {retry} s",
+            extra={"retryAfter": retry},
+            headers={"Retry-After": str(retry)},
+        )
+
+    def _fault_or_no_route(
+        self, method: str, template: str | None, partial: bool
+    ) -> ApiError | None:
+        """An injected server error, or the 405/404 of a path no route takes."""
+        faults = self.backend.faults
+        if faults.roll(faults.error_rate):
             early = ApiError(500, "GENERIC_ERROR", "Injected fault: the server failed")
             early.status = faults.error_status
-        elif template is None and partial:
-            early = ApiError(405, "METHOD_NOT_ALLOWED", f"{method} is not allowed here")
-        elif template is None:
-            early = not_found("No such endpoint")
-        if early is not None and v2:
+            return early
+        if template is None and partial:
+            return ApiError(405, "METHOD_NOT_ALLOWED", f"{method} is not allowed here")
+        if template is None:
+            return not_found("No such endpoint")
+        return None
+
+    async def _refuse(
+        self,
+        early: ApiError,
+        v2: bool,
+        headers: dict[str, str],
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+    ) -> None:
+        """Answer for the app, in the shape of the request's API (counted in the stats)."""
+        stats = self.backend.stats
+        if v2:
             error = v2_errors.from_domain(early)
-            b.stats.count_status(error.status)
+            stats.count_status(error.status)
             await v2_errors.response(error)(scope, receive, send)
             return
-        if early is not None:
-            b.stats.count_status(early.status)
-            body = early.body()
-            if early.status >= 500:
-                body = {"success": False, "message": early.message, "code": "GENERIC_ERROR"}
-            response = JSONResponse(body, status_code=early.status, headers=headers | early.headers)
-            await response(scope, receive, send)
-            return
+        stats.count_status(early.status)
+        body = early.body()
+        if early.status >= 500:
+            body = {"success": False, "message": early.message, "code": "GENERIC_ERROR"}
+        response = JSONResponse(body, status_code=early.status, headers=headers | early.headers)
+        await response(scope, receive, send)
 
-        messages: list[Message] = []
-
-        async def capture(message: Message) -> None:
-            messages.append(message)
-
-        try:
-            await self.app(scope, receive, capture)
-        except Exception:
-            log.exception("demo backend: unexpected error on %s %s", method, path)
-            messages.clear()
+    async def _forward(
+        self, scope: Scope, receive: Receive, send: Send, headers: dict[str, str], v2: bool
+    ) -> None:
+        """Run the app, then send its answer with the rate headers, or drop or stall it (faults)."""
+        b = self.backend
+        faults = b.faults
+        method: str = scope["method"]
+        messages = await self._run_app(scope, receive)
         if not messages or messages[0].get("type") != "http.response.start":
             b.stats.count_status(500)
             if v2:
@@ -419,6 +448,20 @@ class Gate:
         await send(start)
         for message in messages[1:]:
             await send(message)
+
+    async def _run_app(self, scope: Scope, receive: Receive) -> list[Message]:
+        """The app's answer, held back (a fault may still drop or stall it); none if it failed."""
+        messages: list[Message] = []
+
+        async def capture(message: Message) -> None:
+            messages.append(message)
+
+        try:
+            await self.app(scope, receive, capture)
+        except Exception:
+            log.exception("demo backend: unexpected error on %s %s", scope["method"], scope["path"])
+            messages.clear()
+        return messages
 
 
 def _header(scope: Scope, name: bytes) -> str:

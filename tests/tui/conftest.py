@@ -124,9 +124,12 @@ def kiosk(tmp_path: Path) -> Kiosk:
 
 @pytest.fixture
 def deterministic_ids(monkeypatch: pytest.MonkeyPatch) -> None:
-    import kiosk.demo.backend as backend_module
+    from kiosk.demo.domain import carts, items, payments
 
-    monkeypatch.setattr(backend_module, "secrets", CountingSecrets())
+    # One counter for every module that mints ids, so they come in the order they are made.
+    fake = CountingSecrets()
+    for module in (carts, items, payments):
+        monkeypatch.setattr(module, "secrets", fake)
 
 
 async def settle(pilot: Pilot[Any], rounds: int = 20) -> None:

@@ -27,7 +27,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from kiosk.demo.backend import Backend, _haversine_miles
+from kiosk.demo.backend import Backend
+from kiosk.demo.domain.fulfilment import _haversine_miles
 from kiosk.demo.errors import ApiError
 from kiosk.demo.openapi import Api, Doc, DocRoute, Param, serve
 from kiosk.demo.store import EXPECTED_REVISION, IdempotencyConflict, RevisionConflict
