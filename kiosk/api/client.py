@@ -866,19 +866,23 @@ class StorefrontClient:
         pickup_type: str,
         order_date: str,
         order_time: str,
-    ) -> None:
-        """Row 14. `pickup_type` is "ASAP" or "LATER"."""
+    ) -> Cart | None:
+        """Row 14. `pickup_type` is "ASAP" or "LATER". The legacy answer is `{success:true}` (S),
+        not the cart: None, and the caller reads the cart (2.0 returns it)."""
         ep = self.endpoints["order_time"]
         body = {"pickupType": pickup_type, "orderDate": order_date, "orderTime": order_time}
         await self._call(ep, {"location_id": location_id, "cart_id": cart_id}, body=body)
+        return None
 
     async def update_customer(
         self, location_id: str, cart_id: str, customer_name: str, email_address: str
-    ) -> None:
-        """Row 15 (the singular `cart` path). A 400 names the field (InvalidRequestError.field)."""
+    ) -> Cart | None:
+        """Row 15 (the singular `cart` path). A 400 names the field (InvalidRequestError.field).
+        The legacy answer is `{success:true}` (S): None (2.0 returns the cart)."""
         ep = self.endpoints["customer"]
         body = {"customerName": customer_name, "emailAddress": email_address}
         await self._call(ep, {"location_id": location_id, "cart_id": cart_id}, body=body)
+        return None
 
     async def set_tip(
         self,
@@ -940,10 +944,13 @@ class StorefrontClient:
         has none: UnsupportedOperationError."""
         raise UnsupportedOperationError(endpoint="distance")
 
-    async def apply_discount(self, location_id: str, cart_id: str, code: str) -> None:
-        """Row 20. A bad code raises InvalidRequestError (code INVALID_DISCOUNT_CODE)."""
+    async def apply_discount(self, location_id: str, cart_id: str, code: str) -> Cart | None:
+        """Row 20. A bad code raises InvalidRequestError (code INVALID_DISCOUNT_CODE). The legacy
+        answer is `{success:true}` (S), not the cart: None, and the caller reads the cart. (The
+        demo backend answers the same; 2.0 returns the cart.)"""
         ep = self.endpoints["apply_discount"]
         await self._call(ep, {"location_id": location_id}, body={"code": code, "cartId": cart_id})
+        return None
 
     def offers(self, operation: str) -> bool:
         """False once this server showed it has no such route (an assumption-A row: "validate",

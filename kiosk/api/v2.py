@@ -287,19 +287,21 @@ class StorefrontClientV2(StorefrontClient):
         pickup_type: str,
         order_date: str,
         order_time: str,
-    ) -> None:
+    ) -> Cart:
+        """2.0 answers the cart (200 StorefrontCart): the caller needs no read after it."""
         body: dict[str, str] = {"pickupType": pickup_type}
         if pickup_type == "LATER":
             body |= {"orderDate": order_date, "orderTime": order_time}
-        await self._cart_write("order_time", location_id, cart_id, body)
+        return await self._cart_write("order_time", location_id, cart_id, body)
 
     async def update_customer(
         self, location_id: str, cart_id: str, customer_name: str, email_address: str
-    ) -> None:
+    ) -> Cart:
+        """2.0 answers the cart (200 StorefrontCart): the caller needs no read after it."""
         body = {"customerName": customer_name}
         if email_address:
             body["emailAddress"] = email_address
-        await self._cart_write("customer", location_id, cart_id, body)
+        return await self._cart_write("customer", location_id, cart_id, body)
 
     async def set_delivery(self, location_id: str, cart_id: str, address: DeliveryAddress) -> Cart:
         body = address.to_request()
@@ -336,8 +338,9 @@ class StorefrontClientV2(StorefrontClient):
         body = {"lastName": last_name, "roomNumber": _digits(room_number, "roomNumber")}
         return await self._cart_write("room", location_id, cart_id, body)
 
-    async def apply_discount(self, location_id: str, cart_id: str, code: str) -> None:
-        await self._cart_write("apply_discount", location_id, cart_id, {"code": code})
+    async def apply_discount(self, location_id: str, cart_id: str, code: str) -> Cart:
+        """2.0 answers the cart (200 StorefrontCart): the caller needs no read after it."""
+        return await self._cart_write("apply_discount", location_id, cart_id, {"code": code})
 
     async def remove_discount(self, location_id: str, cart_id: str) -> Cart:
         return await self._cart_write("remove_discount", location_id, cart_id, {})

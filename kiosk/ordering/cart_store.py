@@ -4,8 +4,9 @@ Every screen asks the store to change the cart and watches what it publishes; no
 copy.
 The rules it keeps (issue 4, 5 and 6):
 - Mutations are serialised (one asyncio.Lock, FIFO, nothing dropped) and the cart is refreshed after
-  each one from the server: the Cart the write returns, or one GET when it returns none (order time,
-  discount, customer details). Nothing is re-read when the write already returned the cart.
+  each one from the server: the Cart the write returns, or one GET when it returns none (the legacy
+  contract's order time, discount and customer details answer `{success:true}`; on 2.0 every write
+  answers the cart). Nothing is re-read when the write already returned the cart.
 - No double writes. After AmbiguousWriteError (the outcome is unknown) the cart is re-read and the
   write is sent again only if the re-read shows it did not land (an add compares the product's
   quantity before and after). "Set" writes (tip, order time, customer, delivery, table, room) leave
@@ -707,8 +708,9 @@ class CartStore:
     # ------------------------------------------------------------------ discount, tip, time
 
     async def apply_discount(self, code: str) -> Cart | None:
-        """Apply a code (row 20), then read the cart once. A refused code raises
-        InvalidRequestError with the server's reason and leaves the cart as it was."""
+        """Apply a code (row 20); the cart is the write's answer (2.0), else read once (legacy). A
+        refused code raises InvalidRequestError with the server's reason and leaves the cart as it
+        was."""
         code = code.strip()
 
         def landed(after: Cart) -> bool:
@@ -785,7 +787,8 @@ class CartStore:
     # ------------------------------------------------------------------ checkout
 
     async def set_customer(self, name: str, email: str) -> Cart | None:
-        """Customer details (row 15), then read the cart once. A 400 names the field."""
+        """Customer details (row 15); the cart is the write's answer (2.0), else read once
+        (legacy). A 400 names the field."""
 
         async def body() -> Cart | None:
             cart_id = self._need_editable()

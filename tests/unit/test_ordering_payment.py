@@ -51,7 +51,7 @@ def poll_times(rig: Rig, t0: float, ticks: list[PaymentTick]) -> list[int]:
     return seen
 
 
-async def test_a_payment_after_25_s_is_seen_with_three_polls() -> None:
+async def test_a_payment_after_25_s_is_seen_with_two_polls() -> None:
     async with demo_rig() as rig:
         store = await locked(rig)
         pay_at(rig, store, 25)
@@ -59,20 +59,38 @@ async def test_a_payment_after_25_s_is_seen_with_three_polls() -> None:
         result = await wait_for_payment(store, timeout=300, on_tick=ticks.append)
         assert result.outcome is PaymentOutcome.COMPLETED
         assert result.order_number and result.order_number.startswith("A")
-        assert result.polls == 3
-        assert result.elapsed == 30  # polls at 8, 18 and 30 s
-        assert rig.requests() == {GET_CART: 3}
-        assert poll_times(rig, 0, ticks) == [8, 18]
+        # Polls at 20 and 30 s (issue 14: the old schedule polled at 8, 18 and 30 s, and the 8 s
+        # poll almost never found anything).
+        assert result.polls == 2
+        assert result.elapsed == 30
+        assert rig.requests() == {GET_CART: 2}
+        assert poll_times(rig, 0, ticks) == [20]
         # The countdown ticks once a second.
         assert [t.seconds_left for t in ticks[:3]] == [300, 299, 298]
-        assert ticks[0].next_poll_in == 8
+        assert ticks[0].next_poll_in == 20
 
 
-def test_the_schedule_grows_and_slows_down_when_the_budget_is_low() -> None:
+def test_the_schedule_starts_late_and_slows_down_when_the_budget_is_low() -> None:
     schedule = PollSchedule()
-    assert [schedule.interval(n) for n in range(6)] == [8, 10, 12, 10, 10, 10]
-    assert [schedule.interval(n, budget_low=True) for n in range(5)] == [16, 20, 24, 20, 20]
+    # First poll late (20 s), then regular (10 s): payment/module docstring.
+    assert [schedule.interval(n) for n in range(6)] == [20, 10, 10, 10, 10, 10]
+    # A low budget doubles each interval, capped at 30 s.
+    assert [schedule.interval(n, budget_low=True) for n in range(5)] == [30, 20, 20, 20, 20]
     assert PollSchedule(max_interval=12).interval(3, budget_low=True) == 12
+
+
+def test_the_schedule_spreads_what_is_left_of_the_budget_over_the_window() -> None:
+    schedule = PollSchedule()
+    # A full budget changes nothing (600 s / 180 requests is far below 10 s).
+    assert schedule.interval(1, remaining=180, reset_in=600) == 10
+    # 10 requests left for 250 s: one poll every 25 s, not 10.
+    assert schedule.interval(1, remaining=10, reset_in=250) == 25
+    # Never slower than max_interval while requests are left: a payment is still seen.
+    assert schedule.interval(1, remaining=1, reset_in=500) == 30
+    # Unknown budget (no headers yet) or a spent one: the plain schedule (a spent budget waits for
+    # the reset in wait_for_payment itself).
+    assert schedule.interval(0, remaining=None, reset_in=None) == 20
+    assert schedule.interval(0, remaining=0, reset_in=500) == 20
 
 
 async def test_polling_is_slower_when_the_rate_budget_is_low() -> None:
@@ -84,10 +102,10 @@ async def test_polling_is_slower_when_the_rate_budget_is_low() -> None:
         rig.reset_counts()
         result = await wait_for_payment(store, timeout=60)
         assert result.outcome is PaymentOutcome.TIMED_OUT
-        # At 16 and 36 s and the last look at the timeout (60 s), instead of at 8, 18, 30, 40, 50
-        # and 60 s; never a 429.
-        assert result.polls == 3
-        assert rig.requests() == {GET_CART: 3}
+        # At 30 s (20 s doubled, capped) and the last look at the timeout (60 s), instead of at
+        # 20, 30, 40, 50 and 60 s: 3 requests left are spread over the window; never a 429.
+        assert result.polls == 2
+        assert rig.requests() == {GET_CART: 2}
         assert rig.backend.stats.as_dict()["byStatus"].get("429") is None
 
 
@@ -95,17 +113,17 @@ async def test_a_normal_budget_polls_six_times_in_a_minute() -> None:
     async with demo_rig() as rig:
         store = await locked(rig)
         result = await wait_for_payment(store, timeout=60)
-        assert result.polls == 6  # 8, 18, 30, 40, 50 s and the last look at 60 s
+        assert result.polls == 5  # 20, 30, 40, 50 s and the last look at 60 s
 
 
 async def test_polling_waits_for_the_reset_when_the_budget_is_spent() -> None:
     async with demo_rig(rate_limit=6, rate_window=120.0) as rig:
         store = await locked(rig)  # start, add, intent, GET: 4 of 6
-        pay_at(rig, store, 50)
+        pay_at(rig, store, 100)
         result = await wait_for_payment(store, timeout=300)
         assert result.outcome is PaymentOutcome.COMPLETED
-        # Two polls spend the budget (4 s and 12 s); the next waits for the window's reset at
-        # 120 s instead of being refused; no 429 was spent.
+        # Two polls spend the budget (30 and 60 s: low, so spread over the window); the next
+        # waits for the window's reset at 120 s instead of being refused; no 429 was spent.
         assert result.polls == 3
         assert result.elapsed >= 119
         assert rig.backend.stats.as_dict()["byStatus"] == {"200": 3}
@@ -118,7 +136,7 @@ async def test_the_payment_times_out() -> None:
         result = await wait_for_payment(store, timeout=45)
         assert result.outcome is PaymentOutcome.TIMED_OUT
         assert rig.clock() - t0 == 45
-        assert result.polls == 5  # 8, 18, 30, 40 and the last look at 45 s
+        assert result.polls == 4  # 20, 30, 40 and the last look at 45 s
         assert result.cart is not None and result.cart.is_locked
 
 
@@ -127,7 +145,7 @@ async def test_a_payment_made_while_polls_wait_for_the_rate_limit_is_seen_at_the
     # timer runs out before the window resets: the order is paid, so it must not say "time's up".
     async with demo_rig(rate_limit=6, rate_window=600.0) as rig:
         store = await locked(rig)  # 4 of 6 requests used
-        pay_at(rig, store, 30)
+        pay_at(rig, store, 70)  # after two polls (30, 60 s) spent the budget
         result = await wait_for_payment(store, timeout=120)
         assert result.outcome is PaymentOutcome.COMPLETED
         assert result.order_number
@@ -138,11 +156,11 @@ async def test_cancel_stops_the_wait_between_polls() -> None:
     async with demo_rig() as rig:
         store = await locked(rig)
         cancel = asyncio.Event()
-        rig.clock.call_later(10, _set(cancel))
+        rig.clock.call_later(25, _set(cancel))
         result = await wait_for_payment(store, timeout=300, cancel=cancel)
         assert result.outcome is PaymentOutcome.CANCELLED
-        assert result.polls == 1
-        assert 10 <= result.elapsed <= 11
+        assert result.polls == 1  # at 20 s
+        assert 25 <= result.elapsed <= 26
 
 
 async def test_poll_now_polls_at_once() -> None:
@@ -166,11 +184,11 @@ async def test_poll_now_polls_at_once() -> None:
 async def test_a_declined_card_then_an_approved_one() -> None:
     async with demo_rig() as rig:
         store = await locked(rig)
-        pay_at(rig, store, 5, card="4000 0000 0000 0002")
-        pay_at(rig, store, 15)
+        pay_at(rig, store, 15, card="4000 0000 0000 0002")
+        pay_at(rig, store, 25)
         result = await wait_for_payment(store, timeout=300)
         assert result.outcome is PaymentOutcome.COMPLETED
-        assert result.polls == 2  # 8 (declined at 5 s: still locked), 18 (paid at 15 s)
+        assert result.polls == 2  # 20 (declined at 15 s: still locked), 30 (paid at 25 s)
 
 
 async def test_transient_errors_do_not_end_the_wait() -> None:
@@ -181,8 +199,8 @@ async def test_transient_errors_do_not_end_the_wait() -> None:
         async def heal() -> None:
             rig.faults(error_rate=0.0)
 
-        rig.clock.call_later(20, heal)
-        pay_at(rig, store, 21)
+        rig.clock.call_later(25, heal)  # after the first poll (20 s), before the next (30 s)
+        pay_at(rig, store, 26)
         errors: list[str] = []
         result = await wait_for_payment(
             store,
@@ -204,7 +222,7 @@ async def test_a_cart_deleted_during_payment_ends_the_wait() -> None:
         rig.clock.call_later(6, staff_deletes)
         result = await wait_for_payment(store, timeout=300)
         assert result.outcome is PaymentOutcome.GONE
-        assert result.polls == 1 and store.cart_id is None  # the first poll (8 s) finds it gone
+        assert result.polls == 1 and store.cart_id is None  # the first poll (20 s) finds it gone
 
 
 async def test_an_already_completed_cart_needs_no_poll() -> None:
