@@ -23,6 +23,14 @@ from kiosk.demo.data import DOWNTOWN
 from .support import DT, WED_AFTERNOON
 
 EXAMPLES = int(os.environ.get("KIOSK_FUZZ_EXAMPLES", "60"))
+# Bounded and repeatable for CI: the same examples every run, nothing kept between runs.
+BOUNDED = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 LOC = f"/api/v1/locations/{DT}"
 CART = LOC + "/carts/{cart}"
 
@@ -107,13 +115,7 @@ def test_no_write_fails_the_server_or_the_cart(name: str) -> None:
         item = added.json()["cart"]["items"][0]["id"]
         statuses: set[int] = set()
 
-        @settings(
-            max_examples=EXAMPLES,
-            deadline=None,
-            derandomize=True,
-            database=None,
-            suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-        )
+        @BOUNDED
         @given(body=body_for(names))
         def one(body: Any) -> None:
             path = template.format(cart=cart, item=item)

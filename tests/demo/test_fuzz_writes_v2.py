@@ -14,13 +14,13 @@ import secrets
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from starlette.testclient import TestClient
 
 from kiosk.demo import create_app
 
 from .support import DT, WED_AFTERNOON
-from .test_fuzz_writes import EXAMPLES, body_for, encode
+from .test_fuzz_writes import BOUNDED, body_for, encode
 
 BASE = "/api/v1/storefront"
 LOC = f"{BASE}/locations/{DT}"
@@ -88,13 +88,7 @@ def test_no_2_0_write_fails_the_server_or_the_cart(name: str) -> None:
         etag[0] = added.headers["etag"]
         statuses: set[int] = set()
 
-        @settings(
-            max_examples=EXAMPLES,
-            deadline=None,
-            derandomize=True,
-            database=None,
-            suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-        )
+        @BOUNDED
         @given(body=body_for(names))
         def one(body: Any) -> None:
             headers = {

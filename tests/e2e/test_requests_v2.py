@@ -11,31 +11,22 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import AsyncIterator
-from typing import Any
 
-import httpx
 import pytest
 
 from kiosk.api.v2 import StorefrontClientV2
 from kiosk.demo import create_app
 from kiosk.demo.data import DOWNTOWN
 from kiosk.ordering.cart_store import CartStore
+from tests.api.test_v2_dialect import Recorder as SendRecorder
 from tests.demo.support import WED_AFTERNOON
 
 BASE = "http://demo/api/v1/storefront"
 GET_CART = ("GET", "")  # the cart itself: GET …/carts/{cartId}
 
 
-class Recorder(httpx.AsyncBaseTransport):
-    """Passes requests to the app and counts them by method and the path after the cart id."""
-
-    def __init__(self, app: Any) -> None:
-        self.inner = httpx.ASGITransport(app=app)
-        self.sent: list[httpx.Request] = []
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        self.sent.append(request)
-        return await self.inner.handle_async_request(request)
+class Recorder(SendRecorder):
+    """The conformance tests' recorder, counting by method and the path after the cart id."""
 
     def by_endpoint(self) -> Counter[tuple[str, str]]:
         counted: Counter[tuple[str, str]] = Counter()

@@ -8,6 +8,7 @@ off).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -246,25 +247,29 @@ class PaymentScreen(KioskScreen):
         if event.button.id == "cancel":
             self.action_cancel()
 
-    def action_back(self) -> None:
-        """Escape: back to the cart with the order intact (asked first: the payment code stops
-        working). Cancel (the button, F9) is what throws the order away."""
+    def _ask(self, question: str, detail: str, yes: str, then: Callable[[], None]) -> None:
+        """A yes/no question over the payment ("Keep paying" is always the safe answer); `then`
+        runs on yes, unless the payment finished meanwhile."""
         if self.finished:
             return
         from kiosk.tui.widgets.dialogs import ConfirmDialog
 
-        def answered(yes: bool | None) -> None:
-            if yes and not self.finished:
-                self.back_to_order()
+        def answered(agreed: bool | None) -> None:
+            if agreed and not self.finished:
+                then()
 
         self.app.push_screen(
-            ConfirmDialog(
-                "Go back to your order?",
-                detail="This payment code stops working; your order stays as it is.",
-                yes="Back to my order",
-                no="Keep paying",
-            ),
-            answered,
+            ConfirmDialog(question, detail=detail, yes=yes, no="Keep paying"), answered
+        )
+
+    def action_back(self) -> None:
+        """Escape: back to the cart with the order intact (asked first: the payment code stops
+        working). Cancel (the button, F9) is what throws the order away."""
+        self._ask(
+            "Go back to your order?",
+            "This payment code stops working; your order stays as it is.",
+            "Back to my order",
+            self.back_to_order,
         )
 
     def back_to_order(self) -> None:
@@ -334,20 +339,9 @@ class PaymentScreen(KioskScreen):
         self.app.switch_screen(DoneScreen(cart))
 
     def action_cancel(self) -> None:
-        if self.finished:
-            return
-        from kiosk.tui.widgets.dialogs import ConfirmDialog
-
-        def answered(yes: bool | None) -> None:
-            if yes and not self.finished:
-                self.cancel_now()
-
-        self.app.push_screen(
-            ConfirmDialog(
-                "Cancel the payment?",
-                detail="Your order will be cleared and the kiosk starts over.",
-                yes="Cancel payment",
-                no="Keep paying",
-            ),
-            answered,
+        self._ask(
+            "Cancel the payment?",
+            "Your order will be cleared and the kiosk starts over.",
+            "Cancel payment",
+            self.cancel_now,
         )
