@@ -6,12 +6,21 @@ from __future__ import annotations
 
 import os
 
+from schemathesis import checks
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from kiosk.demo.data import DOWNTOWN
 
 DT = DOWNTOWN.id
+# What every schemathesis run here checks of each answer (the vendor's document or our own).
+CHECKS = [
+    checks.not_a_server_error,
+    checks.status_code_conformance,
+    checks.content_type_conformance,
+    checks.response_schema_conformance,
+    checks.response_headers_conformance,
+]
 
 
 class RealCart:

@@ -22,14 +22,13 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
 from jsonschema import Draft202012Validator
-from schemathesis import checks
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
 from kiosk.demo import create_app
 from kiosk.demo.data import DOWNTOWN, MERCHANT_SLUG
 
-from .real_cart import RealCart
+from .real_cart import CHECKS, RealCart
 from .support import WED_AFTERNOON
 from .vendor_schema import DOCUMENT as VENDOR_DOCUMENT
 
@@ -42,13 +41,6 @@ DT = DOWNTOWN.id
 DELIBERATE_EXTRAS = {
     ("GET", "/openapi.json"): "the demo serves its own document; the vendor publishes its apart",
 }
-CHECKS = [
-    checks.not_a_server_error,
-    checks.status_code_conformance,
-    checks.content_type_conformance,
-    checks.response_schema_conformance,
-    checks.response_headers_conformance,
-]
 HYPOTHESIS = settings(
     max_examples=EXAMPLES,
     deadline=None,

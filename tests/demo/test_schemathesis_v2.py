@@ -15,13 +15,12 @@ from typing import Any
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
-from schemathesis import checks
 from starlette.testclient import TestClient
 
 from kiosk.demo import create_app
 from kiosk.demo.data import DOWNTOWN
 
-from .real_cart import RealCart
+from .real_cart import CHECKS, RealCart
 from .support import WED_AFTERNOON
 from .vendor_schema import DOCUMENT
 
@@ -43,13 +42,6 @@ APP = create_app(clock=lambda: WED_AFTERNOON, rate_limit=None)
 schema = schemathesis.openapi.from_path(str(DOCUMENT))
 schema.app = APP
 emulated = schema.include(path_regex="|".join(EMULATED))
-CHECKS = [
-    checks.not_a_server_error,
-    checks.status_code_conformance,
-    checks.content_type_conformance,
-    checks.response_schema_conformance,
-    checks.response_headers_conformance,
-]
 
 
 CART: RealCart | None = None
