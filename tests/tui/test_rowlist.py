@@ -122,3 +122,22 @@ async def test_page_and_edge_keys_keep_the_cursor_in_view() -> None:
         await pilot.pause()
         assert rows.cursor == ROWS - 1 and in_view(rows)
         assert round(rows.scroll_y) == ROWS - HEIGHT
+
+
+async def test_moving_to_where_the_cursor_already_is_repaints_nothing() -> None:
+    """The menu's category sidebar follows the product cursor: within one category every key
+    moved it to the row it was on, and repainted that row a frame later (issue 14)."""
+    app = ListApp()
+    async with app.run_test(size=(40, HEIGHT)) as pilot:
+        rows = app.query_one(Numbers)
+        rows.move_to_key(5)
+        await pilot.pause()
+        refreshed: list[int] = []
+        original = rows.refresh_line
+        rows.refresh_line = lambda y: refreshed.append(y) or original(y)  # type: ignore[method-assign]
+        rows.move_to_key(5)
+        rows.move_to_index(5)
+        await pilot.pause()
+        assert refreshed == [] and rows.cursor == 5
+        rows.move_to_key(6)
+        assert refreshed == [5, 6]

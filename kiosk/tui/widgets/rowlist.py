@@ -152,6 +152,11 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
         self.cursor = index
         if not self.is_mounted:
             return
+        if index is not None and index == old:
+            # Already there (the sidebar following a product in the same category): nothing to
+            # repaint, nothing to announce; only make sure it is in view.
+            self._scroll_cursor_visible()
+            return
         if old is not None and old != index:
             self.refresh_line(old)
         if index is None:
