@@ -104,34 +104,22 @@ def _client(
 ) -> StorefrontClient:
     from kiosk.api import StorefrontClient
 
-    dialect = dialect_for(settings, base_url, api_key)
-    if dialect == "v2":
-        from kiosk.api.probe import dialect_base
-        from kiosk.api.v2 import StorefrontClientV2
-
-        kwargs2: dict[str, Any] = {
-            "max_wait": CLIENT_MAX_WAIT,
-            "rate_limit": settings.rate_limit,
-            **dict(options or {}),
-        }
-        return StorefrontClientV2(
-            dialect_base(base_url, "v2"), transport=transport, menu_ttl=settings.menu_ttl, **kwargs2
-        )
-    register_secret(api_key)
     # The client does not sleep through a rate limit: the Visit (writes) and the screen (reads)
     # wait where the customer sees the countdown from the first second.
     kwargs: dict[str, Any] = {
+        "transport": transport,
+        "menu_ttl": settings.menu_ttl,
         "max_wait": CLIENT_MAX_WAIT,
         "rate_limit": settings.rate_limit,
         **dict(options or {}),
     }
-    return StorefrontClient(
-        base_url,
-        api_key,
-        transport=transport,
-        menu_ttl=settings.menu_ttl,
-        **kwargs,
-    )
+    if dialect_for(settings, base_url, api_key) == "v2":
+        from kiosk.api.probe import dialect_base
+        from kiosk.api.v2 import StorefrontClientV2
+
+        return StorefrontClientV2(dialect_base(base_url, "v2"), **kwargs)
+    register_secret(api_key)
+    return StorefrontClient(base_url, api_key, **kwargs)
 
 
 def _demo_location_ids(

@@ -608,7 +608,7 @@ class Visit:
         from kiosk.api.errors import InvalidRequestError, NotFoundError, UnprocessableError
 
         store = self._need_store()
-        cart = await self._on_store(lambda st: st.poll())
+        cart = await self.poll()
         if cart is not None and cart.is_completed:
             return ReopenResult(completed=cart)
         if cart is None or not cart.is_locked:
