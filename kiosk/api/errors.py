@@ -145,10 +145,12 @@ class PaymentDeclinedError(StorefrontError):
 
 
 class ConflictError(StorefrontError):
-    """409: the cart changed under us (e.g. it is locked for payment)."""
+    """409: the cart changed under us (e.g. it is locked for payment). `cart`: the cart as it now
+    is, when the client already read it again (2.0's CART_CONFLICT), so nobody reads it twice."""
 
     default_message = "Your order changed in the meantime. Please check it and try again."
     show_server_message = True
+    cart: Any = None
 
 
 class UnprocessableError(StorefrontError):

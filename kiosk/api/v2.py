@@ -194,7 +194,7 @@ class StorefrontClientV2(StorefrontClient):
             return await super()._cart_write(name, location_id, cart_id, body, **params)
         except ConflictError as exc:
             if exc.code == "CART_CONFLICT":
-                await self.get_cart(location_id, cart_id)
+                exc.cart = await self.get_cart(location_id, cart_id)
             raise
 
     # ------------------------------------------------------------------ the cart's life

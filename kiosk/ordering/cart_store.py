@@ -440,7 +440,10 @@ class CartStore:
                 # The cart may have moved under us (locked, closed, changed elsewhere): show the
                 # truth, then fail, saying what is different; nothing is re-applied by itself.
                 before = self.cart
-                await self._reread_quietly()
+                if isinstance(exc, ConflictError) and exc.cart is not None:
+                    self._publish(exc.cart)  # the client read it already (2.0 CART_CONFLICT)
+                else:
+                    await self._reread_quietly()
                 if exc.has_code("CART_CONFLICT"):
                     raise _conflict_said(exc, before, self.cart) from exc
                 raise
