@@ -157,6 +157,9 @@ class Settings:
     # Requests per 10 minutes the service allows this kiosk's IP (the documented 200). The legacy
     # API's headers override it; on 2.0, which sends none, the kiosk counts against it itself.
     rate_limit: int = 200
+    # The customer's language when a visit starts, and again after each order and reset (the
+    # welcome screen offers the others: kiosk.i18n.LANGUAGES).
+    language: str = "en"
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -260,6 +263,13 @@ def _coerce(name: str, value: Any) -> Any:
                 f"(got {value!r})"
             )
         return value.strip()
+    if name == "language":
+        from kiosk.i18n import LANGUAGES
+
+        code = value.strip().lower() if isinstance(value, str) else value
+        if code not in LANGUAGES:
+            raise ValueError(f"must be one of {', '.join(LANGUAGES)} (got {value!r})")
+        return code
     if name == "profile" or name in _OPTIONAL_STRINGS:
         if value is None and name != "profile":
             return value

@@ -359,9 +359,11 @@ class MenuProduct(ApiModel):
     def is_available(self) -> bool:
         return self.availability.strip().lower() == "available"
 
-    def price_text(self, currency: str = "usd") -> str:
-        """The server's display price, or a fallback formatted here."""
-        return self.display_price or format_money(self.price, self.currency or currency)
+    def price_text(self, currency: str = "usd", locale: str | None = None) -> str:
+        """The server's display price, or a fallback formatted here (always, in `locale`)."""
+        if self.display_price and not locale:
+            return self.display_price
+        return format_money(self.price, self.currency or currency, locale)
 
 
 class ModifierRule(ApiModel):
@@ -663,13 +665,16 @@ class Cart(ApiModel):
     def item_count(self) -> int:
         return self.total_quantity or sum(item.quantity for item in self.items)
 
-    def formatted(self, total: str) -> str:
-        """Display text of a total: the server's twin, else a local fallback. `total` is a name in
-        Cart.TOTALS (snake_case)."""
+    def formatted(self, total: str, locale: str | None = None) -> str:
+        """Display text of a total: the server's twin, else a local fallback; in `locale` (another
+        language than the server's) always formatted here. `total` is a name in Cart.TOTALS
+        (snake_case)."""
         if total not in _TOTALS:
             raise KeyError(total)
         twin = getattr(self, f"{total}_formatted")
-        return twin if twin else format_money(getattr(self, total), self.currency)
+        if twin and not locale:
+            return str(twin)
+        return format_money(getattr(self, total), self.currency, locale)
 
 
 class ValidationIssue(ApiModel):

@@ -82,13 +82,26 @@ def to_decimal_string(minor: int) -> str:
     return f"{sign}{whole}.{cents:02d}"
 
 
-def format_money(minor: int, currency: str) -> str:
+def format_money(minor: int, currency: str, locale: str | None = None) -> str:
     """A display string when the server sent no formatted twin: "$5.00", "€5.00", "12.50 CAD".
 
-    The server's `...Formatted` value is always preferred; this is only the fallback.
+    The server's `...Formatted` value is always preferred; this is only the fallback. With a
+    `locale` (the customer chose another language: kiosk.i18n.money_locale) the amount is written
+    the way that locale writes it, by babel ("12,50 US$" in "es"), twin or not.
     """
     if isinstance(minor, bool) or not isinstance(minor, int):
         raise MoneyError(f"minor units must be an integer, not {type(minor).__name__}")
+    code = (currency or "").strip().upper()
+    if locale and code:
+        # Imported here: babel's number data costs nothing until a customer changes language.
+        from decimal import Decimal
+
+        from babel.numbers import format_currency
+
+        # Two decimals always (this module's rule), whatever the currency's usual digits.
+        return format_currency(
+            Decimal(minor).scaleb(-2), code, locale=locale, currency_digits=False
+        )
     sign = "-" if minor < 0 else ""
     whole, cents = divmod(abs(minor), 100)
     amount = f"{whole:,}.{cents:02d}"
