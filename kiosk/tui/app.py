@@ -22,6 +22,8 @@ from textual.app import App
 from textual.binding import Binding
 from textual.reactive import reactive
 
+from kiosk import i18n
+from kiosk.i18n import N_, _
 from kiosk.paths import styles_dir
 from kiosk.tui.kiosk_mode import KIOSK_MODE_BINDINGS, KioskMode
 
@@ -75,7 +77,7 @@ class KioskApp(KioskMode, App[None]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
     BINDINGS = [
         *KIOSK_MODE_BINDINGS,
-        Binding("f9", "start_over", "Start over", priority=False),
+        Binding("f9", "start_over", N_("Start over"), priority=False),
         # Focus moves when Tab is read, in order with the keys around it: as a widget's binding
         # it would run only after the focused input had taken the keys typed after it.
         Binding("tab", "app.focus_next", "Next", show=False, priority=True),
@@ -142,6 +144,7 @@ class KioskApp(KioskMode, App[None]):
 
     def _services_ready(self, services: KioskServices) -> None:
         self._services = services
+        i18n.set_language(services.settings.language)
 
     @property
     def settings(self) -> Any:
@@ -271,6 +274,8 @@ class KioskApp(KioskMode, App[None]):
         await self._show_start()
 
     async def _show_start(self) -> None:
+        # The next customer starts in the kiosk's own language, whatever the last one chose.
+        i18n.set_language(self.settings.language)
         while len(self.screen_stack) > 1:
             await self.pop_screen()
         await self.push_screen(self._start_screen())
@@ -286,6 +291,16 @@ class KioskApp(KioskMode, App[None]):
         """go_home() in an app worker: a screen's own worker would die with the screen it pops."""
         self.run_worker(self.go_home(), group="reset", exit_on_error=False)
 
+    async def set_language(self, code: str) -> None:
+        """The customer's language for the rest of this visit: the screen on top is drawn again
+        in it (its `relanguage()`), the footer's keys too; screens opened later are made in it."""
+        i18n.set_language(code)
+        screen = self.screen
+        relanguage = getattr(screen, "relanguage", None)
+        if relanguage is not None:
+            await relanguage()
+        screen.refresh_bindings()
+
     def action_start_over(self) -> None:
         if self.cart is None or not self.cart.items:
             if len(self.screen_stack) > 2:
@@ -299,10 +314,10 @@ class KioskApp(KioskMode, App[None]):
 
         self.push_screen(
             ConfirmDialog(
-                "Start over?",
-                detail="Your order will be cleared.",
-                yes="Start over",
-                no="Keep my order",
+                _("Start over?"),
+                detail=_("Your order will be cleared."),
+                yes=_("Start over"),
+                no=_("Keep my order"),
             ),
             answered,
         )
@@ -322,8 +337,8 @@ def describe_status(status: Any) -> str:
     kind = getattr(status, "kind", None)
     if kind == "waiting":
         seconds = getattr(status, "seconds_left", None) or 0
-        return f"Very busy: sending in {seconds} s"
+        return _("Very busy: sending in {seconds} s").format(seconds=seconds)
     if kind == "busy":
-        return "Working…"
+        return _("Working…")
     # Errors are shown where they happened (the screen's banner), not in the header.
     return ""

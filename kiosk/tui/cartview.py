@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from kiosk.i18n import _, money_locale
 from kiosk.tui.text import clean
 
 if TYPE_CHECKING:
@@ -24,32 +25,33 @@ def total_rows(cart: Cart) -> list[tuple[str, str, str]]:
     platform fees to `orderTotal`), falling back to `orderTotal` when the server sends none.
     """
     rows: list[tuple[str, str, str]] = []
+    locale = money_locale()
     if cart.discount_total:
-        rows.append(("Subtotal", cart.formatted("sub_total_without_discount"), ""))
-        label = "Discount"
+        rows.append((_("Subtotal"), cart.formatted("sub_total_without_discount", locale), ""))
+        label = _("Discount")
         if cart.discount_code:
-            label = f"Discount ({clean(cart.discount_code, 24)})"
-        amount = cart.formatted("discount_total")
+            label = f"{_('Discount')} ({clean(cart.discount_code, 24)})"
+        amount = cart.formatted("discount_total", locale)
         if not amount.lstrip().startswith(("-", "−")):
             amount = "-" + amount
         rows.append((label, amount, "discount"))
     else:
-        rows.append(("Subtotal", cart.formatted("sub_total"), ""))
-    rows.append(("Tax", cart.formatted("tax_total"), ""))
+        rows.append((_("Subtotal"), cart.formatted("sub_total", locale), ""))
+    rows.append((_("Tax"), cart.formatted("tax_total", locale), ""))
     optional = (
-        ("Delivery fee", "fulfillment_method_fee_total"),
-        ("Service fee", "service_fee_total"),
-        ("Card processing fee", "payment_processing_fee_total"),
-        ("Platform fee", "enterprise_fee_total"),
-        ("Tip", "waiter_tip_total"),
+        (_("Delivery fee"), "fulfillment_method_fee_total"),
+        (_("Service fee"), "service_fee_total"),
+        (_("Card processing fee"), "payment_processing_fee_total"),
+        (_("Platform fee"), "enterprise_fee_total"),
+        (_("Tip"), "waiter_tip_total"),
     )
     for label, name in optional:
         if getattr(cart, name):
-            rows.append((label, cart.formatted(name), ""))
+            rows.append((label, cart.formatted(name, locale), ""))
     if cart.order_total_with_service_fee or not cart.order_total:
-        rows.append(("Total", cart.formatted("order_total_with_service_fee"), "total"))
+        rows.append((_("Total"), cart.formatted("order_total_with_service_fee", locale), "total"))
     else:
-        rows.append(("Total", cart.formatted("order_total"), "total"))
+        rows.append((_("Total"), cart.formatted("order_total", locale), "total"))
     return rows
 
 
@@ -95,15 +97,50 @@ def choice_lines(item: CartItem, known: Mapping[str, str] | None = None) -> list
     out: list[str] = []
     _names(item.selections or [], 0, out, known or {})
     if item.special_instructions:
-        out.append("Note: " + clean(item.special_instructions, 80))
+        out.append(_("Note:") + " " + clean(item.special_instructions, 80))
     return out
 
 
 def when_text(cart: Cart) -> str:
     """When the order is for, as the cart says: "as soon as possible" or its later slot."""
     if (cart.pickup_type or "").upper() == "LATER" and cart.order_time:
+        locale = money_locale()
+        if locale:
+            return _("for {time}").format(
+                time=local_moment(cart.order_date, cart.order_time, locale)
+            )
         return f"for {clean(cart.order_date, 10)} {clean(cart.order_time, 5)}".replace("  ", " ")
-    return "as soon as possible"
+    return _("as soon as possible")
+
+
+def local_moment(day: str | None, clock: str | None, locale: str) -> str:
+    """An order's date and time as `locale` writes them (babel): "10 mar 2026, 13:30" in "es".
+    What cannot be read is shown as sent (cleaned), never an error."""
+    from contextlib import suppress
+    from datetime import date, time
+
+    from babel.dates import format_date, format_time
+
+    shown_time = clean(clock, 5)
+    with suppress(ValueError):
+        shown_time = format_time(time.fromisoformat(shown_time), "short", locale=locale)
+    if not day:
+        return shown_time
+    try:
+        shown_day = format_date(date.fromisoformat(clean(day, 10)), "medium", locale=locale)
+    except ValueError:
+        shown_day = clean(day, 10)
+    return f"{shown_day} {shown_time}"
+
+
+def line_amount(item: CartItem, currency: str | None) -> str:
+    """A cart line's amount: the server's text, or (another language) written in its locale."""
+    locale = money_locale()
+    if locale:
+        from kiosk.api.money import format_money
+
+        return format_money(item.total or item.price, currency or "usd", locale)
+    return clean(item.total_formatted or item.price_formatted or "", 20)
 
 
 def receipt_rows(cart: Cart, known: Mapping[str, str] | None = None) -> list[tuple[str, str, str]]:
@@ -111,7 +148,7 @@ def receipt_rows(cart: Cart, known: Mapping[str, str] | None = None) -> list[tup
     then every total that applies (kinds as in total_rows). Amounts are the server's."""
     rows: list[tuple[str, str, str]] = []
     for item in cart.items:
-        amount = clean(item.total_formatted or item.price_formatted or "", 20)
+        amount = line_amount(item, cart.currency)
         rows.append((f"{item.quantity} × {clean(item.name, 60)}", amount, "line"))
         rows.extend(("   " + choice, "", "choice") for choice in choice_lines(item, known))
     rows.extend(total_rows(cart))

@@ -5,9 +5,11 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from kiosk.i18n import N_, _
+
 log = logging.getLogger("kiosk.tui")
 
-ASK_STAFF = "If this keeps happening, please ask a member of staff."
+ASK_STAFF = N_("If this keeps happening, please ask a member of staff.")
 
 
 @dataclass(frozen=True)
@@ -36,32 +38,38 @@ def describe(error: BaseException, *, retry_key: str = "R") -> Failure:
     # Imported here: kiosk.api pulls in httpx, which the first frame does not need.
     from kiosk.api import errors as api
 
-    retry = f"Press {retry_key} to try again, or Esc to go back."
+    retry = _("Press {key} to try again, or Esc to go back.").format(key=retry_key)
     if isinstance(error, api.RateLimitedError):
-        wait = f" in about {int(error.retry_after + 0.999)} s" if error.retry_after else ""
-        return Failure(
-            f"We're very busy right now. Please try again{wait}.", retry, True, code=error.code
-        )
+        busy = _("We're very busy right now. Please try again.")
+        if error.retry_after:
+            busy = _("We're very busy right now. Please try again in about {seconds} s.").format(
+                seconds=int(error.retry_after + 0.999)
+            )
+        return Failure(busy, retry, True, code=error.code)
     if isinstance(error, api.AmbiguousWriteError):
         if error.details.get("reloaded"):
             return Failure(
-                error.message, "Your order has been reloaded: please check it. " + retry, True
+                error.message,
+                _("Your order has been reloaded: please check it.") + " " + retry,
+                True,
             )
         # The check could not be made either: nothing was reloaded, and the next try checks
         # before it sends (the store remembers the unconfirmed write).
-        return Failure(error.message, "We'll check your order before trying again. " + retry, True)
+        return Failure(
+            error.message, _("We'll check your order before trying again.") + " " + retry, True
+        )
     if isinstance(error, api.APIConnectionError | api.ServerError | api.ResponseFormatError):
-        return Failure(error.message, f"{retry} {ASK_STAFF}", True, code=error.code)
+        return Failure(error.message, f"{retry} {_(ASK_STAFF)}", True, code=error.code)
     if isinstance(error, api.AuthenticationError | api.PermissionDeniedError):
-        return Failure(error.message, "Please ask a member of staff.", False, code=error.code)
+        return Failure(error.message, _("Please ask a member of staff."), False, code=error.code)
     if isinstance(error, api.StorefrontError):
         return Failure(
             error.message,
-            "Please check and try again.",
+            _("Please check and try again."),
             False,
             field=error.field,
             modifier_group_id=error.modifier_group_id,
             code=error.code,
         )
     log.exception("unexpected error in the kiosk UI", exc_info=error)
-    return Failure("Something went wrong on this kiosk.", f"{retry} {ASK_STAFF}", True)
+    return Failure(_("Something went wrong on this kiosk."), f"{retry} {_(ASK_STAFF)}", True)

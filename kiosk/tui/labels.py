@@ -4,21 +4,23 @@ from __future__ import annotations
 
 from typing import Any
 
+from kiosk.i18n import N_, _
+
 # Display order and words for each fulfillment method (request spelling).
 METHODS: dict[str, tuple[str, str]] = {
-    "pickup": ("Pickup", "Collect your order at the counter"),
-    "dine_in": ("Eat here", "Collect at the counter and eat in"),
-    "table_service": ("Table service", "We bring your order to your table"),
-    "delivery": ("Delivery", "We deliver your order to your address"),
-    "room_service": ("Room service", "We bring your order to your room"),
+    "pickup": (N_("Pickup"), N_("Collect your order at the counter")),
+    "dine_in": (N_("Eat here"), N_("Collect at the counter and eat in")),
+    "table_service": (N_("Table service"), N_("We bring your order to your table")),
+    "delivery": (N_("Delivery"), N_("We deliver your order to your address")),
+    "room_service": (N_("Room service"), N_("We bring your order to your room")),
 }
 
 NEXT_STEPS: dict[str, str] = {
-    "pickup": "We'll call your number when your order is ready at the counter.",
-    "dine_in": "Take a seat: we'll call your number when your order is ready at the counter.",
-    "table_service": "Take a seat: we'll bring your order to table {table}.",
-    "delivery": "We're preparing your order and will deliver it to {address}.",
-    "room_service": "We'll bring your order to room {room}.",
+    "pickup": N_("We'll call your number when your order is ready at the counter."),
+    "dine_in": N_("Take a seat: we'll call your number when your order is ready at the counter."),
+    "table_service": N_("Take a seat: we'll bring your order to table {table}."),
+    "delivery": N_("We're preparing your order and will deliver it to {address}."),
+    "room_service": N_("We'll bring your order to room {room}."),
 }
 
 
@@ -40,7 +42,8 @@ def method_key(value: Any) -> str:
 
 def method_label(value: Any) -> str:
     key = method_key(value)
-    return METHODS.get(key, (key.replace("_", " ").capitalize() or "Order", ""))[0]
+    label = METHODS.get(key, (key.replace("_", " ").capitalize() or N_("Order"), ""))[0]
+    return _(label)
 
 
 def offered_methods(location: Any, fallback: Any = None) -> list[str]:

@@ -10,6 +10,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Static
 
+from kiosk.i18n import _
 from kiosk.tui.contract import kiosk_of
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.chrome import DemoMark
@@ -29,9 +30,13 @@ class AttractScreen(Screen[None]):
         if services is not None and services.demo:
             yield DemoMark()
         with Vertical(id="attract-body"):
-            yield Static(Text(name or "Welcome", style="bold"), id="attract-name")
-            yield Static(Text("Touch or press any key to order", style="bold"), id="attract-call")
-            yield Static(Text("Order here, pay on your phone or at the counter"), id="attract-sub")
+            yield Static(Text(name or _("Welcome"), style="bold"), id="attract-name")
+            yield Static(
+                Text(_("Touch or press any key to order"), style="bold"), id="attract-call"
+            )
+            yield Static(
+                Text(_("Order here, pay on your phone or at the counter")), id="attract-sub"
+            )
 
     def _start(self) -> None:
         if self.is_attached and self.app.screen is self:

@@ -12,16 +12,18 @@ from __future__ import annotations
 import inspect
 import math
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from textual import events
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import ActiveBinding, Binding
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Button, Footer, Input, Select
 from textual.worker import Worker
 
+from kiosk.i18n import N_, _, language
 from kiosk.tui.contract import Kiosk, kiosk_of
 from kiosk.tui.errors import Failure, describe, rate_limit_wait
 from kiosk.tui.widgets.chrome import Banner, KioskHeader
@@ -41,9 +43,9 @@ class KioskScreen(Screen[Any]):
     TITLE: ClassVar[str] = ""
 
     BINDINGS = [
-        Binding("escape", "back", "Back"),
-        Binding("f5", "retry", "Retry", show=False),
-        Binding("r", "retry", "Retry", show=False),
+        Binding("escape", "back", N_("Back")),
+        Binding("f5", "retry", N_("Retry"), show=False),
+        Binding("r", "retry", N_("Retry"), show=False),
     ]
 
     def __init__(self) -> None:
@@ -67,10 +69,23 @@ class KioskScreen(Screen[Any]):
 
     def header_title(self) -> str:
         location = self.kiosk.location
-        return location.restaurant_display_name if location is not None else "Welcome"
+        return location.restaurant_display_name if location is not None else _("Welcome")
 
     def header_subtitle(self) -> str:
-        return self.TITLE
+        return _(self.TITLE)
+
+    @property
+    def active_bindings(self) -> dict[str, ActiveBinding]:
+        # The footer's words in the customer's language (bindings are class-level English).
+        active = super().active_bindings
+        if language() == "en":
+            return active
+        return {
+            key: found._replace(
+                binding=replace(found.binding, description=_(found.binding.description))
+            )
+            for key, found in active.items()
+        }
 
     @property
     def banner(self) -> Banner:
@@ -252,7 +267,7 @@ class RateLimitWait:
         if banner is not None and self.shown and banner.message.startswith(self.shown):
             banner.clear()
         self.shown = ""
-        for retry, _, busy in pending:
+        for retry, _quiet, busy in pending:
             if busy is not None:
                 busy.loading = False
             retry()
@@ -261,9 +276,11 @@ class RateLimitWait:
         banner = self.screen._banner()
         if banner is None:
             return
-        self.shown = f"We're very busy right now. Trying again in {seconds} s…"
+        self.shown = _("We're very busy right now. Trying again in {seconds} s…").format(
+            seconds=seconds
+        )
         may_go_back = self.screen.check_action("back", ()) is not False
-        banner.show(self.shown, hint="Esc to go back." if may_go_back else "", kind="wait")
+        banner.show(self.shown, hint=_("Esc to go back.") if may_go_back else "", kind="wait")
 
     def _stop_timer(self) -> None:
         if self._timer is not None:

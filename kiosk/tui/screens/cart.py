@@ -16,6 +16,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Select, Static
 
+from kiosk.i18n import N_, _, money_locale
+from kiosk.tui.cartview import local_moment
 from kiosk.tui.contract import kiosk_of
 from kiosk.tui.errors import Failure
 from kiosk.tui.labels import method_label
@@ -41,9 +43,9 @@ class CartLines(RowList[LineRow]):
     """The cart's lines, drawn from `app.cart` (watched): no copy of the cart is kept here."""
 
     BINDINGS = [
-        Binding("plus,equals_sign,right", "change(1)", "More", show=False),
-        Binding("minus,left", "change(-1)", "Less", show=False),
-        Binding("delete,backspace,x", "remove", "Remove", show=False),
+        Binding("plus,equals_sign,right", "change(1)", N_("More"), show=False),
+        Binding("minus,left", "change(-1)", N_("Less"), show=False),
+        Binding("delete,backspace,x", "remove", N_("Remove"), show=False),
     ]
 
     def row_key(self, row: LineRow) -> Hashable | None:
@@ -59,13 +61,13 @@ class CartLines(RowList[LineRow]):
         self.watch(self.app, "cart", self.show_cart)
 
     def show_cart(self, cart: Cart | None) -> None:
-        from kiosk.tui.cartview import choice_lines
+        from kiosk.tui.cartview import choice_lines, line_amount
 
         rows: list[LineRow] = []
         for item in cart.items if cart is not None else ():
             text = Text(f" {item.quantity} × ", style="bold")
             text.append(clean(item.name, 100))
-            right = Text(clean(item.total_formatted or item.price_formatted or "", 20) + " ")
+            right = Text(line_amount(item, cart.currency if cart else None) + " ")
             rows.append(LineRow(item.id, text, right))
             choices = choice_lines(item, kiosk_of(self.app).visit.option_names)
             rows.extend(LineRow(None, Text("      " + c, style="dim")) for c in choices)
@@ -88,10 +90,10 @@ class CrossSell(TextRowList):
 
 
 class CartScreen(KioskScreen):
-    TITLE = "Your order"
+    TITLE = N_("Your order")
     BINDINGS = [
-        Binding("f2", "checkout", "Checkout"),
-        Binding("escape", "back", "Back to menu"),
+        Binding("f2", "checkout", N_("Checkout")),
+        Binding("escape", "back", N_("Back to menu")),
     ]
 
     def __init__(self) -> None:
@@ -108,31 +110,35 @@ class CartScreen(KioskScreen):
             with VerticalScroll(id="cart-left"):
                 yield Static(id="cart-title")
                 yield CartLines(id="lines")
-                yield Static(Text("+/− change amount · Del remove", style="dim"), id="lines-help")
-                yield Static(Text("Discount code", style="bold"), classes="section")
+                yield Static(
+                    Text(_("+/− change amount · Del remove"), style="dim"), id="lines-help"
+                )
+                yield Static(Text(_("Discount code"), style="bold"), classes="section")
                 with Horizontal(id="discount-row"):
-                    yield Input(placeholder="Enter a code", id="discount", max_length=40)
-                    yield Button("Apply", id="apply-discount")
-                    yield Button("Remove code", id="remove-discount")
+                    yield Input(placeholder=_("Enter a code"), id="discount", max_length=40)
+                    yield Button(_("Apply"), id="apply-discount")
+                    yield Button(_("Remove code"), id="remove-discount")
                 yield FieldError(id="discount-error")
                 with Vertical(id="tip-section"):
-                    yield Static(Text("Tip", style="bold"), classes="section")
+                    yield Static(Text(_("Tip"), style="bold"), classes="section")
                     yield Horizontal(id="tip-row")
                     with Horizontal(id="custom-tip-row"):
-                        yield Input(placeholder="Amount, e.g. 2.50", id="custom-tip", max_length=8)
-                        yield Button("Set tip", id="set-custom-tip")
+                        yield Input(
+                            placeholder=_("Amount, e.g. 2.50"), id="custom-tip", max_length=8
+                        )
+                        yield Button(_("Set tip"), id="set-custom-tip")
                     yield FieldError(id="tip-error")
                 with Vertical(id="time-section"):
-                    yield Static(Text("When", style="bold"), classes="section")
+                    yield Static(Text(_("When"), style="bold"), classes="section")
                     with Horizontal(id="time-row"):
-                        yield Button("As soon as possible", id="asap", classes="time")
-                        yield Select[str]([], prompt="Choose a later time", id="later")
+                        yield Button(_("As soon as possible"), id="asap", classes="time")
+                        yield Select[str]([], prompt=_("Choose a later time"), id="later")
                 with Vertical(id="cross-sell-section"):
-                    yield Static(Text("You might also like", style="bold"), classes="section")
+                    yield Static(Text(_("You might also like"), style="bold"), classes="section")
                     yield CrossSell(id="cross-sell")
             with Vertical(id="cart-right"):
                 yield TotalsPanel(id="totals")
-                yield Button("Checkout  (F2)", id="checkout", variant="success")
+                yield Button(_("Checkout  (F2)"), id="checkout", variant="success")
 
     def on_mount(self) -> None:
         self.query_one("#tip-section").display = False
@@ -177,14 +183,14 @@ class CartScreen(KioskScreen):
         await row.remove_children()
         # "No tip" first and styled exactly like the presets: an equal choice, not a hidden one.
         compact = self.compact
-        buttons = [Button("No tip", id="tip-none", classes="tip", compact=compact)]
+        buttons = [Button(_("No tip"), id="tip-none", classes="tip", compact=compact)]
         for pct in tips.tip_percentage:
             value = clean(pct, 6).rstrip("%")
             if value.replace(".", "", 1).isdigit():
                 tip_id = f"tip-{value.replace('.', '_')}"
                 buttons.append(Button(f"{value}%", id=tip_id, classes="tip", compact=compact))
         if tips.should_allow_custom_tip:
-            buttons.append(Button("Other", id="tip-custom", classes="tip", compact=compact))
+            buttons.append(Button(_("Other"), id="tip-custom", classes="tip", compact=compact))
         row.styles.grid_size_columns = len(buttons)
         await row.mount_all(buttons)
         section.display = True
@@ -214,7 +220,11 @@ class CartScreen(KioskScreen):
         if not self.suggestions:
             return
         rows = [
-            TextRow(p.id, Text(" + " + clean(p.name, 60)), Text(clean(p.price_text(), 16) + " "))
+            TextRow(
+                p.id,
+                Text(" + " + clean(p.name, 60)),
+                Text(clean(p.price_text(locale=money_locale()), 16) + " "),
+            )
             for p in self.suggestions
         ]
         listing = self.query_one("#cross-sell", CrossSell)
@@ -224,19 +234,25 @@ class CartScreen(KioskScreen):
 
     # Drawing from the cart ------------------------------------------------------------------------
     def show_cart(self, cart: Cart | None) -> None:
-        title = Text("Your order", style="bold")
+        title = Text(_("Your order"), style="bold")
         if cart is not None:
             title.append(f" · {method_label(cart.fulfilment_method)}")
             if (cart.pickup_type or "").upper() == "LATER" and cart.order_time:
-                title.append(f" · {clean(cart.order_date, 10)} {clean(cart.order_time, 5)}")
+                locale = money_locale()
+                moment = f"{clean(cart.order_date, 10)} {clean(cart.order_time, 5)}"
+                if locale:
+                    moment = local_moment(cart.order_date, cart.order_time, locale)
+                title.append(f" · {moment}")
             else:
-                title.append(" · as soon as possible")
+                title.append(" · " + _("as soon as possible"))
             info = _fulfillment_detail(cart)
             if info:
                 title.append(f"\n{info}", style="dim")
         empty = cart is None or not cart.items
         if empty:
-            title.append("\nYour order is empty. Press Esc to go back to the menu.", style="yellow")
+            title.append(
+                "\n" + _("Your order is empty. Press Esc to go back to the menu."), style="yellow"
+            )
         self.query_one("#cart-title", Static).update(title)
         self.query_one("#checkout", Button).disabled = empty
         code = cart.discount_code if cart is not None else None
@@ -284,7 +300,7 @@ class CartScreen(KioskScreen):
     ) -> None:
         visit = self.kiosk.visit
         if not visit.state.has_order:
-            self.say("Your order has not started.", hint="Press F9 to start over.")
+            self.say(_("Your order has not started."), hint=_("Press F9 to start over."))
             return
 
         async def run() -> Any:
@@ -321,7 +337,7 @@ class CartScreen(KioskScreen):
         code = self.query_one("#discount", Input).value.strip()
         error = self.query_one("#discount-error", FieldError)
         if not code:
-            error.show("Please enter a code first.")
+            error.show(_("Please enter a code first."))
             return
         error.show(None)
 
@@ -330,8 +346,8 @@ class CartScreen(KioskScreen):
             error.show(failure.message)
             return not failure.retryable
 
-        def applied(_: Any) -> None:
-            self.say(f"Code {clean(code, 40)} applied.", kind="ok")
+        def applied(_result: Any) -> None:
+            self.say(_("Code {code} applied.").format(code=clean(code, 40)), kind="ok")
 
         self._store_call(
             lambda s: s.apply_discount(code),
@@ -353,7 +369,7 @@ class CartScreen(KioskScreen):
                 # This server cannot drop a code; the button goes, the way out is said once.
                 self.query_one("#remove-discount", Button).display = False
                 self.query_one("#discount-error", FieldError).show(
-                    "This code can't be removed here. To order without it, start over (F9)."
+                    _("This code can't be removed here. To order without it, start over (F9).")
                 )
                 return True
             return False
@@ -390,7 +406,7 @@ class CartScreen(KioskScreen):
         except MoneyError:
             minor = -1
         if minor < 0 or minor > 100_000:
-            error.show("Please enter an amount such as 2.50.")
+            error.show(_("Please enter an amount such as 2.50."))
             return
         error.show(None)
 
@@ -459,7 +475,9 @@ class CartScreen(KioskScreen):
     def action_checkout(self) -> None:
         cart = self.kiosk.cart
         if cart is None or not cart.items:
-            self.say("Your order is empty.", hint="Press Esc to choose something from the menu.")
+            self.say(
+                _("Your order is empty."), hint=_("Press Esc to choose something from the menu.")
+            )
             return
         from kiosk.tui.screens.checkout import CheckoutScreen
 
@@ -484,10 +502,13 @@ def _tip_choice(cart: Cart) -> str:
 
 def _fulfillment_detail(cart: Cart) -> str:
     if cart.table_service_info and cart.table_service_info.table_number:
-        return f"Table {clean(cart.table_service_info.table_number, 10)}"
+        return _("Table {table}").format(table=clean(cart.table_service_info.table_number, 10))
     if cart.room_service_info and cart.room_service_info.room_number:
         name = clean(cart.room_service_info.last_name, 40)
-        return f"Room {clean(cart.room_service_info.room_number, 10)} · {name}"
+        room = clean(cart.room_service_info.room_number, 10)
+        return _("Room {room}").format(room=room) + f" · {name}"
     if cart.delivery_info and cart.delivery_info.address_string:
-        return "Deliver to " + clean(cart.delivery_info.address_string, 100)
+        return _("Deliver to {address}").format(
+            address=clean(cart.delivery_info.address_string, 100)
+        )
     return ""

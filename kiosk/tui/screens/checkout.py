@@ -13,6 +13,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Label, Static
 
+from kiosk.i18n import N_, _
 from kiosk.tui.cartview import pay_total
 from kiosk.tui.errors import Failure
 from kiosk.tui.screens.base import KioskScreen
@@ -33,28 +34,28 @@ SERVER_FIELDS = {"customerName": "name", "name": "name", "emailAddress": "email"
 def check_name(value: str) -> str | None:
     name = " ".join(value.split())
     if not name:
-        return "Please enter your name, so we can call you when your order is ready."
+        return _("Please enter your name, so we can call you when your order is ready.")
     if len(name) > NAME_MAX:
-        return f"Please keep your name under {NAME_MAX} characters."
+        return _("Please keep your name under {n} characters.").format(n=NAME_MAX)
     if not any(ch.isalpha() for ch in name):
-        return "Please enter a name with at least one letter."
+        return _("Please enter a name with at least one letter.")
     return None
 
 
 def check_email(value: str) -> str | None:
     email = value.strip()
     if not email:
-        return "Please enter your email address for the receipt."
+        return _("Please enter your email address for the receipt.")
     if not EMAIL.fullmatch(email):
-        return "That email address doesn't look right (for example: name@example.com)."
+        return _("That email address doesn't look right (for example: name@example.com).")
     return None
 
 
 class CheckoutScreen(KioskScreen):
-    TITLE = "Checkout"
+    TITLE = N_("Checkout")
     BINDINGS = [
-        Binding("f2", "continue", "Continue to payment"),
-        Binding("escape", "back", "Back to your order"),
+        Binding("f2", "continue", N_("Continue to payment")),
+        Binding("escape", "back", N_("Back to your order")),
     ]
 
     def __init__(self) -> None:
@@ -64,21 +65,21 @@ class CheckoutScreen(KioskScreen):
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="checkout-body"):
             with VerticalScroll(id="checkout-form"):
-                yield Static(Text("Almost done: who is this order for?", style="bold"))
-                yield Label("Your name", classes="field-label")
-                yield Input(placeholder="First name is fine", id="name", max_length=NAME_MAX)
+                yield Static(Text(_("Almost done: who is this order for?"), style="bold"))
+                yield Label(_("Your name"), classes="field-label")
+                yield Input(placeholder=_("First name is fine"), id="name", max_length=NAME_MAX)
                 yield FieldError(id="e-name")
-                yield Label("Email (for your receipt)", classes="field-label")
+                yield Label(_("Email (for your receipt)"), classes="field-label")
                 yield Input(placeholder="name@example.com", id="email", max_length=254)
                 yield FieldError(id="e-email")
                 with Vertical(id="problems"):
                     yield Static("", id="problems-text")
                     with Horizontal(id="problem-buttons"):
-                        yield Button("Remove unavailable items", id="remove-unavailable")
-                        yield Button("Change my order", id="change-order")
+                        yield Button(_("Remove unavailable items"), id="remove-unavailable")
+                        yield Button(_("Change my order"), id="change-order")
             with Vertical(id="checkout-right"):
                 yield TotalsPanel(id="totals")
-                yield Button("Continue to payment (F2)", id="continue", variant="success")
+                yield Button(_("Continue to payment (F2)"), id="continue", variant="success")
 
     def on_mount(self) -> None:
         self.query_one("#problems").display = False
@@ -169,7 +170,7 @@ class CheckoutScreen(KioskScreen):
             return
         cart = self.kiosk.cart
         names = {i.id: clean(i.name, 60) for i in cart.items} if cart else {}
-        lines = Text("Your order can't be paid for yet:\n", style="bold yellow")
+        lines = Text(_("Your order can't be paid for yet:") + "\n", style="bold yellow")
         self.unavailable = []
         for issue in result.validation.errors:
             item = names.get(issue.item_id or "")
@@ -180,10 +181,10 @@ class CheckoutScreen(KioskScreen):
             what = f"{item}: " if item and item not in said else ""
             lines.append(f" • {what}{said}\n")
         if not result.validation.errors:
-            lines.append(" • Please check your order and try again.\n")
+            lines.append(" • " + _("Please check your order and try again.") + "\n")
         if self.unavailable:
             lines.append(
-                "Remove the unavailable items and continue, or change your order.", style="dim"
+                _("Remove the unavailable items and continue, or change your order."), style="dim"
             )
         self.query_one("#problems-text", Static).update(lines)
         self.query_one("#remove-unavailable").display = bool(self.unavailable)
@@ -201,17 +202,19 @@ class CheckoutScreen(KioskScreen):
             for item_id in ids:
                 await visit.remove_item(item_id)
 
-        def removed(_: Any) -> None:
+        def removed(_result: Any) -> None:
             self.unavailable = []
             self.query_one("#problems").display = False
             cart = self.kiosk.cart
             if cart is None or not cart.items:
-                self.say("Your order is now empty.", hint="Press Esc to choose something else.")
+                self.say(
+                    _("Your order is now empty."), hint=_("Press Esc to choose something else.")
+                )
             else:
                 self.say(
-                    f"Removed. Your new total is {pay_total(cart)}.",
+                    _("Removed. Your new total is {total}.").format(total=pay_total(cart)),
                     kind="ok",
-                    hint="Press F2 to continue.",
+                    hint=_("Press F2 to continue."),
                 )
 
         self.call(remove, group="cart", done=removed, busy=self.query_one("#checkout-body"))

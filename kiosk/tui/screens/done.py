@@ -13,6 +13,7 @@ from textual.binding import Binding
 from textual.containers import Center, Vertical, VerticalScroll
 from textual.widgets import Digits, Static
 
+from kiosk.i18n import N_, _
 from kiosk.tui.cartview import pay_total, receipt_rows, when_text
 from kiosk.tui.labels import NEXT_STEPS, method_key
 from kiosk.tui.screens.base import KioskScreen
@@ -27,20 +28,22 @@ DIGITS_CHARS = set("0123456789ABCDEF-+.:,$£€ ")
 
 def next_steps(cart: Cart | None) -> str:
     if cart is None:
-        return "Please listen for your number."
+        return _("Please listen for your number.")
     method = method_key(cart.fulfilment_method)
-    template = NEXT_STEPS.get(method, NEXT_STEPS["pickup"])
+    template = _(NEXT_STEPS.get(method, NEXT_STEPS["pickup"]))
     table = clean(cart.table_service_info.table_number if cart.table_service_info else "", 10)
     room = clean(cart.room_service_info.room_number if cart.room_service_info else "", 10)
     address = clean(cart.delivery_info.address_string if cart.delivery_info else "", 100)
-    return template.format(table=table or "your", room=room or "your", address=address or "you")
+    return template.format(
+        table=table or _("your"), room=room or _("your"), address=address or _("you")
+    )
 
 
 class DoneScreen(KioskScreen):
-    TITLE = "Thank you"
+    TITLE = N_("Thank you")
     # No idle prompt here: this screen returns to the start by itself (issue 5).
     IDLE_RESET = False
-    BINDINGS = [Binding("enter,escape,f9", "finish", "New order")]
+    BINDINGS = [Binding("enter,escape,f9", "finish", N_("New order"))]
 
     def __init__(self, cart: Cart | None) -> None:
         super().__init__()
@@ -50,14 +53,16 @@ class DoneScreen(KioskScreen):
     def compose_body(self) -> ComposeResult:
         number = clean(self.order.fulfillment_identifier if self.order else "", 20) or "—"
         with Vertical(id="done-body"):
-            yield Static(Text("Thank you! Your order number is", style="bold"), id="done-title")
+            yield Static(Text(_("Thank you! Your order number is"), style="bold"), id="done-title")
             with Center():
                 if set(number.upper()) <= DIGITS_CHARS:
                     yield Digits(number.upper(), id="order-number")
                 else:
                     yield Static(Text(number, style="bold"), id="order-number-text")
             if self.order is not None:
-                paid = Text(f"Paid {clean(pay_total(self.order), 20)} · ")
+                paid = Text(
+                    _("Paid {total}").format(total=clean(pay_total(self.order), 20)) + " · "
+                )
                 paid.append(when_text(self.order), style="bold")
                 yield Static(paid, id="done-paid")
             yield Static(Text(next_steps(self.order)), id="done-next")
@@ -72,7 +77,8 @@ class DoneScreen(KioskScreen):
         table.add_column(ratio=1, overflow="fold")
         table.add_column(justify="right", no_wrap=True)
         number = clean(cart.fulfillment_identifier or "", 20)
-        table.add_row(Text(f"Receipt · order {number}" if number else "Receipt", style="bold"), "")
+        heading = _("Receipt · order {number}").format(number=number) if number else _("Receipt")
+        table.add_row(Text(heading, style="bold"), "")
         for text, amount, kind in receipt_rows(cart, self.kiosk.visit.option_names):
             style = {"total": "bold", "choice": "dim", "discount": "green"}.get(kind, "")
             table.add_row(Text(text, style=style), Text(amount, style=style))
@@ -85,7 +91,10 @@ class DoneScreen(KioskScreen):
 
     def _tick(self) -> None:
         left = max(0, math.ceil(self.deadline - self.kiosk.clock()))
-        text = Text(f"Back to the start in {left} s · press Enter to start now", style="dim")
+        text = Text(
+            _("Back to the start in {seconds} s · press Enter to start now").format(seconds=left),
+            style="dim",
+        )
         self.query_one("#done-countdown", Static).update(text)
         if left <= 0:
             self.action_finish()

@@ -13,6 +13,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from kiosk.i18n import _
+
 
 class StillThereDialog(ModalScreen[bool]):
     """Dismissed with True (keep the order) by any key or touch; the watcher closes it otherwise."""
@@ -25,14 +27,14 @@ class StillThereDialog(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="idle-dialog"):
-            yield Static(Text("Still there?", style="bold"), id="idle-title")
+            yield Static(Text(_("Still there?"), style="bold"), id="idle-title")
             yield Static(self._countdown_text(), id="idle-countdown")
             yield Static(
-                Text("Press any key or touch the screen to keep your order."), id="idle-hint"
+                Text(_("Press any key or touch the screen to keep your order.")), id="idle-hint"
             )
 
     def _countdown_text(self) -> Text:
-        text = Text("Your order will be cleared in ")
+        text = Text(_("Your order will be cleared in") + " ")
         text.append(f"{self.seconds} s", style="bold")
         return text
 

@@ -14,6 +14,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Static
 
+from kiosk.i18n import N_, _
 from kiosk.tui.labels import METHODS, offered_methods
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
@@ -29,7 +30,7 @@ class LocationList(TextRowList):
 
 
 class LocationScreen(KioskScreen):
-    TITLE = "Choose a restaurant"
+    TITLE = N_("Choose a restaurant")
     # The first screen: Escape has nowhere to go, so it is not offered.
     BINDINGS = [Binding("escape", "back", "Back", show=False)]
 
@@ -39,14 +40,14 @@ class LocationScreen(KioskScreen):
         self.failed: dict[str, str] = {}
 
     def header_title(self) -> str:
-        return "Welcome"
+        return _("Welcome")
 
     def compose_body(self) -> ComposeResult:
         with Vertical(id="location-body"):
-            yield Static(Text("Where would you like to order from?", style="bold"), id="prompt")
+            yield Static(Text(_("Where would you like to order from?"), style="bold"), id="prompt")
             yield LocationList(id="locations")
             yield Static(
-                Text("↑↓ choose · Enter or 1-9 to select", style="dim"), id="location-help"
+                Text(_("↑↓ choose · Enter or 1-9 to select"), style="dim"), id="location-help"
             )
 
     def on_mount(self) -> None:
@@ -97,14 +98,16 @@ class LocationScreen(KioskScreen):
             rows.append(TextRow(location_id, head, state))
             if location.address_string:
                 rows.append(TextRow(None, Text("    " + clean(location.address_string, 120))))
-            methods = ", ".join(METHODS[m][0] for m in offered_methods(location))
-            detail = Text(f"    Today: {status.today_text}", style="dim")
+            methods = ", ".join(_(METHODS[m][0]) for m in offered_methods(location))
+            detail = Text("    " + _("Today: {hours}").format(hours=status.today_text), style="dim")
             detail.append(f" · {methods}")
             rows.append(TextRow(None, detail))
             rows.append(TextRow(None, Text("")))
         if self.failed:
             self.say(
-                "Some restaurants could not be loaded.", hint="Press R to try again.", kind="error"
+                _("Some restaurants could not be loaded."),
+                hint=_("Press R to try again."),
+                kind="error",
             )
             self._retry = self.load
         listing = self.query_one("#locations", LocationList)
@@ -128,8 +131,8 @@ class LocationScreen(KioskScreen):
         location = self.locations.get(location_id)
         if location is None:
             self.say(
-                "That restaurant could not be loaded.",
-                hint="Press R to try again, or choose another.",
+                _("That restaurant could not be loaded."),
+                hint=_("Press R to try again, or choose another."),
             )
             self._retry = self.load
             return

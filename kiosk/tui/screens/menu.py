@@ -15,6 +15,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
+from kiosk.i18n import N_, _, money_locale
 from kiosk.tui import menu_model
 from kiosk.tui.menu_model import Entry, Header
 from kiosk.tui.screens.base import KioskScreen
@@ -43,11 +44,12 @@ class ProductList(RowList[menu_model.Row]):
             left.append(" ")
             left.append(f"[{clean(tag, 20)}]", style="italic cyan")
         if row.state == menu_model.SOLD_OUT:
-            right = Text("Sold out", style="bold red")
+            right = Text(_("Sold out"), style="bold red")
         elif row.state == menu_model.NOT_NOW:
-            right = Text(f"Not available now {row.product.price_text()}", style="yellow")
+            price = row.product.price_text(locale=money_locale())
+            right = Text(_("Not available now {price}").format(price=price), style="yellow")
         else:
-            right = Text(clean(row.product.price_text(), 20), style="bold")
+            right = Text(clean(row.product.price_text(locale=money_locale()), 20), style="bold")
         return two_columns(left, right + Text(" "), width)
 
 
@@ -56,12 +58,12 @@ class CategoryList(TextRowList):
 
 
 class MenuScreen(KioskScreen):
-    TITLE = "Menu"
+    TITLE = N_("Menu")
     # Letters go to the search, so retrying is F5 here.
     TYPE_AHEAD = True
     BINDINGS = [
-        Binding("f4", "view_cart", "Your order"),
-        Binding("escape", "back", "Back / clear search"),
+        Binding("f4", "view_cart", N_("Your order")),
+        Binding("escape", "back", N_("Back / clear search")),
         Binding("left", "focus_categories", show=False),
         Binding("right", "focus_products", show=False),
     ]
@@ -127,18 +129,18 @@ class MenuScreen(KioskScreen):
         products = self.query_one("#products", ProductList)
         products.focus()
         if not self.categories:
-            self.say("The menu is empty right now.", hint="Please ask a member of staff.")
+            self.say(_("The menu is empty right now."), hint=_("Please ask a member of staff."))
 
     # Search ---------------------------------------------------------------------------------------
     def _show_search(self) -> None:
         search = self.query_one("#search", Static)
         if self.query_text:
-            text = Text(" Search: ", style="bold")
+            text = Text(" " + _("Search:") + " ", style="bold")
             text.append(self.query_text)
             text.append("▏", style="blink")
-            text.append("   Esc clears", style="dim")
+            text.append("   " + _("Esc clears"), style="dim")
         else:
-            text = Text(" Type to search the menu", style="dim")
+            text = Text(" " + _("Type to search the menu"), style="dim")
         search.update(text)
 
     def _refilter(self) -> None:
@@ -146,7 +148,10 @@ class MenuScreen(KioskScreen):
         products.set_rows(menu_model.rows(self.categories, self.query_text))
         self._show_search()
         if self.query_text and not products.rows:
-            self.say(f"Nothing on the menu matches “{clean(self.query_text, 40)}”.", kind="info")
+            self.say(
+                _("Nothing on the menu matches “{text}”.").format(text=clean(self.query_text, 40)),
+                kind="info",
+            )
             self._no_match_shown = True
         elif self._no_match_shown:
             self._no_match_shown = False
@@ -211,16 +216,21 @@ class MenuScreen(KioskScreen):
 
     def open_product(self, entry: Entry) -> None:
         if entry.state == menu_model.SOLD_OUT:
-            self.say(f"Sorry, {entry.name} is sold out.", hint="Please choose something else.")
+            self.say(
+                _("Sorry, {name} is sold out.").format(name=entry.name),
+                hint=_("Please choose something else."),
+            )
             return
         if entry.state == menu_model.NOT_NOW:
-            when = f" It is served {entry.when}." if entry.when else ""
-            self.say(f"{entry.name} is not available right now.{when}", kind="info")
+            when = " " + _("It is served {when}.").format(when=entry.when) if entry.when else ""
+            self.say(
+                _("{name} is not available right now.").format(name=entry.name) + when, kind="info"
+            )
             return
         from kiosk.tui.screens.product import ProductScreen
 
         def closed(message: str | None) -> None:
             if message:
-                self.say(message, kind="ok", hint="F4 shows your order.")
+                self.say(message, kind="ok", hint=_("F4 shows your order."))
 
         self.app.push_screen(ProductScreen(entry.product.id, entry.name, entry.product), closed)

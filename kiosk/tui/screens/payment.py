@@ -17,6 +17,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Static
 
+from kiosk.i18n import N_, _
 from kiosk.tui.cartview import pay_total
 from kiosk.tui.errors import Failure, describe
 from kiosk.tui.screens.base import KioskScreen
@@ -46,16 +47,16 @@ def countdown(seconds: int) -> str:
 
 
 class PaymentScreen(KioskScreen):
-    TITLE = "Payment"
+    TITLE = N_("Payment")
     IDLE_RESET = False
     BINDINGS = [
-        Binding("escape", "back", "Back to my order"),
+        Binding("escape", "back", N_("Back to my order")),
         # "Start over" here is a cancel, with the same question and the same last look.
-        Binding("f9", "cancel", "Cancel payment", show=False),
-        Binding("r,f5", "retry", "Retry", show=False),
+        Binding("f9", "cancel", N_("Cancel payment"), show=False),
+        Binding("r,f5", "retry", N_("Retry"), show=False),
         # Demo only (check_action hides them otherwise): the demo processor's two test cards.
-        Binding("a", "demo('approve')", "Demo: approve"),
-        Binding("d", "demo('decline')", "Demo: decline"),
+        Binding("a", "demo('approve')", N_("Demo: approve")),
+        Binding("d", "demo('decline')", N_("Demo: decline")),
     ]
 
     def __init__(self) -> None:
@@ -77,13 +78,13 @@ class PaymentScreen(KioskScreen):
                 yield Static("", id="pay-steps")
                 yield Static("", id="pay-countdown")
                 yield Static("", id="pay-demo")
-                yield Button("Cancel payment (F9)", id="cancel", variant="error")
+                yield Button(_("Cancel payment (F9)"), id="cancel", variant="error")
         yield Static("", id="pay-url")
 
     def on_mount(self) -> None:
         if self.kiosk.services.demo:
-            hint = Text("Demo: ", style="bold magenta")
-            hint.append("A approves (card 4242…), D declines (card 4000…0002)")
+            hint = Text(_("Demo:") + " ", style="bold magenta")
+            hint.append(_("A approves (card 4242…), D declines (card 4000…0002)"))
             self.query_one("#pay-demo", Static).update(hint)
         self.watch(self.app, "cart", self._show_cart)
         self.begin()
@@ -105,18 +106,20 @@ class PaymentScreen(KioskScreen):
     def _show_cart(self, cart: Cart | None) -> None:
         if cart is None:
             return
-        title = Text("Scan to pay", style="bold")
+        title = Text(_("Scan to pay"), style="bold")
         counter = self.kiosk.settings.payment_mode == "counter"
         if counter:
-            title = Text("Please pay at the counter", style="bold")
+            title = Text(_("Please pay at the counter"), style="bold")
         self.query_one("#pay-title", Static).update(title)
-        amount = Text("Total ", style="dim")
+        amount = Text(_("Total") + " ", style="dim")
         amount.append(clean(pay_total(cart), 20), style="bold")
         self.query_one("#pay-amount", Static).update(amount)
         if counter:
-            steps = "A member of staff will take your payment\nand your order starts right after."
+            steps = _(
+                "A member of staff will take your payment\nand your order starts right after."
+            )
         else:
-            steps = (
+            steps = _(
                 "1. Scan the code with your phone's camera\n"
                 "2. Pay on your phone\n"
                 "3. Your order number appears here"
@@ -129,7 +132,9 @@ class PaymentScreen(KioskScreen):
         url = cart.checkout_url if cart is not None else None
         holder = self.query_one("#qr-holder", Static)
         if not url:
-            holder.update(Text("Please ask a member of staff\nto take your payment.", style="bold"))
+            holder.update(
+                Text(_("Please ask a member of staff\nto take your payment."), style="bold")
+            )
             self.query_one("#pay-url", Static).update("")
             return
         existing = self.query("#qr")
@@ -138,7 +143,7 @@ class PaymentScreen(KioskScreen):
         existing.remove()
         holder.display = False
         self.query_one("#qr-column", Vertical).mount(QRCode(url, id="qr"), before=0)
-        link = Text("Or visit ", style="dim")
+        link = Text(_("Or visit") + " ", style="dim")
         link.append(short_url(url), style="bold")
         self.query_one("#pay-url", Static).update(link)
 
@@ -167,20 +172,20 @@ class PaymentScreen(KioskScreen):
         if tick.error is not None:
             self.say(
                 describe(tick.error).message,
-                hint="Still checking for your payment: no need to pay again.",
+                hint=_("Still checking for your payment: no need to pay again."),
             )
 
     def _show_countdown(self) -> None:
         if self.seconds_left is None:
             return
-        text = Text("Time left to pay ", style="dim")
+        text = Text(_("Time left to pay") + " ", style="dim")
         text.append(countdown(self.seconds_left), style="bold")
         handoff = self.handoff_left
         if handoff is not None and handoff < self.seconds_left:
             # The checkout page's link runs out first (2.0 hand-off): it is renewed by itself.
-            text.append("\nThis code works for ", style="dim")
+            text.append("\n" + _("This code works for") + " ", style="dim")
             text.append(countdown(handoff))
-            text.append("; a new one appears by itself.", style="dim")
+            text.append(_("; a new one appears by itself."), style="dim")
         self.query_one("#pay-countdown", Static).update(text)
 
     def _waited(self, result: PaymentResult) -> None:
@@ -192,14 +197,14 @@ class PaymentScreen(KioskScreen):
             self.seconds_left = 0
             self._show_countdown()
             self.say(
-                "The time to pay has run out.",
-                hint="Press R to keep waiting, or Esc to cancel and start over.",
+                _("The time to pay has run out."),
+                hint=_("Press R to keep waiting, or Esc to cancel and start over."),
             )
             self._retry = self.wait
         elif result.outcome is PaymentOutcome.GONE:
             self.say(
-                "This order is no longer available.",
-                hint="Please start a new order (F9), or ask a member of staff.",
+                _("This order is no longer available."),
+                hint=_("Please start a new order (F9), or ask a member of staff."),
             )
 
     def _close_dialogs(self) -> None:
@@ -223,14 +228,14 @@ class PaymentScreen(KioskScreen):
         async def confirm() -> None:
             await visit.confirm_demo_payment(card)
 
-        def confirmed(_: Any) -> None:
-            self.say("Payment approved. Checking your order…", kind="ok")
+        def confirmed(_result: Any) -> None:
+            self.say(_("Payment approved. Checking your order…"), kind="ok")
             self.poll_now.set()
 
         def declined(failure: Failure) -> bool:
             self.say(
                 failure.message,
-                hint="Try again with another card (demo: press A), or Esc to cancel.",
+                hint=_("Try again with another card (demo: press A), or Esc to cancel."),
             )
             return True
 
@@ -259,16 +264,16 @@ class PaymentScreen(KioskScreen):
                 then()
 
         self.app.push_screen(
-            ConfirmDialog(question, detail=detail, yes=yes, no="Keep paying"), answered
+            ConfirmDialog(question, detail=detail, yes=yes, no=_("Keep paying")), answered
         )
 
     def action_back(self) -> None:
         """Escape: back to the cart with the order intact (asked first: the payment code stops
         working). Cancel (the button, F9) is what throws the order away."""
         self._ask(
-            "Go back to your order?",
-            "This payment code stops working; your order stays as it is.",
-            "Back to my order",
+            _("Go back to your order?"),
+            _("This payment code stops working; your order stays as it is."),
+            _("Back to my order"),
             self.back_to_order,
         )
 
@@ -287,11 +292,13 @@ class PaymentScreen(KioskScreen):
                 return
             self.finished = True
             if result.dropped:
-                said = "Your order is back. Not available again: " + ", ".join(
-                    clean(d, 40) for d in result.dropped
+                said = (
+                    _("Your order is back. Not available again:")
+                    + " "
+                    + ", ".join(clean(d, 40) for d in result.dropped)
                 )
             else:
-                said = "Your order is back, as it was."
+                said = _("Your order is back, as it was.")
             # Whoever showed this screen shows the cart with this message (BACK_TO_ORDER).
             self.dismiss(said)
 
@@ -299,7 +306,9 @@ class PaymentScreen(KioskScreen):
             # Not sure where the order stands: keep waiting for the payment, and say so.
             self.cancelled.clear()
             self.wait()
-            self.say(failure.message, hint="Still on the payment: please try again, or ask staff.")
+            self.say(
+                failure.message, hint=_("Still on the payment: please try again, or ask staff.")
+            )
             return True
 
         self.call(reopen, group="payment-cancel", done=reopened, failed=failed)
@@ -326,7 +335,7 @@ class PaymentScreen(KioskScreen):
             # Cannot tell: keep the order (its payment may be on its way) and say so.
             self.cancelled.clear()
             self.wait()
-            self.say(failure.message, hint="Not cancelled: please try again, or ask staff.")
+            self.say(failure.message, hint=_("Not cancelled: please try again, or ask staff."))
             return True
 
         self.call(last_look, group="payment-cancel", done=looked, failed=unreachable)
@@ -340,8 +349,8 @@ class PaymentScreen(KioskScreen):
 
     def action_cancel(self) -> None:
         self._ask(
-            "Cancel the payment?",
-            "Your order will be cleared and the kiosk starts over.",
-            "Cancel payment",
+            _("Cancel the payment?"),
+            _("Your order will be cleared and the kiosk starts over."),
+            _("Cancel payment"),
             self.cancel_now,
         )

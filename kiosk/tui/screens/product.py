@@ -16,6 +16,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Static
 
+from kiosk.i18n import N_, _, money_locale
 from kiosk.tui.errors import Failure
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
@@ -32,7 +33,7 @@ MAX_QUANTITY = 99
 def money(minor: int, currency: str) -> str:
     from kiosk.api.money import format_money
 
-    return format_money(minor, currency)
+    return format_money(minor, currency, money_locale())
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,7 @@ class ModifierList(RowList[ModifierRow]):
         if isinstance(row, GroupRow):
             view = row.group
             text = Text("  " * view.depth)
-            text.append(clean(view.group.name, 60) or "Options", style="bold underline")
+            text.append(clean(view.group.name, 60) or _("Options"), style="bold underline")
             text.append("  ")
             text.append(view.rule_text, style="bold yellow" if view.required else "dim")
             text.append(f" · {view.progress_text}", style="dim")
@@ -85,11 +86,13 @@ class ModifierList(RowList[ModifierRow]):
         text.append(" ")
         text.append(clean(option.item.name, 80), style="dim strike" if option.sold_out else "")
         if option.max_quantity > 1 and not view.single and not option.sold_out:
-            text.append(f"  up to {option.max_quantity}, +/−", style="dim")
+            text.append("  " + _("up to {n}, +/−").format(n=option.max_quantity), style="dim")
         if option.sold_out:
-            right = Text("Sold out ", style="red")
+            right = Text(_("Sold out") + " ", style="red")
         elif option.item.price:
             delta = option.item.price_formatted or money(option.item.price, self.currency)
+            if money_locale():
+                delta = money(option.item.price, self.currency)
             sign = "" if delta.startswith(("-", "+")) else "+"
             right = Text(f"{sign}{clean(delta, 16)} ")
         else:
@@ -98,13 +101,13 @@ class ModifierList(RowList[ModifierRow]):
 
 
 class ProductScreen(KioskScreen):
-    TITLE = "Choose"
+    TITLE = N_("Choose")
     BINDINGS = [
-        Binding("f2", "add", "Add to order"),
-        Binding("escape", "back", "Back to menu"),
-        Binding("space", "choose", "Choose", show=False),
-        Binding("plus,equals_sign,right", "more", "More", show=False),
-        Binding("minus,left", "less", "Less", show=False),
+        Binding("f2", "add", N_("Add to order")),
+        Binding("escape", "back", N_("Back to menu")),
+        Binding("space", "choose", N_("Choose"), show=False),
+        Binding("plus,equals_sign,right", "more", N_("More"), show=False),
+        Binding("minus,left", "less", N_("Less"), show=False),
     ]
 
     def __init__(self, product_id: str, name: str, listed: MenuProduct | None = None) -> None:
@@ -129,7 +132,7 @@ class ProductScreen(KioskScreen):
             yield ModifierList(id="modifiers")
             yield Static(
                 Text(
-                    "↑↓ move · Space/Enter choose · +/− amount · 1-9 how many · F2 add",
+                    _("↑↓ move · Space/Enter choose · +/− amount · 1-9 how many · F2 add"),
                     style="dim",
                 ),
                 id="product-help",
@@ -139,7 +142,7 @@ class ProductScreen(KioskScreen):
                 yield Static("1", id="quantity")
                 yield Button("+", id="qty-more", classes="stepper")
                 yield Static(id="preview")
-                yield Button("Add to order", id="add", variant="primary", disabled=True)
+                yield Button(_("Add to order"), id="add", variant="primary", disabled=True)
 
     def on_mount(self) -> None:
         self.load()
@@ -176,7 +179,7 @@ class ProductScreen(KioskScreen):
         self.query_one("#modifiers", ModifierList).currency = currency
         info = Text(clean(product.name, 200), style="bold")
         info.append("  ")
-        info.append(clean(product.price_text(currency), 20), style="bold")
+        info.append(clean(product.price_text(currency, money_locale()), 20), style="bold")
         if product.calories:
             info.append(f"  {product.calories} kcal", style="dim")
         for tag in product.tags[:5]:
@@ -193,8 +196,8 @@ class ProductScreen(KioskScreen):
             modifiers.display = False
             self.query_one("#product-help", Static).update(
                 Text.assemble(
-                    ("No choices to make. ", "bold"),
-                    ("How many: 1-9 or +/− · F2 adds it to your order", "dim"),
+                    (_("No choices to make.") + " ", "bold"),
+                    (_("How many: 1-9 or +/− · F2 adds it to your order"), "dim"),
                 )
             )
             self.query_one("#add", Button).focus()
@@ -229,13 +232,17 @@ class ProductScreen(KioskScreen):
             return
         currency = self.query_one("#modifiers", ModifierList).currency
         unit = state.preview_unit_price_minor()
-        text = Text("Preview ", style="dim")
+        text = Text(_("Preview") + " ", style="dim")
         text.append(money(unit * self.quantity, currency), style="bold")
         if self.quantity > 1:
             text.append(f" ({self.quantity} × {money(unit, currency)})", style="dim")
         preview.update(text)
         add.disabled = not state.is_valid
-        add.label = f"Add {self.quantity} to order" if self.quantity > 1 else "Add to order"
+        add.label = (
+            _("Add {n} to order").format(n=self.quantity)
+            if self.quantity > 1
+            else _("Add to order")
+        )
 
     def _cursor_option(self) -> OptionRow | None:
         row = self.query_one("#modifiers", ModifierList).cursor_row
@@ -250,7 +257,8 @@ class ProductScreen(KioskScreen):
         if row is None or self.state is None:
             return
         if row.option.sold_out:
-            self.say(f"Sorry, {clean(row.option.item.name, 60)} is sold out.", kind="info")
+            name = clean(row.option.item.name, 60)
+            self.say(_("Sorry, {name} is sold out.").format(name=name), kind="info")
             return
         if row.group.single:
             self.set_state(self.state.select(row.option.key))
@@ -260,7 +268,7 @@ class ProductScreen(KioskScreen):
             if after == before and not row.option.chosen:
                 self.say(
                     f"{clean(row.group.group.name, 60)}: {row.group.progress_text}. "
-                    "Remove one to choose another.",
+                    + _("Remove one to choose another."),
                     kind="info",
                 )
             self.set_state(after)
@@ -311,7 +319,7 @@ class ProductScreen(KioskScreen):
         if self._adding:
             # A second press while the first add is on its way: one line, and the customer is
             # told so (the first add leaves this screen when it lands).
-            self.say("Adding to your order…", kind="info")
+            self.say(_("Adding to your order…"), kind="info")
             return
         invalid = state.first_invalid()
         if invalid is not None:
@@ -333,12 +341,12 @@ class ProductScreen(KioskScreen):
                 self.set_state(refused, focus_group=failure.modifier_group_id)
                 group = refused.find_group(failure.modifier_group_id)
                 where = f"{clean(group.group.name, 60)}: " if group is not None else ""
-                self.say(f"{where}{failure.message}", hint="Please change your choice.")
+                self.say(f"{where}{failure.message}", hint=_("Please change your choice."))
                 return True
             return False
 
-        def added(_: Any) -> None:
-            self.dismiss(f"Added {quantity} × {name} to your order.")
+        def added(_result: Any) -> None:
+            self.dismiss(_("Added {n} × {name} to your order.").format(n=quantity, name=name))
 
         self._adding = True
         self.call(add, group="cart", done=added, failed=failed, busy=self.query_one("#product-bar"))

@@ -9,15 +9,18 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Static
 
+from kiosk.i18n import LANGUAGES, N_, _, language
 from kiosk.tui.errors import Failure
 from kiosk.tui.labels import METHODS, offered_methods
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.chrome import FieldError, KioskHeader
+from kiosk.tui.widgets.language import LanguageBar
 from kiosk.tui.widgets.lists import TextRow, TextRowList
 from kiosk.tui.widgets.rowlist import RowList
 
@@ -26,17 +29,17 @@ if TYPE_CHECKING:
 
 # The details each method needs: (input id, label, placeholder, max length).
 FIELDS: dict[str, tuple[tuple[str, str, str, int], ...]] = {
-    "table_service": (("table", "Table number", "e.g. 12", 10),),
+    "table_service": (("table", N_("Table number"), N_("e.g. 12"), 10),),
     "room_service": (
-        ("last_name", "Last name", "as on your booking", 60),
-        ("room", "Room number", "e.g. 415", 10),
+        ("last_name", N_("Last name"), N_("as on your booking"), 60),
+        ("room", N_("Room number"), N_("e.g. 415"), 10),
     ),
     "delivery": (
-        ("street", "Street and number", "", 120),
-        ("street2", "Apartment, floor (optional)", "", 60),
-        ("city", "City", "", 60),
-        ("state", "State", "", 30),
-        ("zip", "ZIP code", "", 12),
+        ("street", N_("Street and number"), "", 120),
+        ("street2", N_("Apartment, floor (optional)"), "", 60),
+        ("city", N_("City"), "", 60),
+        ("state", N_("State"), "", 30),
+        ("zip", N_("ZIP code"), "", 12),
     ),
 }
 OPTIONAL = {"street2"}
@@ -54,11 +57,18 @@ SERVER_FIELDS = {
 
 
 class MethodList(TextRowList):
-    pass
+    def action_cursor(self, step: int) -> None:
+        # Down from the last way of ordering reaches the language choice below the list.
+        last = self.cursor is not None and self._first_selectable(self.cursor + 1, 1) is None
+        if step > 0 and last:
+            self.screen.query_one(LanguageBar).focus_current()
+            return
+        super().action_cursor(step)
 
 
 class WelcomeScreen(KioskScreen):
-    TITLE = "Welcome"
+    TITLE = N_("Welcome")
+    BINDINGS = [Binding("f3", "next_language", N_("Language"))]
 
     def __init__(self) -> None:
         super().__init__()
@@ -69,13 +79,14 @@ class WelcomeScreen(KioskScreen):
         with VerticalScroll(id="welcome-body"):
             yield Static(id="welcome-title")
             yield Static(id="welcome-hours")
-            yield Static(Text("How would you like your order?", style="bold"), id="prompt")
+            yield Static(Text(_("How would you like your order?"), style="bold"), id="prompt")
             yield MethodList(id="methods")
+            yield LanguageBar(id="languages")
             with Vertical(id="details"):
                 yield Static(id="details-title")
                 yield Vertical(id="fields")
                 with Horizontal(id="details-buttons"):
-                    yield Button("Start my order", id="start", variant="primary")
+                    yield Button(_("Start my order"), id="start", variant="primary")
 
     def on_mount(self) -> None:
         self.query_one("#details").display = False
@@ -98,7 +109,9 @@ class WelcomeScreen(KioskScreen):
             location, listed = result
             if known is None:
                 kiosk.choose_location(location_id, location)
-                self.query_one(KioskHeader).set_title(location.restaurant_display_name, self.TITLE)
+                self.query_one(KioskHeader).set_title(
+                    location.restaurant_display_name, _(self.TITLE)
+                )
             self._show_location(location, listed)
 
         if known is not None and known.methods_status is not None:
@@ -110,12 +123,12 @@ class WelcomeScreen(KioskScreen):
 
     def _show_location(self, location: Location, listed: Any) -> None:
         status = self.kiosk.visit.opening(location)
-        title = Text("Welcome to ", style="bold")
+        title = Text(_("Welcome to "), style="bold")
         title.append(clean(location.restaurant_display_name, 80), style="bold")
         self.query_one("#welcome-title", Static).update(title)
         hours = Text(status.summary, style="green" if status.is_open else "yellow")
         if status.known:
-            hours.append(f" · today {status.today_text}", style="dim")
+            hours.append(" · " + _("today") + f" {status.today_text}", style="dim")
         self.query_one("#welcome-hours", Static).update(hours)
         offer = self.kiosk.visit.delivery_offer()
         # Delivery only where the kiosk can place an address (the staff screen says why not).
@@ -126,15 +139,17 @@ class WelcomeScreen(KioskScreen):
         for number, method in enumerate(self.methods, start=1):
             label, description = METHODS[method]
             text = Text(f" {number}  ", style="bold")
-            text.append(label, style="bold")
-            text.append(f"  {description}", style="dim")
+            text.append(_(label), style="bold")
+            text.append(f"  {_(description)}", style="dim")
             rows.append(TextRow(method, text))
         methods = self.query_one("#methods", MethodList)
         methods.set_rows(rows)
         methods.styles.height = max(len(rows), 1)
         methods.focus()
         if not self.methods:
-            self.say("This restaurant is not taking orders right now.", hint="Please ask staff.")
+            self.say(
+                _("This restaurant is not taking orders right now."), hint=_("Please ask staff.")
+            )
 
     # Choosing -------------------------------------------------------------------------------------
     async def on_row_list_selected(self, event: RowList.Selected) -> None:
@@ -169,9 +184,9 @@ class WelcomeScreen(KioskScreen):
         for field_id, label, placeholder, limit in fields:
             rows.append(
                 Horizontal(
-                    Label(label, classes="field-label"),
+                    Label(_(label), classes="field-label"),
                     Input(
-                        placeholder=placeholder,
+                        placeholder=_(placeholder) if placeholder else "",
                         max_length=limit,
                         id=f"f-{field_id}",
                         compact=self.compact,
@@ -182,9 +197,11 @@ class WelcomeScreen(KioskScreen):
             rows.append(FieldError(id=f"e-{field_id}"))
         await container.mount_all(rows)
         self.query_one("#details-title", Static).update(
-            Text(f"{METHODS[method][0]}: a few details", style="bold")
+            Text(_("{method}: a few details").format(method=_(METHODS[method][0])), style="bold")
         )
         details.display = True
+        # The form needs the room at 80x24; the language is chosen before the way of ordering.
+        self.query_one(LanguageBar).display = False
         self.query_one(f"#f-{fields[0][0]}", Input).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -219,11 +236,13 @@ class WelcomeScreen(KioskScreen):
         """Local checks before anything is sent: required details present."""
         values = self.values()
         ok = True
-        for field_id, label, _, _ in FIELDS.get(self.method or "", ()):
+        for field_id, label, _placeholder, _limit in FIELDS.get(self.method or "", ()):
             if field_id in OPTIONAL:
                 continue
             if not values.get(field_id):
-                self._field_error(field_id, f"Please enter your {label.lower()}.")
+                self._field_error(
+                    field_id, _("Please enter your {field}.").format(field=_(label).lower())
+                )
                 ok = False
             else:
                 self._field_error(field_id, "")
@@ -262,13 +281,39 @@ class WelcomeScreen(KioskScreen):
             busy=self.query_one("#welcome-body"),
         )
 
+    # Language -------------------------------------------------------------------------------------
+    async def on_language_bar_chosen(self, event: LanguageBar.Chosen) -> None:
+        event.stop()
+        await self.kiosk.set_language(event.code)
+
+    async def action_next_language(self) -> None:
+        codes = list(LANGUAGES)
+        await self.kiosk.set_language(codes[(codes.index(language()) + 1) % len(codes)])
+
+    async def relanguage(self) -> None:
+        """Drawn again in the language just chosen, as when first shown (a details form open is
+        closed: the customer chooses the way of ordering again, now in their language)."""
+        on_bar = isinstance(getattr(self.focused, "parent", None), LanguageBar)
+        self.method = None
+        await self.recompose()
+        self.apply_density()
+        self.on_mount()
+        # Where the customer was: on the language choice, or (F3) on the list.
+        if on_bar:
+            self.query_one(LanguageBar).focus_current()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "next_language":
+            # Not while a details form is open: switching would redraw it empty.
+            bars = self.query(LanguageBar)
+            return bool(bars) and bars.first(LanguageBar).display
         # The first screen of a one-location kiosk: nowhere to go back to.
         return not (action == "back" and self.kiosk.single_location and self.method is None)
 
     def action_back(self) -> None:
         if self.query_one("#details").display:
             self.query_one("#details").display = False
+            self.query_one(LanguageBar).display = True
             self.method = None
             self.refresh_bindings()
             self.query_one("#methods", MethodList).focus()

@@ -9,7 +9,8 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from kiosk.tui.cartview import choice_lines, total_rows
+from kiosk.i18n import _, ngettext
+from kiosk.tui.cartview import choice_lines, line_amount, total_rows
 from kiosk.tui.contract import kiosk_of
 from kiosk.tui.text import clean
 
@@ -36,11 +37,11 @@ class CartBar(CartWatcher):
     def render_cart(self, cart: Cart | None) -> Text:
         text = Text()
         count = cart.item_count if cart is not None else 0
-        text.append(" Your order: ", style="bold")
+        text.append(" " + _("Your order:") + " ", style="bold")
         if count == 0 or cart is None:
-            text.append("empty")
+            text.append(_("empty"))
         else:
-            text.append(f"{count} item{'s' if count != 1 else ''}")
+            text.append(ngettext("{count} item", "{count} items", count).format(count=count))
             text.append("  ·  ")
             text.append(total_rows(cart)[-1][1], style="bold")
         return text
@@ -53,20 +54,20 @@ class CartPanel(CartWatcher):
         table = Table.grid(expand=True, padding=(0, 1))
         table.add_column(ratio=1, overflow="ellipsis", no_wrap=True)
         table.add_column(justify="right", no_wrap=True)
-        table.add_row(Text("Your order", style="bold"), Text(""))
+        table.add_row(Text(_("Your order"), style="bold"), Text(""))
         if cart is None or not cart.items:
-            table.add_row(Text("Nothing yet. Choose something from the menu.", style="dim"), "")
+            table.add_row(Text(_("Nothing yet. Choose something from the menu."), style="dim"), "")
             return table
         for item in cart.items:
             table.add_row(
                 Text(f"{item.quantity} × {clean(item.name, 80)}"),
-                Text(item.total_formatted or ""),
+                Text(line_amount(item, cart.currency)),
             )
             for line in choice_lines(item, kiosk_of(self.app).visit.option_names)[:3]:
                 table.add_row(Text("   " + line, style="dim"), "")
         table.add_row("", "")
         for label, amount, kind in total_rows(cart):
-            if kind == "total" or label.startswith(("Subtotal", "Discount")):
+            if kind == "total" or label.startswith((_("Subtotal"), _("Discount"))):
                 style = "bold" if kind == "total" else ""
                 table.add_row(Text(label, style=style), Text(amount, style=style))
         return table

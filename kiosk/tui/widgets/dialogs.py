@@ -9,6 +9,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from kiosk.i18n import N_, _
+
 
 class ConfirmDialog(ModalScreen[bool]):
     """A yes/no question. Enter or Y confirms, Escape or N keeps things as they are."""
@@ -20,7 +22,7 @@ class ConfirmDialog(ModalScreen[bool]):
     ]
 
     def __init__(
-        self, question: str, *, yes: str = "Yes", no: str = "No", detail: str = ""
+        self, question: str, *, yes: str = N_("Yes"), no: str = N_("No"), detail: str = ""
     ) -> None:
         super().__init__()
         self.question = question
@@ -34,8 +36,8 @@ class ConfirmDialog(ModalScreen[bool]):
             if self.detail:
                 yield Static(Text(self.detail), id="dialog-detail")
             with Horizontal(id="dialog-buttons"):
-                yield Button(f"{self.no_label} (N)", id="no", variant="primary")
-                yield Button(f"{self.yes_label} (Y)", id="yes", variant="error")
+                yield Button(f"{_(self.no_label)} (N)", id="no", variant="primary")
+                yield Button(f"{_(self.yes_label)} (Y)", id="yes", variant="error")
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()
