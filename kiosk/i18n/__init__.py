@@ -10,7 +10,8 @@ read (stdlib gettext, a compiled .mo) on the first switch to its language. Babel
 by the formatting of prices and dates in another language (`money_locale()` callers).
 
 Catalogues, from the repository root (babel.cfg says which files hold strings):
-    .venv/bin/pybabel extract -F babel.cfg -k N_ -o kiosk/locale/kiosk.pot kiosk
+    .venv/bin/pybabel extract -F babel.cfg -k N_ --no-location --sort-output --omit-header \
+        -w 100 -o kiosk/locale/kiosk.pot .
     .venv/bin/pybabel update -i kiosk/locale/kiosk.pot -d kiosk/locale -D kiosk
     # translate kiosk/locale/<lang>/LC_MESSAGES/kiosk.po, then:
     .venv/bin/pybabel compile -d kiosk/locale -D kiosk

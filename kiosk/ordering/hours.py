@@ -19,11 +19,22 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from kiosk.i18n import N_, _
 from kiosk.ordering.clock import zone_of
 
 __all__ = ["DayHours", "OpeningStatus", "opening_status", "parse_hours"]
 
 _DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+# As shown (translated where shown: kiosk.i18n); _DAYS above is for reading the API's names.
+_DAY_NAMES = (
+    N_("Monday"),
+    N_("Tuesday"),
+    N_("Wednesday"),
+    N_("Thursday"),
+    N_("Friday"),
+    N_("Saturday"),
+    N_("Sunday"),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +53,7 @@ class DayHours:
     @property
     def text(self) -> str:
         if self.minutes >= 24 * 60 and self.opens == time(0, 0):
-            return "open 24 hours"
+            return _("open 24 hours")
         return f"{self.opens:%H:%M}–{self.closes:%H:%M}"
 
 
@@ -62,34 +73,34 @@ class OpeningStatus:
     def today_text(self) -> str:
         """Today's hours: "11:00–14:00, 17:00–22:00", "closed today" or "hours unknown"."""
         if not self.known:
-            return "hours unknown"
+            return _("hours unknown")
         if not self.today:
-            return "closed today"
+            return _("closed today")
         return ", ".join(h.text for h in self.today)
 
     @property
     def summary(self) -> str:
         """One line: "Open · until 22:00", "Closed · opens tomorrow at 11:00", "Hours unknown"."""
         if not self.known or self.now is None:
-            return "Hours unknown"
+            return _("Hours unknown")
         if self.is_open:
             if self.closes_at is None:
-                return "Open"
-            return f"Open · until {self._when(self.closes_at)}"
+                return _("Open")
+            return _("Open · until {when}").format(when=self._when(self.closes_at))
         if self.opens_at is None:
-            return "Closed"
-        return f"Closed · opens {self._when(self.opens_at, at=True)}"
+            return _("Closed")
+        return _("Closed · opens {when}").format(when=self._when(self.opens_at, at=True))
 
     def _when(self, moment: datetime, *, at: bool = False) -> str:
         assert self.now is not None
         clock = f"{moment:%H:%M}"
         days = (moment.date() - self.now.date()).days
-        prefix = "at " if at else ""
         if days == 0:
-            return f"{prefix}{clock}"
+            return _("at {time}").format(time=clock) if at else clock
         if days == 1:
-            return f"tomorrow at {clock}" if at else f"{clock} tomorrow"
-        return f"{_DAYS[moment.weekday()].capitalize()} at {clock}"
+            return (_("tomorrow at {time}") if at else _("{time} tomorrow")).format(time=clock)
+        day = _(_DAY_NAMES[moment.weekday()])
+        return _("{day} at {time}").format(day=day, time=clock)
 
 
 def _field(entry: Any, name: str) -> Any:

@@ -21,6 +21,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from kiosk.i18n import _
+
 __all__ = [
     "GroupKey",
     "GroupView",
@@ -141,20 +143,24 @@ class GroupView:
         n = sum(1 for o in self.options if not o.sold_out)
         if hi is not None and lo == hi:
             if lo == 1:
-                return "required · choose 1"
-            return f"choose {lo} of {n}" if n > lo else f"choose {lo}"
+                return _("required · choose 1")
+            return (
+                _("choose {lo} of {n}").format(lo=lo, n=n)
+                if n > lo
+                else _("choose {lo}").format(lo=lo)
+            )
         if lo == 0:
-            return "optional" if hi is None else f"optional · up to {hi}"
+            return _("optional") if hi is None else _("optional · up to {hi}").format(hi=hi)
         if hi is None:
-            return f"required · choose at least {lo}"
-        return f"choose {lo} to {hi}"
+            return _("required · choose at least {lo}").format(lo=lo)
+        return _("choose {lo} to {hi}").format(lo=lo, hi=hi)
 
     @property
     def progress_text(self) -> str:
         """The counter: "2/3 chosen" (or "2 chosen" without an upper bound)."""
         if self.max is None:
-            return f"{self.chosen_count} chosen"
-        return f"{self.chosen_count}/{self.max} chosen"
+            return _("{count} chosen").format(count=self.chosen_count)
+        return _("{count}/{max} chosen").format(count=self.chosen_count, max=self.max)
 
     @property
     def status_text(self) -> str:
@@ -300,14 +306,14 @@ class SelectionState:
                 )
             )
             if qty > 0 and limit == 0:
-                error = f"{item.name} is sold out"
+                error = _("{name} is sold out").format(name=item.name)
             elif qty > limit:
-                error = f"at most {limit} × {item.name}"
+                error = _("at most {limit} × {name}").format(limit=limit, name=item.name)
         if error is None:
             if count < lo:
-                error = f"choose {lo - count} more"
+                error = _("choose {n} more").format(n=lo - count)
             elif hi is not None and count > hi:
-                error = f"too many: remove {count - hi}"
+                error = _("too many: remove {n}").format(n=count - hi)
         if error is None and group.id in self._server_errors:
             error = self._server_errors[group.id]
         return GroupView(

@@ -5,9 +5,11 @@ starts in the kiosk's own language again, after an order and after a start over.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button, Static
 
@@ -24,6 +26,14 @@ from kiosk.tui.widgets.language import LanguageBar
 
 from .conftest import DOWNTOWN, Kiosk, make_kiosk, settle
 from .test_flow import add_simple, checkout_and_pay, keys
+
+
+@pytest.fixture(autouse=True)
+def english_after() -> Iterator[None]:
+    # The language is the process's: a test that stops halfway must not leave Spanish behind.
+    yield
+    i18n.set_language(i18n.DEFAULT_LANGUAGE)
+
 
 # "4,50 US$": babel's Spanish way with dollars (the server's own twin is "$4.50").
 SPANISH_DOLLARS = re.compile(r"\d+,\d\d\s?US\$")
@@ -70,6 +80,8 @@ async def test_spanish_for_the_visit_then_english_after_the_order(kiosk: Kiosk) 
         welcome = app.screen
         assert isinstance(welcome, WelcomeScreen)
         assert "¿Cómo quieres tu pedido?" in text_of(welcome, "#prompt")
+        # The core's words too: opening hours (kiosk.ordering.hours) in the location's time.
+        assert "Abierto · hasta las" in text_of(welcome, "#welcome-hours")
         rows = welcome.query_one(MethodList).rows
         assert any("Para llevar" in row.text.plain for row in rows)
         assert "Idioma" in footer_words(pilot)
