@@ -190,3 +190,18 @@ async def test_the_details_form_hides_the_language_choice(tmp_path: Path) -> Non
         assert i18n.language() == "en"
         await keys(pilot, "escape")
         assert screen.query_one(LanguageBar).display
+
+
+async def test_back_to_the_restaurants_in_the_chosen_language(kiosk: Kiosk) -> None:
+    app = kiosk.app
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await keys(pilot, "1", "f3")
+        assert i18n.language() == "es"
+        await keys(pilot, "escape")
+        screen = app.screen
+        assert isinstance(screen, LocationScreen)
+        assert "¿Dónde quieres pedir?" in text_of(screen, "#prompt")
+        listing = screen.query_one("#locations")
+        shown = " ".join(row.text.plain for row in listing.rows)  # type: ignore[attr-defined]
+        assert "Hoy:" in shown and "Para llevar" in shown

@@ -14,7 +14,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from kiosk.i18n import N_, _
+from kiosk.i18n import N_, _, language
 from kiosk.tui.labels import METHODS, offered_methods
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
@@ -43,6 +43,7 @@ class LocationScreen(KioskScreen):
         return _("Welcome")
 
     def compose_body(self) -> ComposeResult:
+        self.drawn_in = language()
         with Vertical(id="location-body"):
             yield Static(Text(_("Where would you like to order from?"), style="bold"), id="prompt")
             yield LocationList(id="locations")
@@ -52,6 +53,13 @@ class LocationScreen(KioskScreen):
 
     def on_mount(self) -> None:
         self.load()
+
+    async def on_screen_resume(self) -> None:
+        # Back from the welcome screen, where the customer chose another language: drawn in it.
+        if getattr(self, "drawn_in", language()) != language():
+            await self.recompose()
+            self.apply_density()
+            self.load()
 
     def load(self) -> None:
         services = self.kiosk.services
