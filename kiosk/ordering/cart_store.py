@@ -48,6 +48,7 @@ from kiosk.api.models import (
     FulfillmentMethod,
     PaymentIntent,
 )
+from kiosk.i18n import _
 from kiosk.ordering.cart_changes import cart_changes
 from kiosk.ordering.clock import LocationClock
 from kiosk.ordering.modifiers import SelectionState
@@ -885,9 +886,11 @@ class CartStore:
 def _conflict_said(exc: StorefrontError, before: Cart | None, after: Cart | None) -> ConflictError:
     """The refused write's error, retold with what changed on the cart meanwhile."""
     changes = cart_changes(before, after)
-    what = "; ".join(changes) if changes else "it was updated"
+    what = "; ".join(changes) if changes else _("it was updated")
     told = ConflictError(
-        f"Your order was changed elsewhere ({what}). Please check it and try again.",
+        _("Your order was changed elsewhere ({what}). Please check it and try again.").format(
+            what=what
+        ),
         status=exc.status,
         code=exc.code,
         details=exc.details,

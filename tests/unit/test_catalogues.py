@@ -125,3 +125,25 @@ def test_the_language_setting_is_checked() -> None:
     assert Settings(language=" ES ").language == "es"
     with pytest.raises(ValueError, match="language must be one of en, es"):
         Settings(language="klingon")
+
+
+def test_the_core_speaks_the_customers_language() -> None:
+    """The headless core's customer words (a cart changed elsewhere, a modifier rule, opening
+    hours) follow kiosk.i18n too."""
+    from kiosk.api.models import Cart
+    from kiosk.ordering.cart_changes import cart_changes
+    from kiosk.ordering.hours import OpeningStatus
+
+    def cart(*items: tuple[str, str, int]) -> Cart:
+        lines = [{"id": i, "name": n, "quantity": q, "productId": "p_" + i} for i, n, q in items]
+        return Cart.model_validate({"id": "c1", "items": lines})
+
+    unknown = OpeningStatus(False, None, (), None, None, None)
+    try:
+        i18n.set_language("es")
+        changes = cart_changes(cart(("a", "Cookie", 2)), cart(("a", "Cookie", 3), ("b", "Tea", 1)))
+        assert changes == ["Cookie ahora ×3 (antes ×2)", "Tea ×1 añadido"]
+        assert unknown.summary == "Horario desconocido"
+    finally:
+        i18n.set_language(i18n.DEFAULT_LANGUAGE)
+    assert unknown.summary == "Hours unknown"
