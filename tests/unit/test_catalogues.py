@@ -147,3 +147,11 @@ def test_the_core_speaks_the_customers_language() -> None:
     finally:
         i18n.set_language(i18n.DEFAULT_LANGUAGE)
     assert unknown.summary == "Hours unknown"
+
+
+def test_the_order_time_in_a_locale() -> None:
+    from kiosk.tui.cartview import local_moment
+
+    assert local_moment("2026-03-10", "13:30", "es") == "10 mar 2026 13:30"
+    # What cannot be read is shown as sent (cleaned), never an error.
+    assert local_moment("next week", "soon\x1b[2J", "es") == "next week soon…"
