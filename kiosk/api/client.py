@@ -258,6 +258,9 @@ class StorefrontClient:
     needs_coordinates = False
     # Whether the server sends no X-RateLimit-* headers, so the kiosk counts its own budget.
     counts_own_budget = False
+    # Whether creating the payment intent locks the cart and puts the checkout URL on it, so the
+    # cart is read after it (the legacy API). 2.0's hand-off answers the URL itself.
+    intent_changes_cart = True
     endpoints: Mapping[str, Endpoint] = ENDPOINTS
     base_suffix = "/api/v1"
     needs_key = True
@@ -798,6 +801,12 @@ class StorefrontClient:
         if isinstance(data, dict) and isinstance(data.get("cart"), dict) and "id" not in data:
             data = data["cart"]  # tolerated wrapper
         return self._parse(Cart, data, ep.name)
+
+    async def order_progress(self, location_id: str, cart_id: str) -> str | None:
+        """Where a checked-out cart's payment stands, for an API that has a poll of its own
+        ("payment_pending", "order_pending", "completed", "failed"). None here: the legacy API
+        has none, the cart itself turns COMPLETED (read it with get_cart)."""
+        return None
 
     async def delete_cart(self, location_id: str, cart_id: str) -> None:
         """Row 11. Idempotent: retried like a read. A 404 on a retry, after an attempt that may have

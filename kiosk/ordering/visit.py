@@ -608,7 +608,7 @@ class Visit:
         from kiosk.api.errors import InvalidRequestError, NotFoundError, UnprocessableError
 
         store = self._need_store()
-        cart = await self.poll()
+        cart = await store.last_look()
         if cart is not None and cart.is_completed:
             return ReopenResult(completed=cart)
         if cart is None or not cart.is_locked:
