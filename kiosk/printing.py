@@ -150,10 +150,8 @@ def render(device: Any, receipt: Receipt) -> None:
         if row.kind == "total":
             device.set(bold=False)
     device.text(rule + "\n")
-    device.set(align="center", bold=receipt.pay_at_counter)
+    device.set(align="center")
     device.text(receipt.paid_line + "\n")
-    if receipt.pay_at_counter:
-        device.text(f"Say your number {receipt.order_number} at the counter\n")
     device.set_with_default()
     device.text("\nThank you!\n")
     device.cut()

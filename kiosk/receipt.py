@@ -35,14 +35,11 @@ class Receipt:
     order_number: str
     when: str  # "as soon as possible" or "for 2026-11-23 18:30"
     total: str
-    # True when the customer pays at the counter: the receipt says so instead of "Paid".
-    pay_at_counter: bool
     rows: tuple[ReceiptRow, ...]
 
     @property
     def paid_line(self) -> str:
-        if self.pay_at_counter:
-            return f"To pay at the counter: {self.total}"
+        # A receipt is for an order, and an order exists once paid (kiosk.ordering.payment).
         return f"Paid {self.total}"
 
 
@@ -51,9 +48,8 @@ def build_receipt(
     *,
     location: Location | None = None,
     option_names: Mapping[str, str] | None = None,
-    pay_at_counter: bool = False,
 ) -> Receipt:
-    """The receipt of `cart` (a completed order, or one placed to pay at the counter)."""
+    """The receipt of `cart`, a completed order."""
     restaurant = cart.restaurant_display_name
     if not restaurant and location is not None:
         restaurant = location.restaurant_display_name
@@ -64,6 +60,5 @@ def build_receipt(
         order_number=clean(cart.fulfillment_identifier or "", 20),
         when=when_text(cart),
         total=clean(pay_total(cart), 20),
-        pay_at_counter=pay_at_counter,
         rows=tuple(ReceiptRow(t, a, k) for t, a, k in receipt_rows(cart, option_names)),
     )

@@ -76,8 +76,6 @@ def test_the_receipt_is_built_once_as_data() -> None:
     assert ("Tip", "$2.00", "") in texts
     assert texts[-1] == ("Total", "$14.50", "total")
     assert receipt.paid_line == "Paid $14.50"
-    counter = build_receipt(_order(), pay_at_counter=True)
-    assert counter.paid_line == "To pay at the counter: $14.50"
 
 
 def test_the_dummy_printer_gets_every_part_of_the_receipt() -> None:

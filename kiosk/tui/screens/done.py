@@ -44,11 +44,9 @@ class DoneScreen(KioskScreen):
     IDLE_RESET = False
     BINDINGS = [Binding("enter,escape,f9", "finish", "New order")]
 
-    def __init__(self, cart: Cart | None, *, pay_at_counter: bool = False) -> None:
+    def __init__(self, cart: Cart | None) -> None:
         super().__init__()
         self.order = cart
-        # Placed to be paid at the counter: the number is the code the customer says there.
-        self.pay_at_counter = pay_at_counter
         self.deadline = 0.0
         self.receipt: Receipt | None = None
         # The printer device once printed (python-escpos; a Dummy keeps its bytes for tests),
@@ -62,12 +60,9 @@ class DoneScreen(KioskScreen):
                 self.order,
                 location=self.kiosk.visit.state.location,
                 option_names=self.kiosk.visit.option_names,
-                pay_at_counter=self.pay_at_counter,
             )
         number = self.order.fulfillment_identifier if self.order else None
         title = "Thank you! Your order number is"
-        if self.pay_at_counter:
-            title = "Please pay at the counter. Say your order number:"
         with Vertical(id="done-body"):
             yield Static(Text(title, style="bold"), id="done-title")
             yield OrderNumber(number, large=True, id="order-number")
