@@ -112,6 +112,7 @@ The API key comes from KIOSK_API_KEY or the secrets file, never from a flag.""",
   kiosk demo --location lantern-westside --kiosk
   kiosk demo --server http://127.0.0.1:8765/api/v1   several terminals on one demo-server
   kiosk demo --menu kowhai                     the other built-in restaurant (NZD, dine-in only)
+  kiosk demo --lan                             the payment QR code opens on a phone on this network
   kiosk demo --menu ./my-cafe.toml             a merchant's own menu, for a sales demo
 
 --menu takes a built-in restaurant (lantern, the default; kowhai) or a restaurant file (TOML; the

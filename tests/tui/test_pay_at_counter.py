@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import httpx
+import pytest
 from textual.widgets import Button, Static
 
 from kiosk.config import Settings
@@ -35,8 +36,12 @@ def _text(screen: PaymentScreen, selector: str) -> str:
     return str(screen.query_one(selector, Static).render())
 
 
-async def test_pay_at_the_counter_shows_a_code_and_staff_take_the_payment(tmp_path: Path) -> None:
-    k = make_kiosk(tmp_path, settings=Settings(pay_at_counter=True))
+@pytest.mark.parametrize("dialect", ["v2", "v1"])
+async def test_pay_at_the_counter_shows_a_code_and_staff_take_the_payment(
+    tmp_path: Path, dialect: str
+) -> None:
+    k = make_kiosk(tmp_path, settings=Settings(pay_at_counter=True, api_dialect=dialect))
+    assert k.services.clients[next(iter(k.services.clients))].dialect == dialect
     app = k.app
     async with app.run_test(size=(80, 24)) as pilot:
         await _to_payment(pilot, k)
