@@ -64,3 +64,26 @@ async def test_a_printer_that_fails_says_the_number_and_keeps_the_order(tmp_path
         # The order is placed all the same, and the customer gets more time to note the number.
         assert k.backend.get_cart_json(server["id"])["status"] == "COMPLETED"
         assert screen.deadline - app.clock() > 15
+        # And staff see it on the staff screen's health (services.printer_problem).
+        assert k.services.printer_problem == screen.print_error
+
+
+async def test_staff_see_the_printer_and_its_last_failure(tmp_path: Path) -> None:
+    from kiosk.tui.screens.staff import StaffScreen
+
+    from .test_kiosk_mode import PIN, keys, kiosk_with, pin_hash, type_pin
+
+    k, _ = kiosk_with(tmp_path, kiosk_mode=True, staff_pin_hash=pin_hash(), printer="dummy")
+    app = k.app
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await keys(pilot, "f12")
+        await type_pin(pilot, PIN)
+        assert isinstance(app.screen, StaffScreen)
+        health = str(app.screen.query_one("#staff-health", Static).render())
+        assert "Receipt printer dummy: no failure seen" in health
+        k.services.printer_problem = "The dummy printer did not print (OSError: paper out)"
+        app.screen.show_health()
+        health = str(app.screen.query_one("#staff-health", Static).render())
+        said = "Receipt printer dummy: The dummy printer did not print (OSError: paper out)"
+        assert said in health

@@ -49,6 +49,7 @@ class DoneScreen(KioskScreen):
         self.order = cart
         self.deadline = 0.0
         self.receipt: Receipt | None = None
+        self._finishing = False
         # The printer device once printed (python-escpos; a Dummy keeps its bytes for tests),
         # or the staff-facing reason it did not print.
         self.printed: Any = None
@@ -110,17 +111,25 @@ class DoneScreen(KioskScreen):
 
         spec = parse_printer(setting)
 
+        services = self.kiosk.services
+
         async def job() -> None:
             try:
                 self.printed = await asyncio.to_thread(print_receipt, spec, receipt)
+                services.printer_problem = None
             except PrintError as exc:
+                log.warning("receipt not printed: %s", exc)
+                services.printer_problem = str(exc)
                 self._print_failed(str(exc))
 
-        self.run_worker(job(), group="receipt-print", exit_on_error=False)
+        # The app's worker, not the screen's: a customer who leaves at once still gets the paper,
+        # and staff still hear of a failure.
+        self.app.run_worker(job(), group="receipt-print", exit_on_error=False)
 
     def _print_failed(self, reason: str) -> None:
         self.print_error = reason
-        log.warning("receipt not printed: %s", reason)
+        if not self.is_attached or self._finishing:
+            return
         number = self.receipt.order_number if self.receipt else ""
         line = Text("Your receipt could not be printed: your order number is ", style="bold")
         line.append(number or "on the screen above", style="bold reverse")
@@ -147,7 +156,7 @@ class DoneScreen(KioskScreen):
             self.action_finish()
 
     def action_finish(self) -> None:
-        if getattr(self, "_finishing", False):
+        if self._finishing:
             return
         self._finishing = True
         self.kiosk.reset_now()
