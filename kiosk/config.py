@@ -158,6 +158,13 @@ class Settings:
     # API's headers override it; on 2.0, which sends none, the kiosk counts against it itself.
     rate_limit: int = 200
 
+    # --- Receipt and counter payment (issue 13 C) ---
+    # The receipt printer (python-escpos), e.g. "usb:0x04b8:0x0202", "network:192.168.1.50:9100",
+    # "file:/dev/usb/lp0", "serial:/dev/ttyUSB0", or "dummy" (tests); None: no printer.
+    printer: str | None = None
+    # The merchant takes payment at the counter too: the customer chooses QR or counter.
+    pay_at_counter: bool = False
+
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
@@ -198,6 +205,8 @@ def _coerce(name: str, value: Any) -> Any:
         if not math.isfinite(value) or value <= 0:
             raise ValueError(f"must be a positive number of seconds (got {value!r})")
         return float(value)
+    if name in ("printer", "pay_at_counter"):
+        return _coerce_receipt(name, value)
     if name == "kiosk_mode":
         if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
             return value.strip().lower() in _TRUE
@@ -267,6 +276,24 @@ def _coerce(name: str, value: Any) -> Any:
             raise ValueError(f"must be a non-empty string (got {value!r})")
         return value.strip()
     raise ValueError("is not a setting")
+
+
+def _coerce_receipt(name: str, value: Any) -> Any:
+    """The receipt and counter-payment settings (issue 13 C)."""
+    if name == "pay_at_counter":
+        if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+            return value.strip().lower() in _TRUE
+        if not isinstance(value, bool):
+            raise ValueError(f"must be true or false (got {value!r})")
+        return value
+    if value is None:
+        return value
+    from kiosk.printing import parse_printer
+
+    if not isinstance(value, str):
+        raise ValueError(f"must be a printer such as usb:0x04b8:0x0202 (got {value!r})")
+    parse_printer(value)  # raises ValueError with the accepted forms
+    return value.strip()
 
 
 class ConfigError(Exception):

@@ -15,6 +15,16 @@ from kiosk.tui.text import clean
 from kiosk.tui.widgets.chrome import DemoMark
 
 
+def attract_line(settings: object) -> str:
+    """How customers pay, as the attract screen says it: the counter only when the merchant takes
+    payment there (kiosk.ordering.payment.offers_counter)."""
+    from kiosk.ordering.payment import offers_counter
+
+    if offers_counter(settings):
+        return "Order here, pay on your phone or at the counter"
+    return "Order here, pay on your phone"
+
+
 class AttractScreen(Screen[None]):
     """Any key or touch goes back to the first screen (the key is not passed on)."""
 
@@ -31,7 +41,7 @@ class AttractScreen(Screen[None]):
         with Vertical(id="attract-body"):
             yield Static(Text(name or "Welcome", style="bold"), id="attract-name")
             yield Static(Text("Touch or press any key to order", style="bold"), id="attract-call")
-            yield Static(Text("Order here, pay on your phone or at the counter"), id="attract-sub")
+            yield Static(Text(attract_line(app.settings)), id="attract-sub")
 
     def _start(self) -> None:
         if self.is_attached and self.app.screen is self:

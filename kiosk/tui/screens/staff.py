@@ -215,6 +215,13 @@ class StaffScreen(Screen[None]):
                 text.append_text(client_health(client, now=now, name=location_id, staff=True))
             if kiosk.location_id is not None:
                 text.append("\nDelivery: " + kiosk.visit.delivery_offer().why)
+            if settings is not None and settings.printer:
+                problem = getattr(services, "printer_problem", None)
+                text.append(f"\nReceipt printer {clean(settings.printer, 60)}: ")
+                if problem:
+                    text.append(clean(problem, 160), style="bold")
+                else:
+                    text.append("no failure seen")
             cart_id = kiosk.visit.state.cart_id
             text.append("\nOrder in progress: ")
             text.append(clean(cart_id, 40) if cart_id else "none")
