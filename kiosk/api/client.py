@@ -58,6 +58,7 @@ from .models import (
     Selection,
     TimeIntervals,
     TipSettings,
+    validate_as,
 )
 from .money import to_decimal_string
 
@@ -654,9 +655,10 @@ class StorefrontClient:
             )
         return data
 
-    def _parse(self, model: type[M], data: Any, endpoint: str) -> M:
+    def _parse(self, model: type[T], data: Any, endpoint: str) -> T:
+        """`data` as `model` (a model, or a lean menu record); bad data is ResponseFormatError."""
         try:
-            return model.model_validate(data)
+            return validate_as(model, data)
         except ValidationError as exc:
             # Locations and types only: the input may hold a client secret.
             where = [".".join(str(p) for p in e["loc"]) + f": {e['type']}" for e in exc.errors()]
@@ -664,7 +666,7 @@ class StorefrontClient:
                 endpoint=endpoint, details={"errors": "; ".join(where[:5])}
             ) from None
 
-    def _parse_list(self, model: type[M], data: Any, endpoint: str, key: str) -> list[M]:
+    def _parse_list(self, model: type[T], data: Any, endpoint: str, key: str) -> list[T]:
         if isinstance(data, dict) and isinstance(data.get(key), list):
             data = data[key]  # tolerated wrapper: {"products": [...]}
         if not isinstance(data, list):

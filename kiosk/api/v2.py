@@ -21,7 +21,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 import httpx
-from pydantic import BaseModel, SecretStr
+from pydantic import SecretStr
 
 from .client import StorefrontClient
 from .endpoints import V2_ENDPOINTS, Endpoint
@@ -39,7 +39,7 @@ from .money import MAJOR_UNITS
 
 __all__ = ["COUNTRY_NAMES", "V2_FULFILLMENT", "StorefrontClientV2"]
 
-M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
 
 # The kiosk's fulfillment methods as 2.0 names them (answers: models.FULFILLMENT_ALIASES).
 # 2.0 has no dine-in: an order eaten here is collected at the counter, so it is takeout there.
@@ -183,7 +183,7 @@ class StorefrontClientV2(StorefrontClient):
         if access is not None and isinstance(cart.get("revision"), int):
             access.revision = cart["revision"]
 
-    def _parse(self, model: type[M], data: Any, endpoint: str) -> M:
+    def _parse(self, model: type[T], data: Any, endpoint: str) -> T:
         marker = MAJOR_UNITS.set(True)
         try:
             return super()._parse(model, data, endpoint)

@@ -8,7 +8,9 @@
 5. Peak memory (peak RSS: VmHWM, see pty_run.py for why not ru_maxrss) of the kiosk after
    opening a 5,000-product menu, moving through it and filtering it, against the bare app: with
    the backend out of the process (the real deployment: the kiosk alone) and in it (`kiosk demo`:
-   the embedded backend holds the 5,000 products too).
+   the embedded backend holds the 5,000 products too). The kiosk alone also against its peer: a
+   Textual app that imports httpx and pydantic and holds the same 5,000 products, read from the
+   same server, as plain dicts in an OptionList (drivers/dict_menu_app.py).
 6. Bytes written to the terminal per cursor move in that menu; an OptionList of the same 5,000
    names for comparison.
 """
@@ -24,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from kiosk.demo import create_app
+from kiosk.demo.data import DOWNTOWN
 from kiosk.demo.server import ServerThread
 from tests.bench.conftest import Figures
 from tests.bench.pty_run import PtyApp
@@ -129,16 +132,30 @@ def exercise(app: PtyApp) -> None:
     app.read_until_quiet(0.2)
 
 
+def dict_menu(base_url: str) -> list[str]:
+    module = "tests.bench.drivers.dict_menu_app"
+    return [PYTHON, "-m", module, base_url, DOWNTOWN.id, DOWNTOWN.api_key]
+
+
 def test_peak_memory_with_5000_products(figures: Figures, tmp_path: Path, big_server: str) -> None:
     bare: list[int] = []
     alone: list[int] = []
     embedded: list[int] = []
+    peer: list[int] = []
     for _ in range(2):
         with PtyApp(BARE, env=env(tmp_path)) as app:
             app.wait_for_text(BARE_READY)
             app.read_until_quiet(0.3)
         assert app.peak_kib
         bare.append(app.peak_kib)
+        with PtyApp(dict_menu(big_server), env=env(tmp_path)) as app:
+            app.wait_for_text("Dict menu app ready", timeout=60)
+            app.read_until_quiet(0.3)
+            for _ in range(40):  # the same moves as the kiosk's (typing filters nothing here)
+                app.send("down")
+                app.read_until_quiet(0.05)
+        assert app.peak_kib
+        peer.append(app.peak_kib)
         for argv, into in ((big_menu(tmp_path, big_server), alone), (big_menu(tmp_path), embedded)):
             with PtyApp(argv, env=env(tmp_path)) as app:
                 open_big_menu(app)
@@ -155,6 +172,16 @@ def test_peak_memory_with_5000_products(figures: Figures, tmp_path: Path, big_se
         baseline=base,
         goal="ratio <= 1.5",
         passed=value <= 1.5 * base,
+    )
+    figures.add(
+        "5",
+        "peak memory, kiosk alone, 5,000 products vs a Textual app with httpx and pydantic "
+        "holding them as dicts in an OptionList",
+        value,
+        "MiB",
+        baseline=statistics.median(peer) / 1024,
+        goal="ratio <= 1.0",
+        passed=value <= statistics.median(peer) / 1024,
     )
     value = statistics.median(embedded) / 1024
     figures.add(

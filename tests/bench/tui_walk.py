@@ -131,7 +131,7 @@ class Walk:
         """Move `rowlist`'s cursor with Up/Down to the first row whose key passes `test`."""
         rowlist.focus()
         await self.pilot.pause()
-        keys = [rowlist.row_key(r) for r in rowlist.rows]
+        keys = [rowlist.key_at(i) for i in range(len(rowlist.rows))]
         target = next((i for i, k in enumerate(keys) if k is not None and test(k)), None)
         if target is None:
             raise WalkError(f"no row in #{rowlist.id} passes the test")
@@ -166,7 +166,8 @@ class Walk:
             return isinstance(key, tuple) and key[1] == product_id and key[0] != "__popular__"
 
         # Like a customer: the category first (a short list), then the product within it.
-        category = next(k[0] for k in map(products.row_key, products.rows) if wanted(k))
+        keys = (products.key_at(i) for i in range(len(products.rows)))
+        category = next(k[0] for k in keys if isinstance(k, tuple) and wanted(k))
         await self.cursor_to(menu.query_one("#categories", RowList), lambda k: k == category)
         await self.pilot.press("enter")
         await self.cursor_to(products, wanted)

@@ -4,8 +4,10 @@ type-ahead search, and the cart summary always in view."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from bisect import bisect_right
+from collections.abc import Hashable, Iterator, Sequence
 from datetime import datetime
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -16,7 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
 from kiosk.tui import menu_model
-from kiosk.tui.menu_model import Entry, Header
+from kiosk.tui.menu_model import Header
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.cart_summary import CartBar, CartPanel
@@ -24,30 +26,100 @@ from kiosk.tui.widgets.lists import TextRow, TextRowList, two_columns
 from kiosk.tui.widgets.rowlist import RowList
 
 if TYPE_CHECKING:
-    from kiosk.api import MenusResponse
+    from kiosk.api import MenuProduct, MenusResponse
 
 
-class ProductList(RowList[menu_model.Row]):
-    """Every product of the menu in one line-API list: headers are skipped by the cursor."""
+@lru_cache(maxsize=1024)
+def _shown(text: str, limit: int) -> str:
+    # The rows on screen are drawn again on every search key: their names are cleaned once.
+    return clean(text, limit)
 
-    def row_key(self, row: menu_model.Row) -> Hashable | None:
-        return row.key if isinstance(row, Entry) else None
 
-    def row_text(self, row: menu_model.Row, width: int, cursor: bool) -> Text:
+def product_name(product: MenuProduct) -> str:
+    return _shown(product.name, 120) or "(unnamed)"
+
+
+class ProductList(RowList["menu_model.Row"]):
+    """Every product of the menu in one line-API list: headers are skipped by the cursor.
+
+    The rows are the client's product records under their categories' headers (menu_model); a
+    product's category, hence its key (category id, product id) and its state, is the header
+    above it, found by bisection."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._headers: list[int] = []  # indexes of the header rows, ascending
+        self.categories: dict[str, menu_model.Category] = {}
+
+    def set_rows(self, rows: Sequence[menu_model.Row], *, keep_key: Hashable | None = None) -> None:
+        if keep_key is None:
+            keep_key = self.cursor_key  # read with the old rows' headers
+        self._headers = [i for i, row in enumerate(rows) if isinstance(row, Header)]
+        super().set_rows(rows, keep_key=keep_key)
+
+    def header_of(self, index: int) -> Header | None:
+        at = bisect_right(self._headers, index) - 1
+        if at < 0:
+            return None
+        header = self.rows[self._headers[at]]
+        return header if isinstance(header, Header) else None
+
+    def entry_at(self, index: int) -> tuple[menu_model.Category, MenuProduct] | None:
+        """The category and product of a product row (None for a header)."""
+        if not 0 <= index < len(self.rows):
+            return None
+        row = self.rows[index]
+        header = self.header_of(index)
+        if isinstance(row, Header) or header is None:
+            return None
+        return self.categories[header.category_id], row
+
+    def entries(self) -> Iterator[tuple[menu_model.Category, MenuProduct]]:
+        """Every product row, with its category."""
+        for index in range(len(self.rows)):
+            found = self.entry_at(index)
+            if found is not None:
+                yield found
+
+    def key_at(self, index: int) -> Hashable | None:
+        row = self.rows[index]
         if isinstance(row, Header):
-            text = Text(f" {row.name} ", style="bold reverse")
-            return text
+            return None
+        header = self.header_of(index)
+        return None if header is None else (header.category_id, row.id)
+
+    def index_of(self, key: Hashable) -> int | None:
+        if not isinstance(key, tuple) or len(key) != 2:
+            return None
+        category_id, product_id = key
+        rows = self.rows
+        for start in self._headers:
+            header = rows[start]
+            if isinstance(header, Header) and header.category_id == category_id:
+                for i in range(start + 1, start + 1 + header.count):
+                    row = rows[i]
+                    if not isinstance(row, Header) and row.id == product_id:
+                        return i
+                return None
+        return None
+
+    def text_at(self, index: int, width: int, cursor: bool) -> Text:
+        row = self.rows[index]
+        if isinstance(row, Header):
+            return Text(f" {row.name} ", style="bold reverse")
+        found = self.entry_at(index)
+        state = found[0].state(row)[0] if found else menu_model.AVAILABLE
         left = Text("  ")
-        left.append(row.name, style="" if row.state == menu_model.AVAILABLE else "dim")
-        for tag in row.product.tags[:3]:
+        left.append(product_name(row), style="" if state == menu_model.AVAILABLE else "dim")
+        for tag in row.tags[:3]:
             left.append(" ")
-            left.append(f"[{clean(tag, 20)}]", style="italic cyan")
-        if row.state == menu_model.SOLD_OUT:
+            left.append(f"[{_shown(tag, 20)}]", style="italic cyan")
+        if state == menu_model.SOLD_OUT:
             right = Text("Sold out", style="bold red")
-        elif row.state == menu_model.NOT_NOW:
-            right = Text(f"Not available now {row.product.price_text()}", style="yellow")
+        elif state == menu_model.NOT_NOW:
+            right = Text(f"Not available now {_shown(row.price_text(), 20)}", style="yellow")
         else:
-            right = Text(clean(row.product.price_text(), 20), style="bold")
+            right = Text(_shown(row.price_text(), 20), style="bold")
         return two_columns(left, right + Text(" "), width)
 
 
@@ -123,8 +195,13 @@ class MenuScreen(KioskScreen):
         self.categories = menu_model.build(menus, self._now())
         cats = self.query_one("#categories", CategoryList)
         cats.set_rows([TextRow(c.id, Text(" " + c.name)) for c in self.categories])
-        self._refilter()
         products = self.query_one("#products", ProductList)
+        products.categories = {c.id: c for c in self.categories}
+        # Each list follows the other in the same frame, and without announcing it, so the two
+        # never chase each other.
+        cats.follow = self._category_moved
+        products.follow = self._product_moved
+        self._refilter()
         products.focus()
         if not self.categories:
             self.say("The menu is empty right now.", hint="Please ask a member of staff.")
@@ -139,7 +216,7 @@ class MenuScreen(KioskScreen):
             text.append("   Esc clears", style="dim")
         else:
             text = Text(" Type to search the menu", style="dim")
-        search.update(text)
+        search.update(text, layout=False)  # one line, always: no layout pass for a keystroke
 
     def _refilter(self) -> None:
         products = self.query_one("#products", ProductList)
@@ -188,34 +265,41 @@ class MenuScreen(KioskScreen):
 
         self.app.push_screen(CartScreen())
 
+    def _category_moved(self, _list: RowList, _index: int, key: Hashable) -> None:
+        products = self.query_one("#products", ProductList)
+        for index in products._headers:
+            row = products.rows[index]
+            if isinstance(row, Header) and row.category_id == key:
+                products.move_to_index(index, top=True, announce=False)
+                break
+
+    def _product_moved(self, _list: RowList, _index: int, key: Hashable) -> None:
+        # Within the same category the sidebar is already there and repaints nothing.
+        if isinstance(key, tuple):
+            self.query_one("#categories", CategoryList).move_to_key(key[0], announce=False)
+
     def on_row_list_highlighted(self, event: RowList.Highlighted) -> None:
-        event.stop()
-        # Each list follows the other without announcing it, so the two never chase each other.
-        if isinstance(event.rowlist, CategoryList):
-            products = self.query_one("#products", ProductList)
-            for index, row in enumerate(products.rows):
-                if isinstance(row, Header) and row.category_id == event.key:
-                    products.move_to_index(index, top=True, announce=False)
-                    break
-        elif isinstance(event.rowlist, ProductList) and isinstance(event.key, tuple):
-            self.query_one("#categories", CategoryList).move_to_key(event.key[0], announce=False)
+        event.stop()  # followed already (`follow`), in the frame of the move
 
     def on_row_list_selected(self, event: RowList.Selected) -> None:
         event.stop()
         if isinstance(event.rowlist, CategoryList):
             self.action_focus_products()
             return
-        row = event.rowlist.cursor_row
-        if isinstance(row, Entry):
-            self.open_product(row)
+        if isinstance(event.rowlist, ProductList):
+            found = event.rowlist.entry_at(event.index)
+            if found is not None:
+                self.open_product(*found)
 
-    def open_product(self, entry: Entry) -> None:
-        if entry.state == menu_model.SOLD_OUT:
-            self.say(f"Sorry, {entry.name} is sold out.", hint="Please choose something else.")
+    def open_product(self, category: menu_model.Category, product: MenuProduct) -> None:
+        state, when = category.state(product)
+        name = product_name(product)
+        if state == menu_model.SOLD_OUT:
+            self.say(f"Sorry, {name} is sold out.", hint="Please choose something else.")
             return
-        if entry.state == menu_model.NOT_NOW:
-            when = f" It is served {entry.when}." if entry.when else ""
-            self.say(f"{entry.name} is not available right now.{when}", kind="info")
+        if state == menu_model.NOT_NOW:
+            served = f" It is served {when}." if when else ""
+            self.say(f"{name} is not available right now.{served}", kind="info")
             return
         from kiosk.tui.screens.product import ProductScreen
 
@@ -223,4 +307,4 @@ class MenuScreen(KioskScreen):
             if message:
                 self.say(message, kind="ok", hint="F4 shows your order.")
 
-        self.app.push_screen(ProductScreen(entry.product.id, entry.name, entry.product), closed)
+        self.app.push_screen(ProductScreen(product.id, name, product), closed)

@@ -150,7 +150,7 @@ class ProductScreen(KioskScreen):
         if listed is not None and not listed.modifier_ids:
             from kiosk.api import ProductDetail
 
-            self._loaded(ProductDetail.model_validate({**listed.model_dump(), "modifiers": []}))
+            self._loaded(ProductDetail.from_listed(listed))
             return
 
         async def fetch() -> ProductDetail:
