@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import ScrollableContainer
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Button, Footer, Input, Select
@@ -24,10 +25,13 @@ from textual.worker import Worker
 
 from kiosk.tui.contract import Kiosk, kiosk_of
 from kiosk.tui.errors import Failure, describe, rate_limit_wait
+from kiosk.tui.labels import offered_methods
 from kiosk.tui.widgets.chrome import Banner, KioskHeader
 
 if TYPE_CHECKING:
     from textual.timer import Timer
+
+    from kiosk.api import Location
 
 
 T = TypeVar("T")
@@ -42,6 +46,13 @@ class KioskScreen(Screen[Any]):
 
     BINDINGS = [
         Binding("escape", "back", "Back"),
+        # Arrows walk through the screen's controls (issue 13): a list uses ↑↓ inside itself and
+        # hands the key on past its first or last row; an input keeps ←→ for its text. The one
+        # shown binding stands for all four in the footer.
+        Binding("down", "move(1)", "Move", key_display="↑↓←→"),
+        Binding("up", "move(-1)", "Move", show=False),
+        Binding("right", "move(1)", "Move", show=False),
+        Binding("left", "move(-1)", "Move", show=False),
         Binding("f5", "retry", "Retry", show=False),
         Binding("r", "retry", "Retry", show=False),
     ]
@@ -193,6 +204,59 @@ class KioskScreen(Screen[Any]):
 
     def action_back(self) -> None:
         self.dismiss(None)
+
+    # Arrow navigation -----------------------------------------------------------------------------
+    def controls(self) -> list[Widget]:
+        """The focusable controls in focus order. A scrolling container that holds controls of
+        its own is left out: focused, it would keep the arrows to scroll itself (it scrolls to
+        whichever of its controls has focus anyway)."""
+        chain = self.focus_chain
+        inside: set[Widget] = set()
+        for widget in chain:
+            inside.update(a for a in widget.ancestors_with_self[1:] if isinstance(a, Widget))
+        return [w for w in chain if not (isinstance(w, ScrollableContainer) and w in inside)]
+
+    def action_move(self, step: int) -> None:
+        """Focus the control after (step 1) or before (-1) the focused one; none past the ends."""
+        controls = self.controls()
+        if not controls:
+            return
+        focused = self.focused
+        if focused in controls:
+            index = controls.index(focused) + step
+        else:
+            # Focus on something left out (a scrolling container): from its place in the chain.
+            chain = self.focus_chain
+            position = chain.index(focused) if focused in chain else -1
+            after = [i for i, w in enumerate(controls) if chain.index(w) > position]
+            index = (
+                (after[0] if after else len(controls))
+                if step > 0
+                else ((after[0] if after else len(controls)) - 1)
+            )
+        if 0 <= index < len(controls):
+            controls[index].focus()
+
+    # One rule for the ways to order, shared by the location list and the welcome screen --------
+    def orderable_methods(self, location: Location, listed: Any = None) -> list[str]:
+        """What the location offers that this kiosk can take: delivery only where the kiosk can
+        place an address (2.0 needs the merchant's delivery zones; the staff screen says why)."""
+        offer = self.kiosk.visit.delivery_offer()
+        return [m for m in offered_methods(location, listed) if m != "delivery" or offer.offered]
+
+    def closed_for_orders(self, location: Location) -> str | None:
+        """Why no order can start now, or None: closed, and the location takes no orders for
+        later (an order would be refused, or worse, taken for a time nobody will cook it)."""
+        if location.is_ordering_allowed is False:
+            return "Sorry, this restaurant is not taking orders right now."
+        if location.is_scheduled_order_allowed is False:
+            status = self.kiosk.visit.opening(location)
+            if status.known and status.is_open is False:
+                when = status.summary.removeprefix("Closed").removeprefix(" · ")
+                said = "Sorry, we're closed now and take no orders for later."
+                # "opens tomorrow at 11:00" -> "We open tomorrow at 11:00."
+                return said + (f" We open {when.removeprefix('opens ')}." if when else "")
+        return None
 
 
 class RateLimitWait:

@@ -61,7 +61,7 @@ class MenuScreen(KioskScreen):
     TYPE_AHEAD = True
     BINDINGS = [
         Binding("f4", "view_cart", "Your order"),
-        Binding("escape", "back", "Back / clear search"),
+        Binding("escape", "back", "Back"),
         Binding("left", "focus_categories", show=False),
         Binding("right", "focus_products", show=False),
     ]
@@ -169,12 +169,18 @@ class MenuScreen(KioskScreen):
             self._refilter()
             self.query_one("#products", ProductList).focus()
 
-    def action_back(self) -> None:
+    def clear_search(self) -> None:
         if self.query_text:
             self.query_text = ""
             self._refilter()
+
+    def action_back(self) -> None:
+        """Escape: first clears the search, else back one step to the ways to order, the cart
+        kept (starting over is F9's, which asks first)."""
+        if self.query_text:
+            self.clear_search()
             return
-        self.kiosk.action_start_over()
+        self.dismiss(None)
 
     # Navigation -----------------------------------------------------------------------------------
     def action_focus_categories(self) -> None:
@@ -186,6 +192,8 @@ class MenuScreen(KioskScreen):
     def action_view_cart(self) -> None:
         from kiosk.tui.screens.cart import CartScreen
 
+        # A search does not outlive the customer leaving the menu.
+        self.clear_search()
         self.app.push_screen(CartScreen())
 
     def on_row_list_highlighted(self, event: RowList.Highlighted) -> None:
@@ -223,4 +231,5 @@ class MenuScreen(KioskScreen):
             if message:
                 self.say(message, kind="ok", hint="F4 shows your order.")
 
+        self.clear_search()
         self.app.push_screen(ProductScreen(entry.product.id, entry.name, entry.product), closed)
