@@ -20,13 +20,15 @@ from textual.binding import Binding
 from textual.containers import ScrollableContainer
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Button, Footer, Input, Select
+from textual.widgets import Button, Input, Select
 from textual.worker import Worker
 
+from kiosk.ordering.delivery import delivery_offer
 from kiosk.tui.contract import Kiosk, kiosk_of
 from kiosk.tui.errors import Failure, describe, rate_limit_wait
 from kiosk.tui.labels import offered_methods
-from kiosk.tui.widgets.chrome import Banner, KioskHeader
+from kiosk.tui.widgets.chrome import Banner, FullName, KioskFooter, KioskHeader
+from kiosk.tui.widgets.rowlist import RowList
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -47,9 +49,9 @@ class KioskScreen(Screen[Any]):
     BINDINGS = [
         Binding("escape", "back", "Back"),
         # Arrows walk through the screen's controls (issue 13): a list uses ↑↓ inside itself and
-        # hands the key on past its first or last row; an input keeps ←→ for its text. The one
-        # shown binding stands for all four in the footer.
-        Binding("down", "move(1)", "Move", key_display="↑↓←→"),
+        # hands the key on past its first or last row; an input keeps ←→ for its text. The footer
+        # names them all once (KioskFooter).
+        Binding("down", "move(1)", "Move", show=False),
         Binding("up", "move(-1)", "Move", show=False),
         Binding("right", "move(1)", "Move", show=False),
         Binding("left", "move(-1)", "Move", show=False),
@@ -71,7 +73,7 @@ class KioskScreen(Screen[Any]):
         yield KioskHeader(self.header_title(), subtitle=self.header_subtitle())
         yield from self.compose_body()
         yield Banner(id="banner")
-        yield Footer()
+        yield KioskFooter()
 
     def compose_body(self) -> ComposeResult:
         yield from ()
@@ -237,11 +239,39 @@ class KioskScreen(Screen[Any]):
         if 0 <= index < len(controls):
             controls[index].focus()
 
+    # Long names ----------------------------------------------------------------------------------
+    def show_whole_name(
+        self, line_id: str, rowlist: RowList[Any], name: str, *, again: bool = True
+    ) -> None:
+        """Show `name` (the cursor row's, cleaned) in full on the FullName line `line_id` when
+        the list draws it cut short; clear the line when it fits."""
+        lines = self.query(f"#{line_id}")
+        if not lines:
+            return
+        line = lines.first(FullName)
+        row = rowlist.cursor_row
+        width = rowlist.scrollable_content_region.width
+        if width <= 0 and again:
+            # Filled before its first layout (the cart's lines on mount): once it has a width.
+            self.call_after_refresh(self.show_whole_name, line_id, rowlist, name, again=False)
+            return
+        if row is None or not name or width <= 0:
+            line.show("")
+            return
+        drawn = rowlist.row_text(row, width, True)
+        drawn.truncate(width, overflow="ellipsis")
+        line.show("" if name in drawn.plain else name)
+
     # One rule for the ways to order, shared by the location list and the welcome screen --------
-    def orderable_methods(self, location: Location, listed: Any = None) -> list[str]:
+    def orderable_methods(
+        self, location: Location, listed: Any = None, *, location_id: str | None = None
+    ) -> list[str]:
         """What the location offers that this kiosk can take: delivery only where the kiosk can
-        place an address (2.0 needs the merchant's delivery zones; the staff screen says why)."""
-        offer = self.kiosk.visit.delivery_offer()
+        place an address (2.0 needs the merchant's delivery zones; the staff screen says why).
+        `location_id`: the kiosk's name for it (default: the chosen location's)."""
+        visit = self.kiosk.visit
+        key = location_id or self.kiosk.location_id or location.id
+        offer = delivery_offer(visit.client_for(key).needs_coordinates, visit.delivery_zones)
         return [m for m in offered_methods(location, listed) if m != "delivery" or offer.offered]
 
     def closed_for_orders(self, location: Location) -> str | None:

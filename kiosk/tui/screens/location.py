@@ -104,7 +104,9 @@ class LocationScreen(KioskScreen):
                 detail.append(" · not taking orders now", style="yellow")
             else:
                 # The welcome screen's own rule, so the list never promises what it hides.
-                methods = ", ".join(METHODS[m][0] for m in self.orderable_methods(location))
+                methods = ", ".join(
+                    METHODS[m][0] for m in self.orderable_methods(location, location_id=location_id)
+                )
                 detail.append(f" · {methods}")
             rows.append(TextRow(None, detail))
             rows.append(TextRow(None, Text("")))

@@ -20,6 +20,7 @@ from kiosk.tui.menu_model import Entry, Header
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.cart_summary import CartBar, CartPanel
+from kiosk.tui.widgets.chrome import FullName
 from kiosk.tui.widgets.lists import TextRow, TextRowList, two_columns
 from kiosk.tui.widgets.rowlist import RowList
 
@@ -79,6 +80,7 @@ class MenuScreen(KioskScreen):
             with Vertical(id="products-column"):
                 yield Static(id="search")
                 yield ProductList(id="products")
+                yield FullName(id="product-full-name")
             yield CartPanel(id="cart-panel")
         yield CartBar(id="cart-bar")
 
@@ -207,6 +209,9 @@ class MenuScreen(KioskScreen):
                     break
         elif isinstance(event.rowlist, ProductList) and isinstance(event.key, tuple):
             self.query_one("#categories", CategoryList).move_to_key(event.key[0], announce=False)
+            highlighted = event.rowlist.cursor_row
+            name = highlighted.name if isinstance(highlighted, Entry) else ""
+            self.show_whole_name("product-full-name", event.rowlist, name)
 
     def on_row_list_selected(self, event: RowList.Selected) -> None:
         event.stop()

@@ -120,6 +120,7 @@ class WelcomeScreen(KioskScreen):
         closed = self.closed_for_orders(location)
         # Closed with no orders for later: no way to order is offered, only when it opens.
         self.methods = [] if closed is not None else self.orderable_methods(location, listed)
+        self.query_one("#prompt").display = closed is None
         rows = []
         for number, method in enumerate(self.methods, start=1):
             label, description = METHODS[method]
