@@ -374,3 +374,21 @@ async def test_a_long_name_cut_at_80x24_can_be_read_in_full(tmp_path: Path) -> N
         cart = app.screen
         assert isinstance(cart, CartScreen)
         assert cart.query_one("#line-full-name", FullName).name_shown == LONG
+
+
+async def test_back_from_the_ways_to_order_with_a_cart_asks_first(kiosk: Kiosk) -> None:
+    """Escape from the menu keeps the cart on the welcome screen; one more step back would leave
+    the order, so it is the start-over question, not a silent drop to the locations."""
+    from kiosk.tui.widgets.dialogs import ConfirmDialog
+
+    app = kiosk.app
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_menu(pilot, "1", "1")
+        await add_simple(pilot, "cookie")
+        await keys(pilot, "escape")
+        assert isinstance(app.screen, WelcomeScreen)
+        await keys(pilot, "escape")
+        assert isinstance(app.screen, ConfirmDialog)
+        await keys(pilot, "n")  # keep my order
+        assert isinstance(app.screen, WelcomeScreen)
+        assert [i["productId"] for i in kiosk.server_cart()["items"]] == ["prd_cookie"]
