@@ -68,6 +68,14 @@ class OpeningStatus:
         return ", ".join(h.text for h in self.today)
 
     @property
+    def today_phrase(self) -> str:
+        """Today's hours said once: "today 11:00–14:00", "closed today" or "hours unknown" (the
+        hours alone read "today closed today" after a "today" of the caller's)."""
+        if not self.known or not self.today:
+            return self.today_text
+        return f"today {self.today_text}"
+
+    @property
     def summary(self) -> str:
         """One line: "Open · until 22:00", "Closed · opens tomorrow at 11:00", "Hours unknown"."""
         if not self.known or self.now is None:

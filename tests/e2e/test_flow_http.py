@@ -53,7 +53,7 @@ async def test_order_over_http(server: ServerThread, tmp_path: Path) -> None:
         assert isinstance(app.screen, MenuScreen)
         cart_id = app.visit.state.cart_id
         assert [i["quantity"] for i in backend.get_cart_json(cart_id)["items"]] == [2]
-        await pilot.press("escape", "f4", "f2")
+        await pilot.press("f4", "f2")
         await settle(pilot)
         app.screen.query_one("#name").value = "Ada"  # type: ignore[attr-defined]
         app.screen.query_one("#email").value = "ada@example.com"  # type: ignore[attr-defined]

@@ -22,7 +22,7 @@ from kiosk.tui.labels import method_label
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.cart_summary import TotalsPanel
-from kiosk.tui.widgets.chrome import FieldError
+from kiosk.tui.widgets.chrome import FieldError, FullName
 from kiosk.tui.widgets.lists import TextRow, TextRowList, two_columns
 from kiosk.tui.widgets.rowlist import RowList
 
@@ -108,6 +108,7 @@ class CartScreen(KioskScreen):
             with VerticalScroll(id="cart-left"):
                 yield Static(id="cart-title")
                 yield CartLines(id="lines")
+                yield FullName(id="line-full-name")
                 yield Static(Text("+/− change amount · Del remove", style="dim"), id="lines-help")
                 yield Static(Text("Discount code", style="bold"), classes="section")
                 with Horizontal(id="discount-row"):
@@ -142,6 +143,19 @@ class CartScreen(KioskScreen):
         self.watch(self.app, "cart", self.show_cart)
         self.query_one("#lines", CartLines).focus()
         self.load_settings()
+
+    def on_row_list_highlighted(self, event: RowList.Highlighted) -> None:
+        if isinstance(event.rowlist, CartLines):
+            self._show_line_name()
+
+    def _show_line_name(self) -> None:
+        # A long item name cut at 80x24 is read in full under the lines.
+        lines = self.query_one("#lines", CartLines)
+        cart = self.kiosk.cart
+        key = lines.cursor_key
+        item = next((i for i in cart.items if i.id == key), None) if cart else None
+        name = clean(item.name, 300) if item is not None else ""
+        self.show_whole_name("line-full-name", lines, name)
 
     # Data -----------------------------------------------------------------------------------------
     def load_settings(self) -> None:
@@ -224,6 +238,9 @@ class CartScreen(KioskScreen):
 
     # Drawing from the cart ------------------------------------------------------------------------
     def show_cart(self, cart: Cart | None) -> None:
+        # The lines are drawn from the same cart (CartLines watches it too): their cursor's
+        # name, once they are.
+        self.call_after_refresh(self._show_line_name)
         title = Text("Your order", style="bold")
         if cart is not None:
             title.append(f" · {method_label(cart.fulfilment_method)}")

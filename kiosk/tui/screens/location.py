@@ -14,7 +14,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from kiosk.tui.labels import METHODS, offered_methods
+from kiosk.tui.labels import METHODS
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.lists import TextRow, TextRowList
@@ -97,9 +97,17 @@ class LocationScreen(KioskScreen):
             rows.append(TextRow(location_id, head, state))
             if location.address_string:
                 rows.append(TextRow(None, Text("    " + clean(location.address_string, 120))))
-            methods = ", ".join(METHODS[m][0] for m in offered_methods(location))
-            detail = Text(f"    Today: {status.today_text}", style="dim")
-            detail.append(f" · {methods}")
+            phrase = status.today_phrase
+            detail = Text(f"    {phrase[:1].upper()}{phrase[1:]}", style="dim")
+            closed = self.closed_for_orders(location)
+            if closed is not None:
+                detail.append(" · not taking orders now", style="yellow")
+            else:
+                # The welcome screen's own rule, so the list never promises what it hides.
+                methods = ", ".join(
+                    METHODS[m][0] for m in self.orderable_methods(location, location_id=location_id)
+                )
+                detail.append(f" · {methods}")
             rows.append(TextRow(None, detail))
             rows.append(TextRow(None, Text("")))
         if self.failed:
@@ -132,6 +140,10 @@ class LocationScreen(KioskScreen):
                 hint="Press R to try again, or choose another.",
             )
             self._retry = self.load
+            return
+        closed = self.closed_for_orders(location)
+        if closed is not None:
+            self.say(closed, hint="Please choose another restaurant.", kind="info")
             return
         self.kiosk.choose_location(location_id, location)
         from kiosk.tui.screens.welcome import WelcomeScreen

@@ -22,6 +22,7 @@ from kiosk.tui.menu_model import Header
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.cart_summary import CartBar, CartPanel
+from kiosk.tui.widgets.chrome import FullName
 from kiosk.tui.widgets.lists import TextRow, TextRowList, two_columns
 from kiosk.tui.widgets.rowlist import RowList
 
@@ -133,7 +134,7 @@ class MenuScreen(KioskScreen):
     TYPE_AHEAD = True
     BINDINGS = [
         Binding("f4", "view_cart", "Your order"),
-        Binding("escape", "back", "Back / clear search"),
+        Binding("escape", "back", "Back"),
         Binding("left", "focus_categories", show=False),
         Binding("right", "focus_products", show=False),
     ]
@@ -151,6 +152,7 @@ class MenuScreen(KioskScreen):
             with Vertical(id="products-column"):
                 yield Static(id="search")
                 yield ProductList(id="products")
+                yield FullName(id="product-full-name")
             yield CartPanel(id="cart-panel")
         yield CartBar(id="cart-bar")
 
@@ -246,12 +248,18 @@ class MenuScreen(KioskScreen):
             self._refilter()
             self.query_one("#products", ProductList).focus()
 
-    def action_back(self) -> None:
+    def clear_search(self) -> None:
         if self.query_text:
             self.query_text = ""
             self._refilter()
+
+    def action_back(self) -> None:
+        """Escape: first clears the search, else back one step to the ways to order, the cart
+        kept (starting over is F9's, which asks first)."""
+        if self.query_text:
+            self.clear_search()
             return
-        self.kiosk.action_start_over()
+        self.dismiss(None)
 
     # Navigation -----------------------------------------------------------------------------------
     def action_focus_categories(self) -> None:
@@ -263,6 +271,8 @@ class MenuScreen(KioskScreen):
     def action_view_cart(self) -> None:
         from kiosk.tui.screens.cart import CartScreen
 
+        # A search does not outlive the customer leaving the menu.
+        self.clear_search()
         self.app.push_screen(CartScreen())
 
     def _category_moved(self, _list: RowList, _index: int, key: Hashable) -> None:
@@ -273,10 +283,13 @@ class MenuScreen(KioskScreen):
                 products.move_to_index(index, top=True, announce=False)
                 break
 
-    def _product_moved(self, _list: RowList, _index: int, key: Hashable) -> None:
+    def _product_moved(self, products: RowList, index: int, key: Hashable) -> None:
         # Within the same category the sidebar is already there and repaints nothing.
         if isinstance(key, tuple):
             self.query_one("#categories", CategoryList).move_to_key(key[0], announce=False)
+        row = products.rows[index] if 0 <= index < len(products.rows) else None
+        name = product_name(row) if row is not None and not isinstance(row, Header) else ""
+        self.show_whole_name("product-full-name", products, name)
 
     def on_row_list_highlighted(self, event: RowList.Highlighted) -> None:
         event.stop()  # followed already (`follow`), in the frame of the move
@@ -307,4 +320,5 @@ class MenuScreen(KioskScreen):
             if message:
                 self.say(message, kind="ok", hint="F4 shows your order.")
 
+        self.clear_search()
         self.app.push_screen(ProductScreen(product.id, name, product), closed)

@@ -19,6 +19,7 @@ from textual.widgets import Button, Static
 from kiosk.tui.errors import Failure
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
+from kiosk.tui.widgets.chrome import FullName
 from kiosk.tui.widgets.lists import two_columns
 from kiosk.tui.widgets.rowlist import RowList
 
@@ -127,6 +128,7 @@ class ProductScreen(KioskScreen):
         with Vertical(id="product-body"):
             yield Static(id="product-info")
             yield ModifierList(id="modifiers")
+            yield FullName(id="option-full-name")
             yield Static(
                 Text(
                     "↑↓ move · Space/Enter choose · +/− amount · 1-9 how many · F2 add",
@@ -244,6 +246,12 @@ class ProductScreen(KioskScreen):
     def on_row_list_selected(self, event: RowList.Selected) -> None:
         event.stop()
         self.action_choose()
+
+    def on_row_list_highlighted(self, event: RowList.Highlighted) -> None:
+        # A long option name cut at 80x24 is read in full under the list.
+        row = event.rowlist.cursor_row
+        name = clean(row.option.item.name, 300) if isinstance(row, OptionRow) else ""
+        self.show_whole_name("option-full-name", event.rowlist, name)
 
     def action_choose(self) -> None:
         row = self._cursor_option()

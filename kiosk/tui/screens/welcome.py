@@ -14,7 +14,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Static
 
 from kiosk.tui.errors import Failure
-from kiosk.tui.labels import METHODS, offered_methods
+from kiosk.tui.labels import METHODS
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.chrome import FieldError, KioskHeader
@@ -115,13 +115,12 @@ class WelcomeScreen(KioskScreen):
         self.query_one("#welcome-title", Static).update(title)
         hours = Text(status.summary, style="green" if status.is_open else "yellow")
         if status.known:
-            hours.append(f" · today {status.today_text}", style="dim")
+            hours.append(f" · {status.today_phrase}", style="dim")
         self.query_one("#welcome-hours", Static).update(hours)
-        offer = self.kiosk.visit.delivery_offer()
-        # Delivery only where the kiosk can place an address (the staff screen says why not).
-        self.methods = [
-            m for m in offered_methods(location, listed) if m != "delivery" or offer.offered
-        ]
+        closed = self.closed_for_orders(location)
+        # Closed with no orders for later: no way to order is offered, only when it opens.
+        self.methods = [] if closed is not None else self.orderable_methods(location, listed)
+        self.query_one("#prompt").display = closed is None
         rows = []
         for number, method in enumerate(self.methods, start=1):
             label, description = METHODS[method]
@@ -133,7 +132,9 @@ class WelcomeScreen(KioskScreen):
         methods.set_rows(rows)
         methods.styles.height = max(len(rows), 1)
         methods.focus()
-        if not self.methods:
+        if closed is not None:
+            self.say(closed, kind="info")
+        elif not self.methods:
             self.say("This restaurant is not taking orders right now.", hint="Please ask staff.")
 
     # Choosing -------------------------------------------------------------------------------------
@@ -275,4 +276,14 @@ class WelcomeScreen(KioskScreen):
             return
         if self.kiosk.single_location:
             return
+        if self.kiosk.visit.state.cart_id is not None:
+            # Back from here leaves the order (the menu's Escape came back here, the cart kept):
+            # that is starting over, which asks first when the cart holds anything.
+            self.kiosk.action_start_over()
+            return
         self.dismiss(None)
+
+    def on_screen_resume(self) -> None:
+        # Back from the menu (Escape): the choice of ways is where the customer is again.
+        if self.methods and not self.query_one("#details").display:
+            self.query_one("#methods", MethodList).focus()

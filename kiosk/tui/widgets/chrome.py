@@ -6,7 +6,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
-from textual.widgets import Static
+from textual.widgets import Footer, Static
+from textual.widgets._footer import FooterKey
 
 from kiosk.tui.contract import kiosk_of
 from kiosk.tui.text import clean
@@ -57,6 +58,20 @@ class KioskHeader(Horizontal):
         self._subtitle = subtitle
         if self.is_mounted:
             self.query_one("#header-title", Static).update(self._title_text())
+
+
+class KioskFooter(Footer):
+    """Textual's footer (the current screen's keys), with the arrows always named first. They are
+    the screen's bindings (KioskScreen.action_move), but the focused list or input binds ↑↓ or ←→
+    itself, unshown, and Textual's footer would hide the screen's under them."""
+
+    MOVE_KEYS = "↑↓←→"
+
+    def compose(self) -> ComposeResult:
+        if not self._bindings_ready:
+            return
+        yield FooterKey("down", self.MOVE_KEYS, "Move", "move(1)").data_bind(compact=Footer.compact)
+        yield from super().compose()
 
 
 class Banner(Static):
@@ -117,3 +132,22 @@ class FieldError(Static):
         self.message = clean(message or "", 300)
         self.update(Text(self.message))
         self.set_class(bool(self.message), "-shown")
+
+
+class FullName(Static):
+    """Under a list: the highlighted row's whole name when the list had to cut it (a long name at
+    80x24), wrapped; takes no room otherwise. The name is API text: drawn as its characters."""
+
+    DEFAULT_CSS = """
+    FullName { display: none; height: auto; max-height: 4; padding: 0 1; color: $text-muted; }
+    FullName.-shown { display: block; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("", id=id)
+        self.name_shown = ""
+
+    def show(self, name: str) -> None:
+        self.name_shown = name
+        self.update(Text(name))
+        self.set_class(bool(name), "-shown")

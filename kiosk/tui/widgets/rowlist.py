@@ -19,6 +19,7 @@ from typing import Generic, TypeVar
 from rich.style import Style
 from rich.text import Text
 from textual import events
+from textual.actions import SkipAction
 from textual.binding import Binding
 from textual.geometry import Size
 from textual.message import Message
@@ -45,8 +46,10 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
     """
     COMPONENT_CLASSES = {"rowlist--cursor"}
     BINDINGS = [
-        Binding("up", "cursor(-1)", "Up", show=False),
-        Binding("down", "cursor(1)", "Down", show=False),
+        # Past the first or last row the key goes on to the screen, which moves to the control
+        # before or after the list (KioskScreen.action_move).
+        Binding("up", "cursor_or_leave(-1)", "Up", show=False),
+        Binding("down", "cursor_or_leave(1)", "Down", show=False),
         Binding("pageup", "page(-1)", "Page up", show=False),
         Binding("pagedown", "page(1)", "Page down", show=False),
         Binding("home", "edge(-1)", "First", show=False),
@@ -234,6 +237,12 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
         target = self._first_selectable(self.cursor + step, step)
         if target is not None:
             self._move_to(target, announce=True)
+
+    def action_cursor_or_leave(self, step: int) -> None:
+        before = self.cursor
+        self.action_cursor(step)
+        if self.cursor == before:
+            raise SkipAction()
 
     def action_page(self, direction: int) -> None:
         if self.cursor is None:
