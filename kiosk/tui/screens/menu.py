@@ -16,6 +16,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
 from kiosk.tui import menu_model
+from kiosk.tui.a11y import large_text
 from kiosk.tui.menu_model import Entry, Header
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
@@ -38,8 +39,12 @@ class ProductList(RowList[menu_model.Row]):
             text = Text(f" {row.name} ", style="bold reverse")
             return text
         left = Text("  ")
-        left.append(row.name, style="" if row.state == menu_model.AVAILABLE else "dim")
-        for tag in row.product.tags[:3]:
+        large = large_text(self.app)  # large text: the name in bold, no secondary tags
+        left.append(
+            row.name,
+            style=("bold" if large else "") if row.state == menu_model.AVAILABLE else "dim",
+        )
+        for tag in () if large else row.product.tags[:3]:
             left.append(" ")
             left.append(f"[{clean(tag, 20)}]", style="italic cyan")
         if row.state == menu_model.SOLD_OUT:

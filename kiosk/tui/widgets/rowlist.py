@@ -20,6 +20,8 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from kiosk.tui.a11y import focus_mark
+
 RowT = TypeVar("RowT")
 
 
@@ -39,6 +41,8 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
     }
     """
     COMPONENT_CLASSES = {"rowlist--cursor"}
+    # Repainted when the theme or large text changes (kiosk/tui/a11y.py).
+    redraws_on_access_change = True
     BINDINGS = [
         Binding("up", "cursor(-1)", "Up", show=False),
         Binding("down", "cursor(1)", "Down", show=False),
@@ -256,6 +260,11 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
             return Strip.blank(width, base)
         is_cursor = index == self.cursor
         text = self.row_text(self._rows[index], width, is_cursor)
+        mark = focus_mark(self.app, self.has_focus) if is_cursor else ""
+        if mark:
+            # The cursor told by a character too (no colour, high contrast): in the row's first
+            # cell when that is blank, else before it.
+            text = Text(mark) + (text[1:] if text.plain.startswith(" ") else Text(" ") + text)
         text.no_wrap = True
         text.truncate(width, overflow="ellipsis", pad=True)
         style: Style = base
