@@ -193,6 +193,16 @@ async def test_high_contrast_focus_is_more_than_colour(tmp_path: Path) -> None:
         await settle(pilot)
         # A focused one-line field is filled (white), not tinted.
         assert discount.styles.background.brightness > 0.9
+        # A chosen tip is filled and not underlined; the focused one is underlined.
+        tips = list(cart.query("#tip-row Button").results(Button))
+        chosen = next(b for b in tips if b.has_class("-chosen"))
+        other = next(b for b in tips if not b.has_class("-chosen"))
+        other.focus()
+        await settle(pilot)
+        assert chosen.styles.background.brightness > 0.9
+        assert not chosen.styles.text_style.underline
+        assert other.styles.text_style.underline
+        assert other.styles.background.brightness < chosen.styles.background.brightness
 
 
 # Large text ---------------------------------------------------------------------------------------
