@@ -66,6 +66,22 @@ def test_the_settings_choose_the_theme_and_large_text(tmp_path: Path) -> None:
     assert Settings(large_text="yes").large_text is True  # type: ignore[arg-type]
 
 
+def test_the_run_and_demo_commands_take_the_settings_as_flags(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from kiosk import cli
+
+    for argv in (["demo"], ["run"], []):
+        args = cli.build_parser().parse_args([*argv, "--theme", "high-contrast", "--large-text"])
+        settings = cli._load(args).settings
+        assert settings.theme == "high-contrast" and settings.large_text is True
+    assert cli._load(cli.build_parser().parse_args(["demo"])).settings.theme == "default"
+    monkeypatch.setenv("KIOSK_THEME", "high-contrast")
+    assert cli._load(cli.build_parser().parse_args(["demo"])).settings.theme == "high-contrast"
+    with pytest.raises(SystemExit):
+        cli.build_parser().parse_args(["demo", "--theme", "neon"])
+
+
 async def test_staff_switch_the_high_contrast_theme(tmp_path: Path) -> None:
     app = make_kiosk(tmp_path).app
     async with app.run_test(size=(100, 30)) as pilot:
