@@ -78,9 +78,10 @@ class WelcomeScreen(KioskScreen):
     def compose_body(self) -> ComposeResult:
         with VerticalScroll(id="welcome-body"):
             yield Static(id="welcome-title")
-            yield Static(id="welcome-hours")
-            # Ways to make the kiosk easier to use (issue 13: large text; the language beside it).
+            # Today's hours, and beside them the ways to make the kiosk easier to use (issue 13:
+            # large text; the language beside it): one line, so the details form still fits 80x24.
             with Horizontal(id="welcome-access"):
+                yield Static(id="welcome-hours")
                 yield Button(text_size_label(False), id="text-size")
             yield Static(Text("How would you like your order?", style="bold"), id="prompt")
             yield MethodList(id="methods")
