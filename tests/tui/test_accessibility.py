@@ -304,6 +304,8 @@ async def test_large_text_at_80x24_walks_a_whole_order_by_keys(tmp_path: Path) -
         menu = app.screen
         assert isinstance(menu, MenuScreen)
         assert await tab_through(pilot) == {"products"}  # one column: nothing hidden to reach
+        await keys(pilot, "left")  # the categories' key: they are hidden, focus stays in view
+        assert app.focused is menu.query_one("#products")
         await type_text(pilot, "latte")
         await keys(pilot, "enter")
         product = app.screen

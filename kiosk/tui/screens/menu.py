@@ -183,7 +183,10 @@ class MenuScreen(KioskScreen):
 
     # Navigation -----------------------------------------------------------------------------------
     def action_focus_categories(self) -> None:
-        self.query_one("#categories", CategoryList).focus()
+        categories = self.query_one("#categories", CategoryList)
+        # Large text hides the sidebar (styles/large.tcss): focus stays where the customer sees it.
+        if categories.display:
+            categories.focus()
 
     def action_focus_products(self) -> None:
         self.query_one("#products", ProductList).focus()
