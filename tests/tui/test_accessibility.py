@@ -188,6 +188,11 @@ async def test_without_colour_errors_choices_and_disabled_controls_are_marked(
         errors = [e for e in app.screen.query(FieldError).results(FieldError) if e.message]
         assert errors
         assert all(str(e.render()).startswith("✗ ") for e in errors)
+        # The focused field is underlined (its tint alone is a grey like the others').
+        fields = list(app.screen.query(Input).results(Input))
+        focused = [f for f in fields if f.has_focus]
+        assert len(focused) == 1 and focused[0].styles.text_style.underline
+        assert not any(f.styles.text_style.underline for f in fields if not f.has_focus)
 
 
 async def test_high_contrast_focus_is_more_than_colour(tmp_path: Path) -> None:
