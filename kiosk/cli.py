@@ -74,6 +74,20 @@ def _terminal(parser: argparse.ArgumentParser) -> None:
         help="which terminal this kiosk is (its lock and crash-resume file); default: derived "
         "from the host and the session",
     )
+    # Accessibility (issue 13 F): the colours, and large text as each customer's starting point.
+    parser.add_argument(
+        "--theme",
+        choices=["default", "high-contrast"],
+        default=argparse.SUPPRESS,
+        help="colours: default, or high-contrast (black and white, states marked in text)",
+    )
+    parser.add_argument(
+        "--large-text",
+        dest="large_text",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="start each order in large-text mode (customers can switch it on the welcome screen)",
+    )
 
 
 def _api(parser: argparse.ArgumentParser) -> None:
@@ -295,6 +309,8 @@ def _flags(args: argparse.Namespace, *names: str) -> dict[str, object]:
         "api_dialect",
         "base_url",
         "location",
+        "theme",
+        "large_text",
         *names,
     )
     return {name: getattr(args, name) for name in fields if getattr(args, name, None) is not None}

@@ -34,6 +34,7 @@ PaymentMode = Literal["scan", "counter"]
 PAYMENT_MODES: tuple[str, ...] = ("scan", "counter")
 API_DIALECTS: tuple[str, ...] = ("v1", "v2")
 LOG_LEVELS: tuple[str, ...] = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+THEMES: tuple[str, ...] = ("default", "high-contrast")
 
 
 class Secret:
@@ -157,6 +158,11 @@ class Settings:
     # Requests per 10 minutes the service allows this kiosk's IP (the documented 200). The legacy
     # API's headers override it; on 2.0, which sends none, the kiosk counts against it itself.
     rate_limit: int = 200
+    # Accessibility (issue 13 F): the merchant's colours ("default" or "high-contrast": black and
+    # white, one accent, every state marked in text) and whether large text is the starting
+    # point for each customer (each may switch it on the welcome screen until the order ends).
+    theme: str = "default"
+    large_text: bool = False
 
     # --- Receipt and counter payment (issue 13 C) ---
     # The receipt printer (python-escpos), e.g. "usb:0x04b8:0x0202", "network:192.168.1.50:9100",
@@ -207,7 +213,11 @@ def _coerce(name: str, value: Any) -> Any:
         return float(value)
     if name in ("printer", "pay_at_counter"):
         return _coerce_receipt(name, value)
-    if name == "kiosk_mode":
+    if name == "theme":
+        if not isinstance(value, str) or value.strip().lower() not in THEMES:
+            raise ValueError(f"must be one of {', '.join(THEMES)} (got {value!r})")
+        return value.strip().lower()
+    if name in ("kiosk_mode", "large_text"):
         if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
             return value.strip().lower() in _TRUE
         if not isinstance(value, bool):

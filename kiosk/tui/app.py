@@ -23,6 +23,7 @@ from textual.binding import Binding
 from textual.reactive import reactive
 
 from kiosk.paths import styles_dir
+from kiosk.tui.a11y import Accessibility
 from kiosk.tui.kiosk_mode import KIOSK_MODE_BINDINGS, KioskMode
 
 if TYPE_CHECKING:
@@ -45,6 +46,8 @@ STYLESHEETS = (
     "staff.tcss",
     "idle.tcss",
     "attract.tcss",
+    # Large text (issue 13 F): last, so that its rules win over each screen's.
+    "large.tcss",
 )
 # What the boot screen's first frame needs ("Starting…" is styled in the theme). The others are
 # read once that frame is out: parsing all twelve first cost ~10 ms of `kiosk demo`'s first frame.
@@ -66,7 +69,7 @@ def _css_paths(names: tuple[str, ...] = STYLESHEETS) -> list[str]:
     return [str(base / name) for name in names]
 
 
-class KioskApp(KioskMode, App[None]):
+class KioskApp(KioskMode, Accessibility, App[None]):
     """The counter kiosk. `services` is everything it is given (settings, clients, demo flag)."""
 
     TITLE = "Kiosk"
@@ -127,6 +130,8 @@ class KioskApp(KioskMode, App[None]):
         self._thread = threading.get_ident()
         if services is not None:
             self._services_ready(services)
+        else:
+            self.setup_accessibility()  # the CLI's settings (kiosk_settings) while booting
 
     # Services -------------------------------------------------------------------------------------
     @property
@@ -142,6 +147,8 @@ class KioskApp(KioskMode, App[None]):
 
     def _services_ready(self, services: KioskServices) -> None:
         self._services = services
+        # The theme and large text of the settings (kiosk/tui/a11y.py).
+        self.setup_accessibility()
 
     @property
     def settings(self) -> Any:
@@ -271,6 +278,8 @@ class KioskApp(KioskMode, App[None]):
         await self._show_start()
 
     async def _show_start(self) -> None:
+        # Each new order starts in the merchant's text size (a customer may have switched it).
+        self.reset_large_text()
         while len(self.screen_stack) > 1:
             await self.pop_screen()
         await self.push_screen(self._start_screen())

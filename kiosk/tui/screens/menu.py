@@ -18,6 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
 from kiosk.tui import menu_model
+from kiosk.tui.a11y import large_text
 from kiosk.tui.menu_model import Header
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
@@ -111,8 +112,12 @@ class ProductList(RowList["menu_model.Row"]):
         found = self.entry_at(index)
         state = found[0].state(row)[0] if found else menu_model.AVAILABLE
         left = Text("  ")
-        left.append(product_name(row), style="" if state == menu_model.AVAILABLE else "dim")
-        for tag in row.tags[:3]:
+        large = large_text(self.app)  # large text: the name in bold, no secondary tags
+        left.append(
+            product_name(row),
+            style=("bold" if large else "") if state == menu_model.AVAILABLE else "dim",
+        )
+        for tag in () if large else row.tags[:3]:
             left.append(" ")
             left.append(f"[{_shown(tag, 20)}]", style="italic cyan")
         if state == menu_model.SOLD_OUT:
@@ -263,7 +268,10 @@ class MenuScreen(KioskScreen):
 
     # Navigation -----------------------------------------------------------------------------------
     def action_focus_categories(self) -> None:
-        self.query_one("#categories", CategoryList).focus()
+        categories = self.query_one("#categories", CategoryList)
+        # Large text hides the sidebar (styles/large.tcss): focus stays where the customer sees it.
+        if categories.display:
+            categories.focus()
 
     def action_focus_products(self) -> None:
         self.query_one("#products", ProductList).focus()

@@ -9,10 +9,12 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Static
 
+from kiosk.tui.a11y import Accessibility, large_text
 from kiosk.tui.errors import Failure
 from kiosk.tui.labels import METHODS
 from kiosk.tui.screens.base import KioskScreen
@@ -53,12 +55,20 @@ SERVER_FIELDS = {
 }
 
 
+def text_size_label(large: bool) -> str:
+    return "Standard text (T)" if large else "Larger text (T)"
+
+
 class MethodList(TextRowList):
     pass
 
 
 class WelcomeScreen(KioskScreen):
     TITLE = "Welcome"
+    BINDINGS = [
+        # Large text (issue 13 F): the customer's own choice, until this order ends.
+        Binding("t", "text_size", "Text size"),
+    ]
 
     def __init__(self) -> None:
         super().__init__()
@@ -68,7 +78,11 @@ class WelcomeScreen(KioskScreen):
     def compose_body(self) -> ComposeResult:
         with VerticalScroll(id="welcome-body"):
             yield Static(id="welcome-title")
-            yield Static(id="welcome-hours")
+            # Today's hours, and beside them the ways to make the kiosk easier to use (issue 13:
+            # large text; the language beside it): one line, so the details form still fits 80x24.
+            with Horizontal(id="welcome-access"):
+                yield Static(id="welcome-hours")
+                yield Button(text_size_label(False), id="text-size")
             yield Static(Text("How would you like your order?", style="bold"), id="prompt")
             yield MethodList(id="methods")
             with Vertical(id="details"):
@@ -78,6 +92,7 @@ class WelcomeScreen(KioskScreen):
                     yield Button("Start my order", id="start", variant="primary")
 
     def on_mount(self) -> None:
+        self._show_text_size()
         self.query_one("#details").display = False
         self.load()
 
@@ -199,7 +214,10 @@ class WelcomeScreen(KioskScreen):
         self.start()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "start":
+        if event.button.id == "text-size":
+            event.stop()
+            self.action_text_size()
+        elif event.button.id == "start":
             event.stop()
             self.start()
 
@@ -262,6 +280,16 @@ class WelcomeScreen(KioskScreen):
             failed=failed,
             busy=self.query_one("#welcome-body"),
         )
+
+    # Large text -----------------------------------------------------------------------------------
+    def action_text_size(self) -> None:
+        app = self.app
+        if isinstance(app, Accessibility):
+            app.action_toggle_large_text()
+        self._show_text_size()
+
+    def _show_text_size(self) -> None:
+        self.query_one("#text-size", Button).label = text_size_label(large_text(self.app))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # The first screen of a one-location kiosk: nowhere to go back to.

@@ -9,6 +9,7 @@ from textual.containers import Horizontal
 from textual.widgets import Footer, Static
 from textual.widgets._footer import FooterKey
 
+from kiosk.tui.a11y import kind_mark
 from kiosk.tui.contract import kiosk_of
 from kiosk.tui.text import clean
 
@@ -88,7 +89,8 @@ class Banner(Static):
     _plain = ""
 
     def show(self, message: str, *, hint: str = "", kind: str = "error") -> None:
-        text = Text(clean(message, 300), style="bold")
+        # Without colour (kiosk/tui/a11y.py) the kind is told by a mark: ✗ error, ✓ ok.
+        text = Text(kind_mark(self.app, kind) + clean(message, 300), style="bold")
         self._plain = clean(message, 300) + (f"  {hint}" if hint else "")
         if hint:
             text.append("  ")
@@ -130,7 +132,8 @@ class FieldError(Static):
 
     def show(self, message: str | None) -> None:
         self.message = clean(message or "", 300)
-        self.update(Text(self.message))
+        mark = kind_mark(self.app, "error") if self.message else ""
+        self.update(Text(mark + self.message))
         self.set_class(bool(self.message), "-shown")
 
 

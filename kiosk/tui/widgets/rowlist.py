@@ -26,6 +26,8 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from kiosk.tui.a11y import focus_mark
+
 RowT = TypeVar("RowT")
 
 
@@ -45,6 +47,8 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
     }
     """
     COMPONENT_CLASSES = {"rowlist--cursor"}
+    # Repainted when the theme or large text changes (kiosk/tui/a11y.py).
+    redraws_on_access_change = True
     BINDINGS = [
         # Past the first or last row the key goes on to the screen, which moves to the control
         # before or after the list (KioskScreen.action_move).
@@ -297,6 +301,11 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
             return Strip.blank(width, base)
         is_cursor = index == self.cursor
         text = self.text_at(index, width, is_cursor)
+        mark = focus_mark(self.app, self.has_focus) if is_cursor else ""
+        if mark:
+            # The cursor told by a character too (no colour, high contrast): in the row's first
+            # cell when that is blank, else before it.
+            text = Text(mark) + (text[1:] if text.plain.startswith(" ") else Text(" ") + text)
         text.no_wrap = True
         text.truncate(width, overflow="ellipsis", pad=True)
         style: Style = base
