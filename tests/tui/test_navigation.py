@@ -81,10 +81,12 @@ async def test_arrows_reach_every_control_on_every_screen(tmp_path: Path) -> Non
         assert await reaches_every_control(pilot) == ["LocationList#locations"]
         assert "↑↓←→ Move" in footer_keys(pilot)
 
-        # Welcome, with a details form: the list, each field, the start button.
+        # Welcome, with a details form: the text size on the hours line, the list, each field,
+        # the start button.
         await keys(pilot, "2", "3")  # Westside, room service
         assert isinstance(app.screen, WelcomeScreen)
         assert await reaches_every_control(pilot) == [
+            "Button#text-size",
             "MethodList#methods",
             "Input#f-last_name",
             "Input#f-room",
@@ -160,7 +162,9 @@ async def test_a_list_hands_the_arrow_on_past_its_ends(kiosk: Kiosk) -> None:
         methods.focus()
         await keys(pilot, "home")
         first = methods.cursor  # type: ignore[attr-defined]
-        await keys(pilot, "up")  # nothing above: focus and cursor stay
+        await keys(pilot, "up")  # past the first row: the control above (the text size)
+        assert label(app.focused) == "Button#text-size"
+        await keys(pilot, "down")  # back into the list, its cursor where it was
         assert app.focused is methods and methods.cursor == first  # type: ignore[attr-defined]
         await keys(pilot, "down")  # inside the list first
         assert app.focused is methods and methods.cursor != first  # type: ignore[attr-defined]
