@@ -185,6 +185,8 @@ class Visit:
         self.delivery_zones = tuple(delivery_zones)
         # Option and group id -> name, from the product details read during this run.
         self.option_names: dict[str, str] = {}
+        # The customer's chosen locale (a language choice), None: the location's or the default.
+        self._locale: str | None = None
         self.state = VisitState(location_id=self._home())
         self._store: CartStore | None = None
         self._store_unsubscribe: list[Callable[[], None]] = []
@@ -242,6 +244,20 @@ class Visit:
     @property
     def status(self) -> StoreStatus:
         return self.state.status
+
+    @property
+    def locale(self) -> str | None:
+        """The locale prices are drawn in (`kiosk.api.money.format_money`): the location's when
+        its record names one, else None (the formatter's default). A language choice sets it."""
+        chosen = self._locale
+        if chosen:
+            return chosen
+        named = getattr(self.state.location, "locale", None)
+        return named if isinstance(named, str) and named else None
+
+    @locale.setter
+    def locale(self, value: str | None) -> None:
+        self._locale = value
 
     @property
     def payment_intent(self) -> PaymentIntent | None:

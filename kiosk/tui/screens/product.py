@@ -29,10 +29,11 @@ if TYPE_CHECKING:
 MAX_QUANTITY = 99
 
 
-def money(minor: int, currency: str) -> str:
+def money(minor: int, currency: str, locale: str | None = None) -> str:
+    # The kiosk's one formatter (babel), the same the cart's fallbacks use: "NZ$12.50" on both.
     from kiosk.api.money import format_money
 
-    return format_money(minor, currency)
+    return format_money(minor, currency, locale)
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,7 @@ class ModifierList(RowList[ModifierRow]):
     """Groups and their options in one list; the cursor moves over options only."""
 
     currency = "usd"
+    locale: str | None = None
 
     def row_key(self, row: ModifierRow) -> Hashable | None:
         return row.option.key if isinstance(row, OptionRow) else None
@@ -89,7 +91,9 @@ class ModifierList(RowList[ModifierRow]):
         if option.sold_out:
             right = Text("Sold out ", style="red")
         elif option.item.price:
-            delta = option.item.price_formatted or money(option.item.price, self.currency)
+            delta = option.item.price_formatted or money(
+                option.item.price, self.currency, self.locale
+            )
             sign = "" if delta.startswith(("-", "+")) else "+"
             right = Text(f"{sign}{clean(delta, 16)} ")
         else:
@@ -173,10 +177,12 @@ class ProductScreen(KioskScreen):
             or (self.kiosk.location.currency if self.kiosk.location else "")
             or "usd"
         )
-        self.query_one("#modifiers", ModifierList).currency = currency
+        modifiers = self.query_one("#modifiers", ModifierList)
+        modifiers.currency = currency
+        modifiers.locale = self.kiosk.visit.locale
         info = Text(clean(product.name, 200), style="bold")
         info.append("  ")
-        info.append(clean(product.price_text(currency), 20), style="bold")
+        info.append(clean(product.price_text(currency, modifiers.locale), 20), style="bold")
         if product.calories:
             info.append(f"  {product.calories} kcal", style="dim")
         for tag in product.tags[:5]:
@@ -186,7 +192,6 @@ class ProductScreen(KioskScreen):
             info.append(clean(product.description, 300), style="dim")
         self.query_one("#product-info", Static).update(info)
         self.set_state(SelectionState.for_product(product))
-        modifiers = self.query_one("#modifiers", ModifierList)
         if not product.modifiers:
             # Nothing to choose: say so, and what is left to do (the page was empty but for
             # the name).
@@ -227,12 +232,14 @@ class ProductScreen(KioskScreen):
             preview.update("")
             add.disabled = True
             return
-        currency = self.query_one("#modifiers", ModifierList).currency
+        modifiers = self.query_one("#modifiers", ModifierList)
+        currency, locale = modifiers.currency, modifiers.locale
         unit = state.preview_unit_price_minor()
         text = Text("Preview ", style="dim")
-        text.append(money(unit * self.quantity, currency), style="bold")
+        text.append(money(unit * self.quantity, currency, locale), style="bold")
         if self.quantity > 1:
-            text.append(f" ({self.quantity} × {money(unit, currency)})", style="dim")
+            each = money(unit, currency, locale)
+            text.append(f" ({self.quantity} × {each})", style="dim")
         preview.update(text)
         add.disabled = not state.is_valid
         add.label = f"Add {self.quantity} to order" if self.quantity > 1 else "Add to order"
