@@ -11,11 +11,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Select, Static
 
+from kiosk.ordering.tips import TipRefused, chosen_tip, parse_custom_tip, tip_choices
 from kiosk.tui.contract import kiosk_of
 from kiosk.tui.errors import Failure
 from kiosk.tui.labels import method_label
@@ -87,6 +89,38 @@ class CrossSell(TextRowList):
     pass
 
 
+class TipButton(Button):
+    """One tip choice; the arrows move along the row (up/down leave it at its ends)."""
+
+    BINDINGS = [
+        Binding("left", "step(-1)", "Previous tip", key_display="←"),
+        Binding("right", "step(1)", "Next tip", key_display="→"),
+        Binding("up", "step(-1, True)", "Previous", show=False),
+        Binding("down", "step(1, True)", "Next", show=False),
+    ]
+
+    def __init__(self, key: str, *, compact: bool = False) -> None:
+        super().__init__(
+            "No tip" if key == "none" else key,
+            id=f"tip-{key.replace('.', '_')}",
+            classes="tip",
+            compact=compact,
+        )
+        self.key = key
+
+    def action_step(self, step: int, leave: bool = False) -> None:
+        row = [b for b in self.screen.query(TipButton) if b.display]
+        at = row.index(self) + step if self in row else -1
+        if 0 <= at < len(row):
+            row[at].focus()
+        elif leave:
+            # Past either end, up/down go on to the control before or after the tips.
+            if step < 0:
+                self.screen.focus_previous()
+            else:
+                self.screen.focus_next()
+
+
 class CartScreen(KioskScreen):
     TITLE = "Your order"
     BINDINGS = [
@@ -143,6 +177,10 @@ class CartScreen(KioskScreen):
         self.query_one("#lines", CartLines).focus()
         self.load_settings()
 
+    def on_resize(self, event: events.Resize) -> None:
+        super().on_resize(event)
+        self._mark_tip(self.kiosk.cart)  # tip labels: one line or two, by the width
+
     # Data -----------------------------------------------------------------------------------------
     def load_settings(self) -> None:
         visit = self.kiosk.visit
@@ -177,18 +215,14 @@ class CartScreen(KioskScreen):
         await row.remove_children()
         # "No tip" first and styled exactly like the presets: an equal choice, not a hidden one.
         compact = self.compact
-        buttons = [Button("No tip", id="tip-none", classes="tip", compact=compact)]
-        for pct in tips.tip_percentage:
-            value = clean(pct, 6).rstrip("%")
-            if value.replace(".", "", 1).isdigit():
-                tip_id = f"tip-{value.replace('.', '_')}"
-                buttons.append(Button(f"{value}%", id=tip_id, classes="tip", compact=compact))
-        if tips.should_allow_custom_tip:
-            buttons.append(Button("Other", id="tip-custom", classes="tip", compact=compact))
+        choices = tip_choices(self.kiosk.cart, tips, self.kiosk.visit.locale)
+        buttons = [TipButton(c.key, compact=compact) for c in choices]
         row.styles.grid_size_columns = len(buttons)
         await row.mount_all(buttons)
         section.display = True
         self._mark_tip(self.kiosk.cart)
+        # Again once the row is laid out: whether the amounts fit on one line depends on it.
+        self.call_after_refresh(lambda: self._mark_tip(self.kiosk.cart))
 
     def _slots_loaded(self, slots: TimeIntervals) -> None:
         self.slots = slots
@@ -254,9 +288,22 @@ class CartScreen(KioskScreen):
     def _mark_tip(self, cart: Cart | None) -> None:
         if self.tips is None or cart is None:
             return
-        current = _tip_choice(cart)
-        for button in self.query("#tip-row Button").results(Button):
-            chosen = button.id == current
+        current = chosen_tip(cart)
+        # Each choice with its amount for this cart, on one line when every one fits its button
+        # (the grid gives all the same width), else the amount on a second line.
+        choices = {c.key: c for c in tip_choices(cart, self.tips, self.kiosk.visit.locale)}
+        buttons = list(self.query("#tip-row TipButton").results(TipButton))
+        row = self.query_one("#tip-row", Horizontal)
+        room = (row.content_size.width - len(buttons) + 1) // max(len(buttons), 1) - 2
+        # On one line "No tip" needs no "· $0.00"; on two, its zero keeps the row's height even.
+        one = {k: c.label if k == "none" else c.text for k, c in choices.items()}
+        wide = room > 0 and all(len(text) <= room for text in one.values())
+        for button in buttons:
+            choice = choices.get(button.key)
+            if choice is not None:
+                two = f"{choice.label}\n{choice.amount}" if choice.amount else choice.label
+                button.label = Text(one[button.key] if wide else two)
+            chosen = button.key == current
             button.variant = "primary" if chosen else "default"
             button.set_class(chosen, "-chosen")
 
@@ -369,33 +416,38 @@ class CartScreen(KioskScreen):
         error = self.query_one("#tip-error", FieldError)
         error.show(None)
         busy = self.query_one("#tip-section")
+
+        def refused(failure: Failure) -> bool:
+            error.show(f"Tip not set: {failure.message}")
+            return not failure.retryable
+
         if button_id == "tip-none":
             self.query_one("#custom-tip-row").display = False
-            self._store_call(lambda s: s.set_no_tip(), busy=busy)
+            self._store_call(lambda s: s.set_no_tip(), busy=busy, failed=refused)
         elif button_id == "tip-custom":
             self.query_one("#custom-tip-row").display = True
             self.query_one("#custom-tip", Input).focus()
         else:
             self.query_one("#custom-tip-row").display = False
             pct = button_id.removeprefix("tip-").replace("_", ".")
-            self._store_call(lambda s: s.set_tip(percentage=pct), busy=busy)
+            self._store_call(lambda s: s.set_tip(percentage=pct), busy=busy, failed=refused)
 
     def set_custom_tip(self) -> None:
-        from kiosk.api.money import MoneyError, parse_money
-
-        raw = self.query_one("#custom-tip", Input).value.strip().lstrip("$€£")
         error = self.query_one("#tip-error", FieldError)
+        cart = self.kiosk.cart
+        currency = cart.currency if cart is not None else "usd"
         try:
-            minor = parse_money(raw if "." in raw else f"{raw}.00")
-        except MoneyError:
-            minor = -1
-        if minor < 0 or minor > 100_000:
-            error.show("Please enter an amount such as 2.50.")
+            minor = parse_custom_tip(
+                self.query_one("#custom-tip", Input).value, currency, self.kiosk.visit.locale
+            )
+        except TipRefused as refusal:
+            error.show(str(refusal))
             return
         error.show(None)
 
         def refused(failure: Failure) -> bool:
-            error.show(failure.message)
+            # The server's reason, at the field; the tip the cart had stays (and stays marked).
+            error.show(f"Tip not set: {failure.message}")
             return not failure.retryable
 
         self._store_call(
@@ -464,22 +516,6 @@ class CartScreen(KioskScreen):
         from kiosk.tui.screens.checkout import CheckoutScreen
 
         self.app.push_screen(CheckoutScreen())
-
-
-def _tip_choice(cart: Cart) -> str:
-    """Which tip button the cart's tip matches: tip-18, tip-none, or tip-custom."""
-    rate_text = (cart.fees.tip_rate or "").strip()
-    try:
-        rate = float(rate_text) if rate_text else 0.0
-    except ValueError:
-        rate = 0.0
-    if rate > 0:
-        pct = round(rate * 100, 2)
-        value = f"{pct:g}"
-        return f"tip-{value.replace('.', '_')}"
-    if cart.waiter_tip_total:
-        return "tip-custom"
-    return "tip-none"
 
 
 def _fulfillment_detail(cart: Cart) -> str:
