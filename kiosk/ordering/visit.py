@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from kiosk.api import StorefrontClient
     from kiosk.api.models import (
         Cart,
+        CartItem,
         CartValidation,
         DeliveryAddress,
         FulfillmentMethod,
@@ -63,12 +64,15 @@ if TYPE_CHECKING:
     from kiosk.ordering.payment import PaymentResult, PaymentTick
 
 __all__ = [
+    "LineKeptError",
     "OrderTime",
     "ReopenResult",
     "ResumeOutcome",
     "Visit",
     "VisitState",
     "request_selections",
+    "same_selections",
+    "selection_for_line",
 ]
 
 log = logging.getLogger("kiosk.ordering")
@@ -159,6 +163,58 @@ def request_selections(entries: Any) -> list[dict[str, Any]]:
         if chosen:
             out.append({"groupId": group["groupId"], "selectedOptions": chosen})
     return out
+
+
+def _canonical(selections: Any) -> str:
+    import json
+
+    def norm(groups: Any) -> list[Any]:
+        out = []
+        for group in request_selections(list(groups or ())):
+            options = sorted(
+                (o["optionId"], int(o.get("quantity", 1)), norm(o.get("children")))
+                for o in group["selectedOptions"]
+            )
+            out.append((group["groupId"], options))
+        return sorted(out)
+
+    return json.dumps(norm(selections))
+
+
+def same_selections(a: Any, b: Any) -> bool:
+    """Whether two selection lists (a line's echo, a request) choose the same options, in any
+    order, names and prices aside."""
+    return _canonical(a) == _canonical(b)
+
+
+def selection_for_line(product: ProductDetail, item: CartItem) -> SelectionState:
+    """The product screen's starting choice when a cart line is edited: the line's own choices
+    (an option the product no longer has is dropped; the rules then say what is missing)."""
+    from kiosk.ordering.modifiers import SelectionState
+
+    chosen: dict[tuple[str, ...], int] = {}
+
+    def walk(groups: list[dict[str, Any]], prefix: tuple[str, ...]) -> None:
+        for group in groups:
+            for option in group["selectedOptions"]:
+                key = (*prefix, group["groupId"], option["optionId"])
+                quantity = option.get("quantity", 1)
+                chosen[key] = quantity if isinstance(quantity, int) and quantity > 0 else 1
+                walk(option.get("children") or [], key)
+
+    walk(request_selections(item.selections), ())
+    return SelectionState(product, chosen)
+
+
+class LineKeptError(StorefrontError):
+    """An edited line's new choice was added but the old line could not be removed: both are in
+    the order (never neither); the customer removes the old one."""
+
+    CODE = "LINE_KEPT"
+    default_message = (
+        "Your new choice was added, but the old line is still in your order. "
+        "Please remove it (Del)."
+    )
 
 
 class Visit:
@@ -548,6 +604,38 @@ class Visit:
 
     async def remove_item(self, item_id: str) -> Cart | None:
         return await self._on_store(lambda s: s.remove_item(item_id))
+
+    async def replace_line(
+        self,
+        item_id: str,
+        quantity: int,
+        selections: SelectionState | Sequence[Mapping[str, Any]],
+    ) -> Cart | None:
+        """A cart line edited on the product screen: its choices and quantity replaced.
+
+        The API edits only a line's quantity in place (2.0 contract: "Modifier changes are
+        remove-then-add"; v1 has no such route either). So the same choices are a quantity
+        change, and changed choices a new line: the new line is ADDED FIRST and the old one
+        removed after, so that a failed second write leaves both lines in the order (said, with
+        LineKeptError), never neither. Its note goes with the line."""
+        from kiosk.api.errors import NotFoundError
+        from kiosk.ordering.modifiers import SelectionState
+
+        cart = self.state.cart
+        old = next((i for i in cart.items if i.id == item_id), None) if cart else None
+        if old is None:
+            raise NotFoundError("This line is no longer in your order.", status=404)
+        wanted = selections.to_request() if isinstance(selections, SelectionState) else selections
+        if same_selections(old.selections, wanted):
+            if quantity == old.quantity:
+                return cart
+            return await self.set_quantity(item_id, quantity)
+        await self.add_item(old.product_id, quantity, wanted, old.special_instructions)
+        try:
+            return await self.remove_item(item_id)
+        except StorefrontError as exc:
+            log.warning("edited line: the old line could not be removed (%s)", exc.code)
+            raise LineKeptError(status=exc.status, code=LineKeptError.CODE) from exc
 
     async def apply_discount(self, code: str) -> Cart | None:
         return await self._on_store(lambda s: s.apply_discount(code))

@@ -4,16 +4,21 @@ options, one suggestion after an add, prices formatted one way."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
-from textual.widgets import Input
+from textual.pilot import Pilot
+from textual.widgets import Button, Input
 
 from kiosk.config import Settings
-from kiosk.tui.screens.cart import CartScreen, TipButton
+from kiosk.ordering.modifiers import SelectionState
+from kiosk.tui.app import KioskApp
+from kiosk.tui.screens.cart import CartLines, CartScreen, TipButton
+from kiosk.tui.screens.product import ModifierList, OptionRow, ProductScreen
 from kiosk.tui.widgets.chrome import FieldError
 
 from .conftest import make_kiosk, settle
-from .test_flow import fill, keys, open_menu
+from .test_flow import banner, fill, keys, open_menu
 
 DIALECTS = [pytest.param("v1", id="v1"), pytest.param("v2", id="v2")]
 
@@ -77,3 +82,79 @@ async def test_tips_at_80x24_keep_their_amounts_on_a_second_line(tmp_path: Path)
         labels = [str(b.label) for b in app.screen.query(TipButton)]
         assert labels[:2] == ["No tip\n$0.00", "15%\n$0.83"]
         assert all(b.size.height == 2 for b in app.screen.query(TipButton) if b.key != "custom")
+
+
+async def _latte_in_the_cart(pilot: Pilot[Any]) -> None:
+    app = pilot.app
+    assert isinstance(app, KioskApp)
+    await open_menu(pilot, "1", "1")
+    latte = await app.visit.product("prd_latte")
+    await app.visit.add_item("prd_latte", 2, SelectionState.for_product(latte))  # medium, whole
+    await keys(pilot, "f4")
+    assert isinstance(app.screen, CartScreen)
+    app.screen.query_one(CartLines).focus()
+    await settle(pilot)
+
+
+async def _choose(pilot: Pilot[Any], option_id: str) -> None:
+    """Move the modifier list's cursor to `option_id` with the arrows, and press Space."""
+    modifiers = pilot.app.screen.query_one(ModifierList)
+    for _ in range(20):
+        row = modifiers.cursor_row
+        if isinstance(row, OptionRow) and row.option.item.id == option_id:
+            break
+        await pilot.press("down")
+    await keys(pilot, "space")
+
+
+def _lines(k: Any) -> list[tuple[str, int, list[str]]]:
+    return [
+        (
+            i["productId"],
+            i["quantity"],
+            sorted(o["optionId"] for g in i.get("selections") or [] for o in g["selectedOptions"]),
+        )
+        for i in k.server_cart()["items"]
+    ]
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+async def test_edit_a_lines_choices_replaces_the_line(tmp_path: Path, dialect: str) -> None:
+    k = make_kiosk(tmp_path, settings=Settings(api_dialect=dialect))
+    app = k.app
+    async with app.run_test(size=(100, 32)) as pilot:
+        await _latte_in_the_cart(pilot)
+        old_id = k.server_cart()["items"][0]["id"]
+        await keys(pilot, "e")
+        product = app.screen
+        assert isinstance(product, ProductScreen) and product.editing is not None
+        # The line's own choices and quantity come selected.
+        assert product.quantity == 2
+        assert product.state is not None
+        chosen = sorted(
+            o["optionId"] for g in product.state.to_request() for o in g["selectedOptions"]
+        )
+        assert chosen == ["opt_milk_whole", "opt_size_medium"]
+        assert "Update" in str(product.query_one("#add", Button).label)
+        # Escape leaves the line as it was.
+        await _choose(pilot, "opt_size_large")
+        await keys(pilot, "escape")
+        assert isinstance(app.screen, CartScreen)
+        assert _lines(k) == [("prd_latte", 2, ["opt_milk_whole", "opt_size_medium"])]
+        # Enter on the line opens it again; a new size and quantity replace the line.
+        await keys(pilot, "enter")
+        assert isinstance(app.screen, ProductScreen)
+        await _choose(pilot, "opt_size_large")
+        await keys(pilot, "3", "f2")
+        assert isinstance(app.screen, CartScreen), banner(pilot)
+        assert _lines(k) == [("prd_latte", 3, ["opt_milk_whole", "opt_size_large"])]
+        assert k.server_cart()["items"][0]["id"] != old_id
+        # The same choices with another quantity: the line's quantity changes in place.
+        same_id = k.server_cart()["items"][0]["id"]
+        await keys(pilot, "e", "1", "f2")
+        assert isinstance(app.screen, CartScreen)
+        assert [(i["id"], i["quantity"]) for i in k.server_cart()["items"]] == [(same_id, 1)]
+        # The button does the same as the key.
+        await pilot.click("#edit-line")
+        await settle(pilot)
+        assert isinstance(app.screen, ProductScreen) and app.screen.editing is not None

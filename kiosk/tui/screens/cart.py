@@ -46,6 +46,7 @@ class CartLines(RowList[LineRow]):
         Binding("plus,equals_sign,right", "change(1)", "More", show=False),
         Binding("minus,left", "change(-1)", "Less", show=False),
         Binding("delete,backspace,x", "remove", "Remove", show=False),
+        Binding("e", "edit", "Change choices"),
     ]
 
     def row_key(self, row: LineRow) -> Hashable | None:
@@ -83,6 +84,11 @@ class CartLines(RowList[LineRow]):
         screen = self.screen
         if isinstance(screen, CartScreen) and self.cursor_key is not None:
             screen.remove_line(str(self.cursor_key))
+
+    def action_edit(self) -> None:
+        screen = self.screen
+        if isinstance(screen, CartScreen) and self.cursor_key is not None:
+            screen.edit_line(str(self.cursor_key))
 
 
 class CrossSell(TextRowList):
@@ -142,7 +148,12 @@ class CartScreen(KioskScreen):
             with VerticalScroll(id="cart-left"):
                 yield Static(id="cart-title")
                 yield CartLines(id="lines")
-                yield Static(Text("+/− change amount · Del remove", style="dim"), id="lines-help")
+                with Horizontal(id="lines-bar"):
+                    yield Static(
+                        Text("E edit · +/− amount · Del remove", style="dim"),
+                        id="lines-help",
+                    )
+                    yield Button("Edit", id="edit-line", compact=True)
                 yield Static(Text("Discount code", style="bold"), classes="section")
                 with Horizontal(id="discount-row"):
                     yield Input(placeholder="Enter a code", id="discount", max_length=40)
@@ -273,6 +284,7 @@ class CartScreen(KioskScreen):
             title.append("\nYour order is empty. Press Esc to go back to the menu.", style="yellow")
         self.query_one("#cart-title", Static).update(title)
         self.query_one("#checkout", Button).disabled = empty
+        self.query_one("#edit-line", Button).display = not empty
         code = cart.discount_code if cart is not None else None
         self.query_one("#remove-discount", Button).display = (
             bool(code) and self.kiosk.visit.can_remove_discount
@@ -360,6 +372,22 @@ class CartScreen(KioskScreen):
             done=settled,
             failed=settled,
         )
+
+    def edit_line(self, item_id: str) -> None:
+        """The product screen with this line's choices and quantity selected; confirming there
+        replaces the line (Visit.replace_line), Escape leaves it as it was."""
+        cart = self.kiosk.cart
+        line = next((i for i in cart.items if i.id == item_id), None) if cart else None
+        if line is None or not line.product_id:
+            return
+        from kiosk.tui.screens.product import ProductScreen
+
+        def closed(message: str | None) -> None:
+            if message:
+                self.say(message, kind="ok")
+
+        screen = ProductScreen(line.product_id, clean(line.name, 80), editing=line)
+        self.app.push_screen(screen, closed)
 
     def remove_line(self, item_id: str) -> None:
         self._store_call(lambda s: s.remove_item(item_id), busy=self.query_one("#lines"))
@@ -481,6 +509,8 @@ class CartScreen(KioskScreen):
             self.set_asap()
         elif button_id == "checkout":
             self.action_checkout()
+        elif button_id == "edit-line":
+            self.query_one("#lines", CartLines).action_edit()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -496,7 +526,9 @@ class CartScreen(KioskScreen):
 
     def on_row_list_selected(self, event: RowList.Selected) -> None:
         event.stop()
-        if isinstance(event.rowlist, CrossSell):
+        if isinstance(event.rowlist, CartLines) and event.key is not None:
+            self.edit_line(str(event.key))
+        elif isinstance(event.rowlist, CrossSell):
             product = next((p for p in self.suggestions if p.id == event.key), None)
             if product is not None:
                 from kiosk.tui.screens.product import ProductScreen

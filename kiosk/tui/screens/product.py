@@ -23,7 +23,7 @@ from kiosk.tui.widgets.lists import two_columns
 from kiosk.tui.widgets.rowlist import RowList
 
 if TYPE_CHECKING:
-    from kiosk.api import MenuProduct, ProductDetail
+    from kiosk.api import CartItem, MenuProduct, ProductDetail
     from kiosk.ordering.modifiers import GroupView, OptionView, SelectionState
 
 MAX_QUANTITY = 99
@@ -111,13 +111,23 @@ class ProductScreen(KioskScreen):
         Binding("minus,left", "less", "Less", show=False),
     ]
 
-    def __init__(self, product_id: str, name: str, listed: MenuProduct | None = None) -> None:
+    def __init__(
+        self,
+        product_id: str,
+        name: str,
+        listed: MenuProduct | None = None,
+        *,
+        editing: CartItem | None = None,
+    ) -> None:
         """`listed` is the menu's record of the product: when it names no modifier groups, it is
-        all this screen needs and the detail is not fetched (one request less per simple item)."""
+        all this screen needs and the detail is not fetched (one request less per simple item).
+        `editing` is a cart line: its choices and quantity come selected, and confirming
+        replaces that line (Escape leaves it as it was)."""
         super().__init__()
         self.product_id = product_id
         self.product_name = name
         self.listed = listed
+        self.editing = editing
         self.product: ProductDetail | None = None
         self.state: SelectionState | None = None
         self.quantity = 1
@@ -191,7 +201,13 @@ class ProductScreen(KioskScreen):
             info.append("\n")
             info.append(clean(product.description, 300), style="dim")
         self.query_one("#product-info", Static).update(info)
-        self.set_state(SelectionState.for_product(product))
+        if self.editing is not None:
+            from kiosk.ordering.visit import selection_for_line
+
+            self.quantity = max(1, min(self.editing.quantity, MAX_QUANTITY))
+            self.set_state(selection_for_line(product, self.editing))
+        else:
+            self.set_state(SelectionState.for_product(product))
         if not product.modifiers:
             # Nothing to choose: say so, and what is left to do (the page was empty but for
             # the name).
@@ -242,7 +258,10 @@ class ProductScreen(KioskScreen):
             text.append(f" ({self.quantity} × {each})", style="dim")
         preview.update(text)
         add.disabled = not state.is_valid
-        add.label = f"Add {self.quantity} to order" if self.quantity > 1 else "Add to order"
+        if self.editing is not None:
+            add.label = "Update my order"
+        else:
+            add.label = f"Add {self.quantity} to order" if self.quantity > 1 else "Add to order"
 
     def _cursor_option(self) -> OptionRow | None:
         row = self.query_one("#modifiers", ModifierList).cursor_row
@@ -330,7 +349,11 @@ class ProductScreen(KioskScreen):
         selections = state.to_request()
         name = clean(product.name, 60)
 
+        editing = self.editing
+
         async def add() -> Any:
+            if editing is not None:
+                return await visit.replace_line(editing.id, quantity, selections)
             return await visit.add_item(product.id, quantity, selections)
 
         def failed(failure: Failure) -> bool:
@@ -342,10 +365,17 @@ class ProductScreen(KioskScreen):
                 where = f"{clean(group.group.name, 60)}: " if group is not None else ""
                 self.say(f"{where}{failure.message}", hint="Please change your choice.")
                 return True
+            if failure.code == "LINE_KEPT":
+                # Both lines are in the order now: back to it, where the customer removes one.
+                self.dismiss(failure.message)
+                return True
             return False
 
         def added(_: Any) -> None:
-            self.dismiss(f"Added {quantity} × {name} to your order.")
+            if editing is not None:
+                self.dismiss(f"{name} updated: {quantity} in your order.")
+            else:
+                self.dismiss(f"Added {quantity} × {name} to your order.")
 
         self._adding = True
         self.call(add, group="cart", done=added, failed=failed, busy=self.query_one("#product-bar"))
