@@ -249,6 +249,8 @@ class Visit:
         self._listeners: list[VisitListener] = []
         # The cart screen's last cross-sell answer, keyed by (cart id, product ids in the cart).
         self._cross_sell_memo: tuple[Any, list[MenuProduct]] | None = None
+        # Products suggested after an add in this visit: none is suggested twice.
+        self._suggested: set[str] = set()
         # Discards of abandoned carts still running (the next visit's writes queue behind them).
         self._discards: set[asyncio.Task[bool]] = set()
 
@@ -498,6 +500,27 @@ class Visit:
             memo = (key, await self.client.cross_sell(self.state.location_id or "", cart.id))
             self._cross_sell_memo = memo
         return list(memo[1])
+
+    async def suggestion(self) -> MenuProduct | None:
+        """One product to suggest after an add: the first of the cart's recommendations (the
+        cross-sell the cart screen shows, from the same memo: no request more than it spends)
+        that is available, not in the cart and not suggested before in this visit. None when
+        there is none, or the read fails (an optional extra: the order goes on)."""
+        try:
+            products = await self.cross_sell()
+        except StorefrontError:
+            log.info("no suggestion: the recommendations could not be read", exc_info=True)
+            return None
+        cart = self.state.cart
+        in_cart = {i.product_id for i in cart.items} if cart is not None else set()
+        for product in products:
+            if product.id in in_cart or product.id in self._suggested:
+                continue
+            if not product.is_available:
+                continue
+            self._suggested.add(product.id)
+            return product
+        return None
 
     # ------------------------------------------------------------------ intents: the order
 
@@ -784,6 +807,7 @@ class Visit:
         the discard, for whoever wants to wait for it (True: the server confirmed the delete)."""
         store = self._store
         self._cross_sell_memo = None
+        self._suggested.clear()
         keep = store if self.fixed_location and store is not None else None
         if keep is None:
             self._use_store(None)

@@ -14,11 +14,12 @@ from kiosk.config import Settings
 from kiosk.ordering.modifiers import SelectionState
 from kiosk.tui.app import KioskApp
 from kiosk.tui.screens.cart import CartLines, CartScreen, TipButton
-from kiosk.tui.screens.product import ModifierList, OptionRow, ProductScreen
+from kiosk.tui.screens.menu import MenuScreen
+from kiosk.tui.screens.product import ModifierList, OptionRow, ProductScreen, SuggestionDialog
 from kiosk.tui.widgets.chrome import FieldError
 
 from .conftest import make_kiosk, settle
-from .test_flow import banner, fill, keys, open_menu
+from .test_flow import banner, fill, keys, open_menu, type_text
 
 DIALECTS = [pytest.param("v1", id="v1"), pytest.param("v2", id="v2")]
 
@@ -158,3 +159,48 @@ async def test_edit_a_lines_choices_replaces_the_line(tmp_path: Path, dialect: s
         await pilot.click("#edit-line")
         await settle(pilot)
         assert isinstance(app.screen, ProductScreen) and app.screen.editing is not None
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+async def test_one_suggestion_after_an_add_skipped_or_added_with_one_key(
+    tmp_path: Path, dialect: str
+) -> None:
+    k = make_kiosk(tmp_path, settings=Settings(api_dialect=dialect))
+    app = k.app
+    async with app.run_test(size=(100, 32)) as pilot:
+        await open_menu(pilot, "1", "1")
+        await type_text(pilot, "espresso")
+        await keys(pilot, "enter", "f2")
+        dialog = app.screen
+        assert isinstance(dialog, SuggestionDialog)
+        first = dialog.product.id
+        assert first != "prd_espresso"
+        shown = _text(dialog)
+        assert dialog.product.name in shown and "No thanks" in shown
+        assert app.visit.client.stats.by_endpoint["cross_sell"] == 1
+        await keys(pilot, "escape")  # no thanks: nothing added, back on the menu
+        assert isinstance(app.screen, MenuScreen)
+        assert [i["productId"] for i in k.server_cart()["items"]] == ["prd_espresso"]
+        # The cart screen reuses the suggestion's answer: no request more.
+        await keys(pilot, "f4")
+        assert isinstance(app.screen, CartScreen)
+        assert app.visit.client.stats.by_endpoint["cross_sell"] == 1
+        await keys(pilot, "escape", "escape")
+        # A second add: another product is suggested (never the same twice), and Y adds it.
+        assert isinstance(app.screen, MenuScreen)
+        await type_text(pilot, "cookie")
+        await keys(pilot, "enter", "f2")
+        dialog = app.screen
+        assert isinstance(dialog, SuggestionDialog) and dialog.product.id != first
+        suggested = dialog.product
+        await keys(pilot, "y")
+        if suggested.modifier_ids:
+            assert isinstance(app.screen, ProductScreen) and not app.screen.suggest
+            await keys(pilot, "f2")
+        assert isinstance(app.screen, MenuScreen), banner(pilot)
+        products = sorted(i["productId"] for i in k.server_cart()["items"])
+        assert products == sorted(["prd_espresso", "prd_cookie", suggested.id])
+
+
+def _text(screen: Any) -> str:
+    return "\n".join(str(w.render()) for w in screen.query("Static, Button"))

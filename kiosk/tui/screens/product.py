@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import events
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from kiosk.tui.errors import Failure
@@ -101,6 +102,81 @@ class ModifierList(RowList[ModifierRow]):
         return two_columns(text, right, width)
 
 
+class SuggestionDialog(ModalScreen[bool]):
+    """One suggestion after an add: Enter or Y adds it, Escape or N says no thanks."""
+
+    BINDINGS = [
+        Binding("escape,n", "answer(False)", "No thanks"),
+        Binding("y", "answer(True)", "Add it"),
+        Binding("left,right", "switch", show=False),
+    ]
+
+    def __init__(self, product: MenuProduct, price: str) -> None:
+        super().__init__(classes="suggestion")
+        self.product = product
+        self.price = price
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Static(Text("You might also like", style="bold"), id="dialog-question")
+            line = Text(clean(self.product.name, 80), style="bold")
+            line.append(f"  {clean(self.price, 20)}")
+            if self.product.description:
+                line.append("\n")
+                line.append(clean(self.product.description, 160), style="dim")
+            yield Static(line, id="dialog-detail")
+            with Horizontal(id="dialog-buttons"):
+                yield Button("Add it (Y)", id="yes", variant="primary")
+                yield Button("No thanks (N)", id="no")
+
+    def on_mount(self) -> None:
+        self.query_one("#yes", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, value: bool) -> None:
+        self.dismiss(value)
+
+    def action_switch(self) -> None:
+        self.focus_next(Button)
+
+
+def offer_suggestion(app: App[Any], product: MenuProduct) -> None:
+    """Show one suggestion over the screen below; adding it opens its product screen when it has
+    options to choose, else adds one at once."""
+    from kiosk.tui.contract import kiosk_of
+
+    kiosk = kiosk_of(app)
+    location = kiosk.location
+    currency = location.currency if location is not None else "usd"
+    price = product.price_text(currency, kiosk.visit.locale)
+    name = clean(product.name, 60)
+
+    def answered(yes: bool | None) -> None:
+        below = app.screen
+        if not yes or not isinstance(below, KioskScreen):
+            return
+
+        def closed(message: str | None) -> None:
+            if message:
+                below.say(message, kind="ok", hint="F4 shows your order.")
+
+        if product.modifier_ids:
+            screen = ProductScreen(product.id, name, product, suggest=False)
+            app.push_screen(screen, closed)
+            return
+        visit = kiosk.visit
+
+        async def add() -> Any:
+            return await visit.add_item(product.id, 1)
+
+        below.call(add, group="cart", done=lambda _: closed(f"Added 1 × {name} to your order."))
+
+    app.push_screen(SuggestionDialog(product, price), answered)
+
+
 class ProductScreen(KioskScreen):
     TITLE = "Choose"
     BINDINGS = [
@@ -118,6 +194,7 @@ class ProductScreen(KioskScreen):
         listed: MenuProduct | None = None,
         *,
         editing: CartItem | None = None,
+        suggest: bool = True,
     ) -> None:
         """`listed` is the menu's record of the product: when it names no modifier groups, it is
         all this screen needs and the detail is not fetched (one request less per simple item).
@@ -128,6 +205,11 @@ class ProductScreen(KioskScreen):
         self.product_name = name
         self.listed = listed
         self.editing = editing
+        # One suggestion after an add (not after an edit, nor after adding a suggestion).
+        self.suggest = suggest and editing is None
+        # A key pressed while the add is on its way: the customer is in a hurry, and a
+        # suggestion appearing now would take keys meant for the menu. None is shown then.
+        self._hurried = False
         self.product: ProductDetail | None = None
         self.state: SelectionState | None = None
         self.quantity = 1
@@ -315,6 +397,8 @@ class ProductScreen(KioskScreen):
         self._update_bar()
 
     def on_key(self, event: events.Key) -> None:
+        if self._adding:
+            self._hurried = True
         if event.character and event.character.isdigit() and event.character != "0":
             event.stop()
             self.quantity = int(event.character)
@@ -337,6 +421,7 @@ class ProductScreen(KioskScreen):
         if self._adding:
             # A second press while the first add is on its way: one line, and the customer is
             # told so (the first add leaves this screen when it lands).
+            self._hurried = True
             self.say("Adding to your order…", kind="info")
             return
         invalid = state.first_invalid()
@@ -351,10 +436,16 @@ class ProductScreen(KioskScreen):
 
         editing = self.editing
 
-        async def add() -> Any:
+        suggest = self.suggest
+
+        async def add() -> MenuProduct | None:
             if editing is not None:
-                return await visit.replace_line(editing.id, quantity, selections)
-            return await visit.add_item(product.id, quantity, selections)
+                await visit.replace_line(editing.id, quantity, selections)
+                return None
+            await visit.add_item(product.id, quantity, selections)
+            # Read while this screen still shows (busy), so the suggestion comes up in the same
+            # step that leaves it: no key meant for the menu can land in between.
+            return await visit.suggestion() if suggest and not self._hurried else None
 
         def failed(failure: Failure) -> bool:
             self._adding = False
@@ -371,11 +462,13 @@ class ProductScreen(KioskScreen):
                 return True
             return False
 
-        def added(_: Any) -> None:
+        def added(suggestion: MenuProduct | None) -> None:
             if editing is not None:
                 self.dismiss(f"{name} updated: {quantity} in your order.")
-            else:
-                self.dismiss(f"Added {quantity} × {name} to your order.")
+                return
+            self.dismiss(f"Added {quantity} × {name} to your order.")
+            if suggestion is not None and not self._hurried:
+                offer_suggestion(self.app, suggestion)
 
         self._adding = True
         self.call(add, group="cart", done=added, failed=failed, busy=self.query_one("#product-bar"))
