@@ -204,3 +204,20 @@ async def test_one_suggestion_after_an_add_skipped_or_added_with_one_key(
 
 def _text(screen: Any) -> str:
     return "\n".join(str(w.render()) for w in screen.query("Static, Button"))
+
+
+async def test_no_suggestion_takes_a_burst_of_keys_meant_for_the_menu(tmp_path: Path) -> None:
+    from .test_bursts import Slow, burst
+
+    k = make_kiosk(tmp_path, wrap_transport=Slow)
+    app = k.app
+    async with app.run_test(size=(100, 32)) as pilot:
+        await open_menu(pilot, "1", "1")
+        await type_text(pilot, "cookie")
+        await keys(pilot, "enter")
+        assert isinstance(app.screen, ProductScreen)
+        # F2 and the customer's next keys at once: they are for the menu, not for a suggestion.
+        await burst(pilot, "f2", "down", "down")
+        assert isinstance(app.screen, MenuScreen), type(app.screen)
+        assert [i["productId"] for i in k.server_cart()["items"]] == ["prd_cookie"]
+        assert app.visit.client.stats.by_endpoint.get("cross_sell", 0) == 0

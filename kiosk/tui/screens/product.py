@@ -207,9 +207,11 @@ class ProductScreen(KioskScreen):
         self.editing = editing
         # One suggestion after an add (not after an edit, nor after adding a suggestion).
         self.suggest = suggest and editing is None
-        # A key pressed while the add is on its way: the customer is in a hurry, and a
-        # suggestion appearing now would take keys meant for the menu. None is shown then.
-        self._hurried = False
+        # Keys seen here, and where the add began among them: a key pressed after the add (a
+        # burst: F2 then keys meant for the menu) means no suggestion, which would take them.
+        self._keys_seen = 0
+        self._f2_at: int | None = None
+        self._add_from = 0
         self.product: ProductDetail | None = None
         self.state: SelectionState | None = None
         self.quantity = 1
@@ -396,9 +398,16 @@ class ProductScreen(KioskScreen):
         self.quantity = min(max(self.quantity + step, 1), MAX_QUANTITY)
         self._update_bar()
 
+    @property
+    def _hurried(self) -> bool:
+        return self._keys_seen > self._add_from
+
     def on_key(self, event: events.Key) -> None:
-        if self._adding:
-            self._hurried = True
+        # Counted as they reach the screen: the F2 binding runs only after the keys queued
+        # behind it have been seen here.
+        if event.key == "f2" and self._f2_at is None:
+            self._f2_at = self._keys_seen
+        self._keys_seen += 1
         if event.character and event.character.isdigit() and event.character != "0":
             event.stop()
             self.quantity = int(event.character)
@@ -421,11 +430,11 @@ class ProductScreen(KioskScreen):
         if self._adding:
             # A second press while the first add is on its way: one line, and the customer is
             # told so (the first add leaves this screen when it lands).
-            self._hurried = True
             self.say("Adding to your order…", kind="info")
             return
         invalid = state.first_invalid()
         if invalid is not None:
+            self._f2_at = None  # no add began at that F2
             self.set_state(state, focus_group=invalid.id)
             self.say(f"{clean(invalid.group.name, 60)}: {invalid.error}.", kind="info")
             return
@@ -437,6 +446,9 @@ class ProductScreen(KioskScreen):
         editing = self.editing
 
         suggest = self.suggest
+        # The add began at its F2 (the key itself not counted), or now for a click.
+        self._add_from = self._keys_seen if self._f2_at is None else self._f2_at + 1
+        self._f2_at = None
 
         async def add() -> MenuProduct | None:
             if editing is not None:
