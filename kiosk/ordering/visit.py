@@ -503,15 +503,22 @@ class Visit:
 
     async def suggestion(self) -> MenuProduct | None:
         """One product to suggest after an add: the first of the cart's recommendations (the
-        cross-sell the cart screen shows, from the same memo: no request more than it spends)
-        that is available, not in the cart and not suggested before in this visit. None when
-        there is none, or the read fails (an optional extra: the order goes on)."""
+        cross-sell the cart screen shows, from the same memo: one request a cart at most, for
+        the first add) that is available, not in the cart and not suggested before in this
+        visit. None when there is none, or the read fails (an optional extra: the order goes
+        on)."""
+        cart = self.state.cart
+        memo = self._cross_sell_memo
         try:
-            products = await self.cross_sell()
+            if cart is not None and memo is not None and memo[0][0] == cart.id:
+                # This cart's last answer, even for its contents before this add: a suggestion
+                # costs no request once the cart has one (the bench's request goal).
+                products = list(memo[1])
+            else:
+                products = await self.cross_sell()
         except StorefrontError:
             log.info("no suggestion: the recommendations could not be read", exc_info=True)
             return None
-        cart = self.state.cart
         in_cart = {i.product_id for i in cart.items} if cart is not None else set()
         for product in products:
             if product.id in in_cart or product.id in self._suggested:
