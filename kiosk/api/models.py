@@ -418,9 +418,9 @@ class _Priced:
     def is_available(self) -> bool:
         return self.availability.strip().lower() == "available"
 
-    def price_text(self, currency: str = "usd") -> str:
-        """The server's display price, or a fallback formatted here."""
-        return self.display_price or format_money(self.price, self.currency or currency)
+    def price_text(self, currency: str = "usd", locale: str | None = None) -> str:
+        """The server's display price, or a fallback formatted by the one formatter."""
+        return self.display_price or format_money(self.price, self.currency or currency, locale)
 
 
 @dataclass(frozen=True, slots=True)

@@ -190,6 +190,13 @@ class Walk:
         await self.until(
             "back on the menu", lambda: type(self.app.screen).__name__ != "ProductScreen"
         )
+        if type(self.app.screen).__name__ == "SuggestionDialog":
+            # The one suggestion after an add (issue 13): no thanks, one key.
+            await self.pilot.press("n")
+            await self.until(
+                "the suggestion declined",
+                lambda: type(self.app.screen).__name__ != "SuggestionDialog",
+            )
 
     async def start(self, method_key: str = "1") -> None:
         await self.at("WelcomeScreen", "welcome")

@@ -25,7 +25,7 @@ from kiosk.tui.screens.welcome import WelcomeScreen
 from kiosk.tui.widgets.chrome import Banner, FieldError
 from kiosk.tui.widgets.qr import QRCode
 
-from .conftest import Kiosk, make_kiosk, settle
+from .conftest import Kiosk, make_kiosk, no_thanks, settle
 
 
 async def keys(pilot: Pilot[Any], *names: str) -> None:
@@ -68,6 +68,7 @@ async def add_simple(pilot: Pilot[Any], search: str, quantity: str = "1") -> Non
     await keys(pilot, "enter")
     assert isinstance(pilot.app.screen, ProductScreen), banner(pilot)
     await keys(pilot, quantity, "f2")
+    await no_thanks(pilot)  # the one suggestion after an add
     screen = pilot.app.screen
     assert isinstance(screen, MenuScreen), banner(pilot)
     # Leaving the menu for the product cleared the search (Escape now would go back a step).
@@ -140,6 +141,7 @@ async def test_pickup_with_modifier_refusal_discount_and_declined_payment(kiosk:
         row = screen.query_one("#modifiers").cursor_row
         assert row.group.id == "grp_combo_drink"
         await keys(pilot, "down", "space", "f2")
+        await no_thanks(pilot)
         assert isinstance(app.screen, MenuScreen), banner(pilot)
         items = kiosk.server_cart()["items"]
         assert [i["productId"] for i in items] == ["prd_classic_burger"]
@@ -440,8 +442,9 @@ async def test_cart_lines_tip_and_later_slot(kiosk: Kiosk) -> None:
         await keys(pilot, "f4", "escape", "f4")
         screen = app.screen
         assert isinstance(screen, CartScreen)
-        # Back and forth with the same cart: the suggestions were asked for once.
-        assert app.visit.client.stats.by_endpoint["cross_sell"] == 1
+        # Back and forth with the same cart: the suggestions were asked for once per cart
+        # contents (after each add, for its one suggestion); the cart screen asked for none.
+        assert app.visit.client.stats.by_endpoint["cross_sell"] == 2
         # Lines: the cursor starts on the first line; + and - change it, Delete removes it.
         await keys(pilot, "plus", "plus", "minus")
         items = {i["productId"]: i["quantity"] for i in kiosk.server_cart()["items"]}
@@ -488,6 +491,7 @@ async def test_rate_limit_is_waited_out_with_a_calm_status(tmp_path: Path) -> No
         assert isinstance(app.screen, ProductScreen)
         kiosk.backend.faults.update({"burst_429": 3, "burst_retry_after_s": 2})
         await keys(pilot, "f2")
+        await no_thanks(pilot)
         assert isinstance(app.screen, MenuScreen), banner(pilot)
         # The add went through after the wait; the customer saw a countdown, not an error.
         assert [i["productId"] for i in kiosk.server_cart()["items"]] == ["prd_espresso"]

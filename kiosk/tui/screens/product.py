@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import events
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from kiosk.tui.errors import Failure
@@ -24,16 +25,17 @@ from kiosk.tui.widgets.lists import two_columns
 from kiosk.tui.widgets.rowlist import RowList
 
 if TYPE_CHECKING:
-    from kiosk.api import MenuProduct, ProductDetail
+    from kiosk.api import CartItem, MenuProduct, ProductDetail
     from kiosk.ordering.modifiers import GroupView, OptionView, SelectionState
 
 MAX_QUANTITY = 99
 
 
-def money(minor: int, currency: str) -> str:
+def money(minor: int, currency: str, locale: str | None = None) -> str:
+    # The kiosk's one formatter (babel), the same the cart's fallbacks use: "NZ$12.50" on both.
     from kiosk.api.money import format_money
 
-    return format_money(minor, currency)
+    return format_money(minor, currency, locale)
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,7 @@ class ModifierList(RowList[ModifierRow]):
     """Groups and their options in one list; the cursor moves over options only."""
 
     currency = "usd"
+    locale: str | None = None
 
     def row_key(self, row: ModifierRow) -> Hashable | None:
         return row.option.key if isinstance(row, OptionRow) else None
@@ -90,12 +93,89 @@ class ModifierList(RowList[ModifierRow]):
         if option.sold_out:
             right = Text("Sold out ", style="red")
         elif option.item.price:
-            delta = option.item.price_formatted or money(option.item.price, self.currency)
+            delta = option.item.price_formatted or money(
+                option.item.price, self.currency, self.locale
+            )
             sign = "" if delta.startswith(("-", "+")) else "+"
             right = Text(f"{sign}{clean(delta, 16)} ")
         else:
             right = Text("")
         return two_columns(text, right, width)
+
+
+class SuggestionDialog(ModalScreen[bool]):
+    """One suggestion after an add: Enter or Y adds it, Escape or N says no thanks."""
+
+    BINDINGS = [
+        Binding("escape,n", "answer(False)", "No thanks"),
+        Binding("y", "answer(True)", "Add it"),
+        Binding("left,right", "switch", show=False),
+    ]
+
+    def __init__(self, product: MenuProduct, price: str) -> None:
+        super().__init__(classes="suggestion")
+        self.product = product
+        self.price = price
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Static(Text("You might also like", style="bold"), id="dialog-question")
+            line = Text(clean(self.product.name, 80), style="bold")
+            line.append(f"  {clean(self.price, 20)}")
+            if self.product.description:
+                line.append("\n")
+                line.append(clean(self.product.description, 160), style="dim")
+            yield Static(line, id="dialog-detail")
+            with Horizontal(id="dialog-buttons"):
+                yield Button("Add it (Y)", id="yes", variant="primary")
+                yield Button("No thanks (N)", id="no")
+
+    def on_mount(self) -> None:
+        self.query_one("#yes", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, value: bool) -> None:
+        self.dismiss(value)
+
+    def action_switch(self) -> None:
+        self.focus_next(Button)
+
+
+def offer_suggestion(app: App[Any], product: MenuProduct) -> None:
+    """Show one suggestion over the screen below; adding it opens its product screen when it has
+    options to choose, else adds one at once."""
+    from kiosk.tui.contract import kiosk_of
+
+    kiosk = kiosk_of(app)
+    location = kiosk.location
+    currency = location.currency if location is not None else "usd"
+    price = product.price_text(currency, kiosk.visit.locale)
+    name = clean(product.name, 60)
+
+    def answered(yes: bool | None) -> None:
+        below = app.screen
+        if not yes or not isinstance(below, KioskScreen):
+            return
+
+        def closed(message: str | None) -> None:
+            if message:
+                below.say(message, kind="ok", hint="F4 shows your order.")
+
+        if product.modifier_ids:
+            screen = ProductScreen(product.id, name, product, suggest=False)
+            app.push_screen(screen, closed)
+            return
+        visit = kiosk.visit
+
+        async def add() -> Any:
+            return await visit.add_item(product.id, 1)
+
+        below.call(add, group="cart", done=lambda _: closed(f"Added 1 × {name} to your order."))
+
+    app.push_screen(SuggestionDialog(product, price), answered)
 
 
 class ProductScreen(KioskScreen):
@@ -108,13 +188,31 @@ class ProductScreen(KioskScreen):
         Binding("minus,left", "less", "Less", show=False),
     ]
 
-    def __init__(self, product_id: str, name: str, listed: MenuProduct | None = None) -> None:
+    def __init__(
+        self,
+        product_id: str,
+        name: str,
+        listed: MenuProduct | None = None,
+        *,
+        editing: CartItem | None = None,
+        suggest: bool = True,
+    ) -> None:
         """`listed` is the menu's record of the product: when it names no modifier groups, it is
-        all this screen needs and the detail is not fetched (one request less per simple item)."""
+        all this screen needs and the detail is not fetched (one request less per simple item).
+        `editing` is a cart line: its choices and quantity come selected, and confirming
+        replaces that line (Escape leaves it as it was)."""
         super().__init__()
         self.product_id = product_id
         self.product_name = name
         self.listed = listed
+        self.editing = editing
+        # One suggestion after an add (not after an edit, nor after adding a suggestion).
+        self.suggest = suggest and editing is None
+        # Keys seen here, and where the add began among them: a key pressed after the add (a
+        # burst: F2 then keys meant for the menu) means no suggestion, which would take them.
+        self._keys_seen = 0
+        self._f2_at: int | None = None
+        self._add_from = 0
         self.product: ProductDetail | None = None
         self.state: SelectionState | None = None
         self.quantity = 1
@@ -175,10 +273,12 @@ class ProductScreen(KioskScreen):
             or (self.kiosk.location.currency if self.kiosk.location else "")
             or "usd"
         )
-        self.query_one("#modifiers", ModifierList).currency = currency
+        modifiers = self.query_one("#modifiers", ModifierList)
+        modifiers.currency = currency
+        modifiers.locale = self.kiosk.visit.locale
         info = Text(clean(product.name, 200), style="bold")
         info.append("  ")
-        info.append(clean(product.price_text(currency), 20), style="bold")
+        info.append(clean(product.price_text(currency, modifiers.locale), 20), style="bold")
         if product.calories:
             info.append(f"  {product.calories} kcal", style="dim")
         for tag in product.tags[:5]:
@@ -187,8 +287,13 @@ class ProductScreen(KioskScreen):
             info.append("\n")
             info.append(clean(product.description, 300), style="dim")
         self.query_one("#product-info", Static).update(info)
-        self.set_state(SelectionState.for_product(product))
-        modifiers = self.query_one("#modifiers", ModifierList)
+        if self.editing is not None:
+            from kiosk.ordering.visit import selection_for_line
+
+            self.quantity = max(1, min(self.editing.quantity, MAX_QUANTITY))
+            self.set_state(selection_for_line(product, self.editing))
+        else:
+            self.set_state(SelectionState.for_product(product))
         if not product.modifiers:
             # Nothing to choose: say so, and what is left to do (the page was empty but for
             # the name).
@@ -229,15 +334,20 @@ class ProductScreen(KioskScreen):
             preview.update("")
             add.disabled = True
             return
-        currency = self.query_one("#modifiers", ModifierList).currency
+        modifiers = self.query_one("#modifiers", ModifierList)
+        currency, locale = modifiers.currency, modifiers.locale
         unit = state.preview_unit_price_minor()
         text = Text("Preview ", style="dim")
-        text.append(money(unit * self.quantity, currency), style="bold")
+        text.append(money(unit * self.quantity, currency, locale), style="bold")
         if self.quantity > 1:
-            text.append(f" ({self.quantity} × {money(unit, currency)})", style="dim")
+            each = money(unit, currency, locale)
+            text.append(f" ({self.quantity} × {each})", style="dim")
         preview.update(text)
         add.disabled = not state.is_valid
-        add.label = f"Add {self.quantity} to order" if self.quantity > 1 else "Add to order"
+        if self.editing is not None:
+            add.label = "Update my order"
+        else:
+            add.label = f"Add {self.quantity} to order" if self.quantity > 1 else "Add to order"
 
     def _cursor_option(self) -> OptionRow | None:
         row = self.query_one("#modifiers", ModifierList).cursor_row
@@ -296,7 +406,16 @@ class ProductScreen(KioskScreen):
         self.quantity = min(max(self.quantity + step, 1), MAX_QUANTITY)
         self._update_bar()
 
+    @property
+    def _hurried(self) -> bool:
+        return self._keys_seen > self._add_from
+
     def on_key(self, event: events.Key) -> None:
+        # Counted as they reach the screen: the F2 binding runs only after the keys queued
+        # behind it have been seen here.
+        if event.key == "f2" and self._f2_at is None:
+            self._f2_at = self._keys_seen
+        self._keys_seen += 1
         if event.character and event.character.isdigit() and event.character != "0":
             event.stop()
             self.quantity = int(event.character)
@@ -323,6 +442,7 @@ class ProductScreen(KioskScreen):
             return
         invalid = state.first_invalid()
         if invalid is not None:
+            self._f2_at = None  # no add began at that F2
             self.set_state(state, focus_group=invalid.id)
             self.say(f"{clean(invalid.group.name, 60)}: {invalid.error}.", kind="info")
             return
@@ -331,8 +451,21 @@ class ProductScreen(KioskScreen):
         selections = state.to_request()
         name = clean(product.name, 60)
 
-        async def add() -> Any:
-            return await visit.add_item(product.id, quantity, selections)
+        editing = self.editing
+
+        suggest = self.suggest
+        # The add began at its F2 (the key itself not counted), or now for a click.
+        self._add_from = self._keys_seen if self._f2_at is None else self._f2_at + 1
+        self._f2_at = None
+
+        async def add() -> MenuProduct | None:
+            if editing is not None:
+                await visit.replace_line(editing.id, quantity, selections)
+                return None
+            await visit.add_item(product.id, quantity, selections)
+            # Read while this screen still shows (busy), so the suggestion comes up in the same
+            # step that leaves it: no key meant for the menu can land in between.
+            return await visit.suggestion() if suggest and not self._hurried else None
 
         def failed(failure: Failure) -> bool:
             self._adding = False
@@ -343,10 +476,19 @@ class ProductScreen(KioskScreen):
                 where = f"{clean(group.group.name, 60)}: " if group is not None else ""
                 self.say(f"{where}{failure.message}", hint="Please change your choice.")
                 return True
+            if failure.code == "LINE_KEPT":
+                # Both lines are in the order now: back to it, where the customer removes one.
+                self.dismiss(failure.message)
+                return True
             return False
 
-        def added(_: Any) -> None:
+        def added(suggestion: MenuProduct | None) -> None:
+            if editing is not None:
+                self.dismiss(f"{name} updated: {quantity} in your order.")
+                return
             self.dismiss(f"Added {quantity} × {name} to your order.")
+            if suggestion is not None and not self._hurried:
+                offer_suggestion(self.app, suggestion)
 
         self._adding = True
         self.call(add, group="cart", done=added, failed=failed, busy=self.query_one("#product-bar"))
