@@ -185,7 +185,7 @@ async def test_one_suggestion_after_an_add_skipped_or_added_with_one_key(
         await keys(pilot, "f4")
         assert isinstance(app.screen, CartScreen)
         assert app.visit.client.stats.by_endpoint["cross_sell"] == 1
-        await keys(pilot, "escape", "escape")
+        await keys(pilot, "escape")  # back to the menu (its search ended when it was left)
         # A second add: another product is suggested (never the same twice), and Y adds it.
         assert isinstance(app.screen, MenuScreen)
         await type_text(pilot, "cookie")
