@@ -400,6 +400,9 @@ def cmd_demo_server(args: argparse.Namespace) -> int:
     if not 0 < args.port < 65536:
         raise UsageError(f"--port {args.port} is not a TCP port (1-65535)")
     _check_can_listen(host, args.port)
+    from kiosk.runtime import require_demo_extra
+
+    require_demo_extra("starlette", "uvicorn")
     settings = _load(args, profile="demo").settings
     _start_logging(settings)
     from kiosk.demo.server import run
@@ -554,6 +557,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         "use 127.0.0.1 (and an SSH tunnel), or add --allow-remote if you mean it",
     )
     _check_can_listen(host, args.port)
+    from kiosk.runtime import require_demo_extra
+
+    require_demo_extra("starlette")  # each session runs `kiosk demo` on the embedded backend
     try:
         from textual_serve.server import Server
     except ImportError:

@@ -133,3 +133,22 @@ class DiskCache:
         for path in self.root.glob("*.json"):
             with contextlib.suppress(OSError):
                 path.unlink()
+
+
+@dataclass(frozen=True)
+class DiskSlot:
+    """One named entry of a DiskCache kept `ttl` seconds (the last first screen, kiosk.tui)."""
+
+    cache: DiskCache
+    key: tuple[str, ...]
+    ttl: float
+
+    def read(self) -> Any:
+        """The data if still within its TTL, else None."""
+        entry = self.cache.get(self.key)
+        if entry is None or not entry.fresh(self.cache._clock()):
+            return None
+        return entry.data
+
+    def write(self, data: Any) -> bool:
+        return self.cache.put(self.key, data, ttl=self.ttl)
