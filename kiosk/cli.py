@@ -391,6 +391,9 @@ def cmd_demo_server(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from kiosk.config import is_loopback_host
+    from kiosk.runtime import require_demo_extra
+
+    require_demo_extra("starlette", "uvicorn")
 
     host = _listen_host(
         args,
@@ -400,9 +403,6 @@ def cmd_demo_server(args: argparse.Namespace) -> int:
     if not 0 < args.port < 65536:
         raise UsageError(f"--port {args.port} is not a TCP port (1-65535)")
     _check_can_listen(host, args.port)
-    from kiosk.runtime import require_demo_extra
-
-    require_demo_extra("starlette", "uvicorn")
     settings = _load(args, profile="demo").settings
     _start_logging(settings)
     from kiosk.demo.server import run

@@ -20,6 +20,7 @@ from kiosk.demo.data import LOCATIONS
 from kiosk.diskcache import DiskCache, DiskSlot
 from kiosk.ordering.services import KioskServices
 from kiosk.runtime import FIRST_SCREEN_TTL, StartingFactory, build_demo_services, make_app
+from kiosk.tui.health import client_health
 from kiosk.tui.screens.boot import UPDATING, BootScreen, PreviewList
 from kiosk.tui.screens.location import LocationScreen
 from kiosk.tui.screens.welcome import WelcomeScreen
@@ -119,3 +120,17 @@ async def test_the_next_start_shows_the_kept_screen_in_its_first_frame(tmp_path:
         await settle(pilot)
         assert isinstance(second.screen, WelcomeScreen)
         assert second.location is not None and second.location.id == "loc_downtown"
+
+
+def test_staff_see_when_saved_menus_stand_in_for_the_server() -> None:
+    class Client:
+        last_success_at = 100.0
+        last_error = None
+        last_error_at = None
+        rate_budget = None
+        stale_since: float | None = None
+
+    client = Client()
+    assert "saved menus" not in str(client_health(client, now=160.0))
+    client.stale_since = 130.0
+    assert "showing saved menus (no answer for 30 s)" in str(client_health(client, now=160.0))
