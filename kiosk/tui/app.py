@@ -247,8 +247,7 @@ class KioskApp(KioskMode, App[None]):
         if self.screen is not screen or not isinstance(screen, LocationScreen | WelcomeScreen):
             return
         kind = "locations" if isinstance(screen, LocationScreen) else "welcome"
-        title = screen.header_title()
-        shown = first_screen.capture(screen, kind, title, self.services.demo)
+        shown = first_screen.capture(screen, kind, self.services.demo)
         if shown is not None and not shown.same_as(self._kept_first_screen):
             slot, data = self._first_screen_slot, shown.to_json()
             self._kept_first_screen = shown

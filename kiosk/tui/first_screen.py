@@ -31,7 +31,7 @@ class FirstScreen:
     """What a first screen showed: its kind, title, the lines above its list, the list's rows."""
 
     kind: str
-    title: str
+    title: Text
     lines: tuple[Text, ...]
     rows: tuple[TextRow, ...]
     demo: bool = False
@@ -47,7 +47,7 @@ class FirstScreen:
         return {
             "format": FORMAT,
             "kind": self.kind,
-            "title": self.title,
+            "title": _dump(self.title),
             "demo": self.demo,
             "lines": [_dump(t) for t in self.lines],
             "rows": [
@@ -70,7 +70,7 @@ class FirstScreen:
                 rows.append(TextRow(key, _load(text), None if right is None else _load(right)))
             return cls(
                 kind=str(data["kind"]),
-                title=str(data["title"]),
+                title=_load(data["title"]),
                 lines=tuple(_load(t) for t in data["lines"]),
                 rows=tuple(rows),
                 demo=bool(data.get("demo")),
@@ -100,13 +100,15 @@ def _load(raw: Any) -> Text:
     )
 
 
-def capture(screen: Screen[Any], kind: str, title: str, demo: bool) -> FirstScreen | None:
+def capture(screen: Screen[Any], kind: str, demo: bool) -> FirstScreen | None:
     """What `screen` shows now: its visible texts before the list (the header's aside), then the
     list's rows."""
     lists = list(screen.query(TextRowList).results(TextRowList))
     if not lists or not lists[0].rows:
         return None
     listing = lists[0]
+    titles = [s.content for s in screen.query("#header-title").results(Static)]
+    title = titles[0].copy() if titles and isinstance(titles[0], Text) else Text("")
     lines: list[Text] = []
     for widget in screen.walk_children(with_self=False):
         if widget is listing:

@@ -46,7 +46,8 @@ class BootScreen(Screen[None]):
             return
         self.add_class("-preview")
         with Horizontal(id="header"):
-            yield Static(Text(clean(preview.title, 80), style="bold"), id="header-title")
+            # The header as it was drawn (the API's words in it are plain characters).
+            yield Static(preview.title.copy(), id="header-title")
             if preview.demo:
                 yield DemoMark()
         with Vertical(id="preview-body"):
