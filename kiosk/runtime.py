@@ -68,7 +68,9 @@ def shared_cache(settings: Settings) -> DiskCache | None:
     """The read cache on disk shared by the kiosks of this site (paths.cache_dir()); None when the
     folder cannot be made (the kiosk then reads everything from the server, as before)."""
     try:
-        return DiskCache(paths.cache_dir() / "storefront")
+        root = paths.cache_dir()
+        root.mkdir(mode=0o700, parents=True, exist_ok=True)
+        return DiskCache(root / "storefront")
     except OSError:
         return None
 

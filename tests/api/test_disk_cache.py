@@ -268,3 +268,14 @@ def test_processes_writing_and_reading_one_entry_never_see_half_a_file(tmp_path:
     assert [p.returncode for p in procs] == [0, 0, 0]
     assert outputs == ["0", "0", "0"]
     assert not list(root.glob(".*.tmp"))  # no temporary file left behind
+
+
+def test_the_site_cache_folders_are_0700(kiosk_home: Path) -> None:
+    from kiosk import paths
+    from kiosk.config import Settings
+    from kiosk.runtime import shared_cache
+
+    disk = shared_cache(Settings())
+    assert disk is not None and disk.root.parent == paths.cache_dir()
+    for folder in (paths.cache_dir(), disk.root):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700

@@ -7,6 +7,8 @@ until the test releases it); a choice made on it is carried out once the real sc
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -134,3 +136,19 @@ def test_staff_see_when_saved_menus_stand_in_for_the_server() -> None:
     assert "saved menus" not in str(client_health(client, now=160.0))
     client.stale_since = 130.0
     assert "showing saved menus (no answer for 30 s)" in str(client_health(client, now=160.0))
+
+
+def test_the_start_path_with_its_disk_cache_imports_nothing_heavy() -> None:
+    """The CLI, the composition root, the disk cache and the kept first screen: all before the
+    first frame, none of them pulls in httpx, pydantic, the client or the demo backend."""
+    heavy = ("httpx", "pydantic", "starlette", "uvicorn", "sqlite3", "kiosk.api", "kiosk.demo")
+    code = (
+        "import sys\n"
+        "import kiosk.cli, kiosk.runtime, kiosk.diskcache, kiosk.tui.first_screen\n"
+        "import kiosk.tui.app, kiosk.tui.screens.boot\n"
+        f"print(sorted(m for m in sys.modules if m.startswith({heavy!r})))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip() == "[]"
