@@ -51,8 +51,9 @@ class HeldTransport(httpx.AsyncBaseTransport):
 class Site:
     """One backend and one cache folder; each start() is a kiosk process starting on them."""
 
-    def __init__(self, tmp_path: Path) -> None:
+    def __init__(self, tmp_path: Path, location_ids: list[str] | None = None) -> None:
         self.tmp_path = tmp_path
+        self.location_ids = location_ids or [loc.id for loc in LOCATIONS]
         self.asgi = create_app(":memory:", clock=lambda: FIXED_NOW, public_base_url=PAY_URL)
         self.cache_dir = tmp_path / "cache"
         self.transports: list[HeldTransport] = []
@@ -71,7 +72,7 @@ class Site:
                 Settings(),
                 backend_app=self.asgi,
                 base_url=BASE_URL,
-                location_ids=[loc.id for loc in LOCATIONS],
+                location_ids=self.location_ids,
                 state_dir=self.tmp_path / "state",
                 wrap_transport=wrap,
                 client_options={"sleep": no_sleep, "retry": RetryPolicy(max_attempts=2)},
@@ -152,3 +153,30 @@ def test_the_start_path_with_its_disk_cache_imports_nothing_heavy() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == "[]"
+
+
+async def test_a_one_location_kiosk_keeps_its_welcome_and_a_way_to_order_chosen_early_holds(
+    tmp_path: Path,
+) -> None:
+    from kiosk.tui.screens.menu import MenuScreen
+
+    site = Site(tmp_path, ["loc_downtown"])
+    first = site.start(disk_clock=lambda: time.time() - 7200)
+    async with first.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert isinstance(first.screen, WelcomeScreen)
+        await settle(pilot)
+    second = site.start(held=True)
+    async with second.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = second.screen
+        assert isinstance(screen, BootScreen) and screen.preview is not None
+        assert screen.preview.kind == "welcome"
+        shown = screen_text(second)
+        assert "Welcome to Lantern Downtown" in shown and "Pickup" in shown
+        await pilot.press("1")
+        assert screen.chosen == "pickup"
+        site.transports[-1].release.set()
+        await settle(pilot)
+        await settle(pilot)
+        assert isinstance(second.screen, MenuScreen)
