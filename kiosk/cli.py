@@ -480,6 +480,9 @@ def cmd_demo_server(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from kiosk.config import is_loopback_host
+    from kiosk.runtime import require_demo_extra
+
+    require_demo_extra("starlette", "uvicorn")
 
     host = _listen_host(
         args,
@@ -643,6 +646,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         "use 127.0.0.1 (and an SSH tunnel), or add --allow-remote if you mean it",
     )
     _check_can_listen(host, args.port)
+    from kiosk.runtime import require_demo_extra
+
+    require_demo_extra("starlette")  # each session runs `kiosk demo` on the embedded backend
     try:
         from textual_serve.server import Server
     except ImportError:

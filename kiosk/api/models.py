@@ -219,6 +219,8 @@ class ApiModel(BaseModel):
         serialize_by_alias=True,
         coerce_numbers_to_str=True,
         hide_input_in_errors=True,
+        # Built at first use, not at import: the first frame does not wait for 40-odd schemas.
+        defer_build=True,
     )
 
     @model_validator(mode="before")
@@ -247,6 +249,7 @@ class RequestModel(BaseModel):
         validate_by_name=True,
         validate_by_alias=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
 
     def to_request(self) -> dict[str, Any]:

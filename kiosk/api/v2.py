@@ -158,11 +158,15 @@ class StorefrontClientV2(StorefrontClient):
             known = self._location_ids.setdefault(given, given)
         return known
 
+    def _from_store(self, endpoint: Endpoint, path_params: Mapping[str, str], data: Any) -> None:
+        if endpoint.name == "location":  # a slug's id, as from the server's answer
+            self._answered(endpoint, path_params, None, data)
+
     def _answered(
         self,
         endpoint: Endpoint,
         path_params: Mapping[str, str],
-        response: httpx.Response,
+        response: httpx.Response | None,
         data: Any,
     ) -> None:
         if endpoint.name == "location" and isinstance(data, dict):

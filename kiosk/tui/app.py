@@ -118,6 +118,9 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         super().__init__(**kwargs)
         self._services = services
         self._services_factory = services_factory
+        # Where the last first screen is kept (a kiosk.diskcache.DiskSlot), and what it held.
+        self._first_screen_slot: Any = None
+        self._kept_first_screen: Any = None
         # Injected so that tests and snapshots can freeze countdowns and "open now".
         self.clock = clock
         self.wall_clock = wall_clock
@@ -164,9 +167,13 @@ class KioskApp(KioskMode, Accessibility, App[None]):
             self.push_screen(self._start_screen())
             self.kiosk_started()
             return
+        from kiosk.tui import first_screen
         from kiosk.tui.screens.boot import BootScreen
 
-        boot_screen = BootScreen()
+        # The last first screen kept on disk (a small JSON file): drawn in the first frame.
+        self._first_screen_slot = getattr(self._services_factory, "first_screen", None)
+        self._kept_first_screen = first_screen.read(self._first_screen_slot)
+        boot_screen = BootScreen(self._kept_first_screen)
         self.push_screen(boot_screen)
         self.call_after_refresh(self._after_first_frame, boot_screen)
 
@@ -203,10 +210,62 @@ class KioskApp(KioskMode, Accessibility, App[None]):
                 boot_screen.failed(error)
                 return
             self._services_ready(services)
-            await self.switch_screen(self._start_screen())
+            if boot_screen.preview is not None:
+                # The kept screen stays up, "updating…", while its data is read again.
+                await self._warm_start(services)
+            screen = self._start_screen()
+            await self.switch_screen(screen)
             self.kiosk_started()
+            if self._first_screen_slot is not None:
+                self.run_worker(
+                    self._first_screen_up(screen, boot_screen.chosen),
+                    group="first-screen",
+                    exit_on_error=False,
+                )
 
         self.run_worker(start(), group="boot", exclusive=True, exit_on_error=False)
+
+    # How long the kept first screen may wait for its data to be read again before the real screen
+    # takes over (and shows its own loading and, if need be, its own failure).
+    WARM_START_LIMIT = 5.0
+
+    async def _warm_start(self, services: KioskServices) -> None:
+        """Read the first screen's locations (from the disk cache while fresh, revalidated when
+        not) so that the real screen draws from memory at once; failures are the screen's."""
+        import asyncio
+        import contextlib
+
+        visit = self.visit
+        reads = [visit.load_location(i) for i in services.location_ids]
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(self.WARM_START_LIMIT):
+                await asyncio.gather(*reads, return_exceptions=True)
+
+    async def _first_screen_up(self, screen: Any, chosen: Any) -> None:
+        """Once the real first screen has its data: keep what it shows for the next start (when it
+        changed) and carry out the choice made on the kept one."""
+        from kiosk.tui import first_screen
+        from kiosk.tui.screens.location import LocationScreen
+        from kiosk.tui.screens.welcome import WelcomeScreen
+
+        loading = [w for w in self.workers if w.node is screen and w.group == "location"]
+        if loading:  # (an empty list would wait for every worker, this one too)
+            await self.workers.wait_for_complete(loading)
+        if self.screen is not screen or not isinstance(screen, LocationScreen | WelcomeScreen):
+            return
+        kind = "locations" if isinstance(screen, LocationScreen) else "welcome"
+        shown = first_screen.capture(screen, kind, self.services.demo)
+        if shown is not None and not shown.same_as(self._kept_first_screen):
+            slot, data = self._first_screen_slot, shown.to_json()
+            self._kept_first_screen = shown
+            self.run_worker(lambda: slot.write(data), thread=True, group="first-screen-write")
+        if chosen is None:
+            return
+        if isinstance(screen, LocationScreen) and str(chosen) in screen.locations:
+            screen.pick(chosen)
+        elif isinstance(screen, WelcomeScreen) and str(chosen) in screen.methods:
+            screen.query_one("#methods").move_to_key(chosen)  # type: ignore[attr-defined]
+            await screen.choose(chosen)
 
     def _start_screen(self) -> Any:
         if self.single_location:
