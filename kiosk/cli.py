@@ -74,6 +74,20 @@ def _terminal(parser: argparse.ArgumentParser) -> None:
         help="which terminal this kiosk is (its lock and crash-resume file); default: derived "
         "from the host and the session",
     )
+    # Accessibility (issue 13 F): the colours, and large text as each customer's starting point.
+    parser.add_argument(
+        "--theme",
+        choices=["default", "high-contrast"],
+        default=argparse.SUPPRESS,
+        help="colours: default, or high-contrast (black and white, states marked in text)",
+    )
+    parser.add_argument(
+        "--large-text",
+        dest="large_text",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="start each order in large-text mode (customers can switch it on the welcome screen)",
+    )
 
 
 def _api(parser: argparse.ArgumentParser) -> None:
@@ -112,6 +126,7 @@ The API key comes from KIOSK_API_KEY or the secrets file, never from a flag.""",
   kiosk demo --location lantern-westside --kiosk
   kiosk demo --server http://127.0.0.1:8765/api/v1   several terminals on one demo-server
   kiosk demo --menu kowhai                     the other built-in restaurant (NZD, dine-in only)
+  kiosk demo --lan                             the payment QR code opens on a phone on this network
   kiosk demo --menu ./my-cafe.toml             a merchant's own menu, for a sales demo
 
 --menu takes a built-in restaurant (lantern, the default; kowhai) or a restaurant file (TOML; the
@@ -217,6 +232,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="use a `kiosk demo-server` (e.g. http://127.0.0.1:8765/api/v1) instead of in-process",
     )
+    demo.add_argument(
+        "--lan",
+        action="store_true",
+        help="serve the demo's checkout page on this machine's LAN address, so that the payment "
+        "QR code opens on a phone on the same network (the demo API is then reachable there too)",
+    )
 
     server = _sub(sub, "demo-server", "serve the demo backend over HTTP")
     server.add_argument("--host", default="127.0.0.1")
@@ -288,6 +309,8 @@ def _flags(args: argparse.Namespace, *names: str) -> dict[str, object]:
         "api_dialect",
         "base_url",
         "location",
+        "theme",
+        "large_text",
         *names,
     )
     return {name: getattr(args, name) for name in fields if getattr(args, name, None) is not None}
@@ -372,9 +395,18 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     server = args.server
     if server is not None:
+        if getattr(args, "lan", False):
+            raise UsageError(
+                "--lan serves the demo backend itself: leave out --server (or run the demo-server "
+                "with --host 0.0.0.0 --allow-remote)"
+            )
         check_base_url(server)
     # `kiosk demo` is always the demo profile; its base URL is the demo server's or none.
     loaded = _load(args, profile="demo")
+    lan: LanDemo | None = None
+    if getattr(args, "lan", False):
+        lan = serve_demo_on_lan(loaded.settings)
+        server = lan.kiosk_url
     settings = demo_dialect(_claimed(loaded.settings.replace(base_url=server)))
     _start_logging(settings)
     factory = services_factory(
@@ -384,13 +416,73 @@ def cmd_demo(args: argparse.Namespace) -> int:
         location=getattr(args, "location", None),
         db_path=settings.demo_db,
     )
-    return _run_tui(settings, factory)
+    if lan is None:
+        return _run_tui(settings, factory)
+    try:
+        return _run_tui(settings, lan.wrap(factory))
+    finally:
+        lan.stop()
+
+
+class LanDemo:
+    """`kiosk demo --lan`: the demo backend served by uvicorn on every interface, its checkout
+    pages named by this machine's LAN address (what the QR code carries); the kiosk itself talks
+    to it over loopback, as to a `kiosk demo-server`."""
+
+    def __init__(self, server: Any, backend: Any, origin: str) -> None:
+        self.server = server
+        self.backend = backend
+        self.origin = origin  # http://LAN-ADDRESS:PORT, what a phone opens
+        self.kiosk_url = f"http://127.0.0.1:{server.port}/api/v1"
+
+    def wrap(self, factory: ServicesFactory) -> ServicesFactory:
+        async def lan_factory() -> KioskServices:
+            services = await factory()
+            services.phone_origin = self.origin
+            return services
+
+        return lan_factory
+
+    def stop(self) -> None:
+        self.server.stop()
+        self.backend.close()
+
+
+def serve_demo_on_lan(
+    settings: Settings, *, host: str = "0.0.0.0", port: int = 0, address: str | None = None
+) -> LanDemo:
+    """Start the demo backend for `kiosk demo --lan` (a free port unless `port`); `address` is
+    the LAN address to name (default: found with kiosk.demo_control.lan_address)."""
+    from kiosk.demo_control import lan_address
+
+    address = address or lan_address()
+    if address is None:
+        raise UsageError(
+            "--lan: this machine has no network address but loopback; connect it to the network "
+            "the phones use (or leave out --lan: in the demo, A on the payment screen pays)"
+        )
+    from kiosk.demo import create_app
+    from kiosk.demo.server import ServerThread
+    from kiosk.runtime import default_demo_db, demo_restaurant
+
+    restaurant = demo_restaurant(settings)
+    db = settings.demo_db or default_demo_db(settings, restaurant)
+    db.parent.mkdir(parents=True, exist_ok=True)
+    app = create_app(db, menu=restaurant)
+    server = ServerThread(app, host=host, port=port).start()
+    origin = f"http://{address}:{server.port}"
+    # Checkout URLs (the QR code) name the LAN address, not the request's loopback host.
+    app.state.backend.public_base_url = origin
+    return LanDemo(server, app.state.backend, origin)
 
 
 def cmd_demo_server(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from kiosk.config import is_loopback_host
+    from kiosk.runtime import require_demo_extra
+
+    require_demo_extra("starlette", "uvicorn")
 
     host = _listen_host(
         args,
@@ -554,6 +646,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         "use 127.0.0.1 (and an SSH tunnel), or add --allow-remote if you mean it",
     )
     _check_can_listen(host, args.port)
+    from kiosk.runtime import require_demo_extra
+
+    require_demo_extra("starlette")  # each session runs `kiosk demo` on the embedded backend
     try:
         from textual_serve.server import Server
     except ImportError:

@@ -34,6 +34,7 @@ PaymentMode = Literal["scan", "counter"]
 PAYMENT_MODES: tuple[str, ...] = ("scan", "counter")
 API_DIALECTS: tuple[str, ...] = ("v1", "v2")
 LOG_LEVELS: tuple[str, ...] = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+THEMES: tuple[str, ...] = ("default", "high-contrast")
 
 
 class Secret:
@@ -160,6 +161,18 @@ class Settings:
     # The customer's language when a visit starts, and again after each order and reset (the
     # welcome screen offers the others: kiosk.i18n.LANGUAGES).
     language: str = "en"
+    # Accessibility (issue 13 F): the merchant's colours ("default" or "high-contrast": black and
+    # white, one accent, every state marked in text) and whether large text is the starting
+    # point for each customer (each may switch it on the welcome screen until the order ends).
+    theme: str = "default"
+    large_text: bool = False
+
+    # --- Receipt and counter payment (issue 13 C) ---
+    # The receipt printer (python-escpos), e.g. "usb:0x04b8:0x0202", "network:192.168.1.50:9100",
+    # "file:/dev/usb/lp0", "serial:/dev/ttyUSB0", or "dummy" (tests); None: no printer.
+    printer: str | None = None
+    # The merchant takes payment at the counter too: the customer chooses QR or counter.
+    pay_at_counter: bool = False
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -201,7 +214,13 @@ def _coerce(name: str, value: Any) -> Any:
         if not math.isfinite(value) or value <= 0:
             raise ValueError(f"must be a positive number of seconds (got {value!r})")
         return float(value)
-    if name == "kiosk_mode":
+    if name in ("printer", "pay_at_counter"):
+        return _coerce_receipt(name, value)
+    if name == "theme":
+        if not isinstance(value, str) or value.strip().lower() not in THEMES:
+            raise ValueError(f"must be one of {', '.join(THEMES)} (got {value!r})")
+        return value.strip().lower()
+    if name in ("kiosk_mode", "large_text"):
         if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
             return value.strip().lower() in _TRUE
         if not isinstance(value, bool):
@@ -277,6 +296,24 @@ def _coerce(name: str, value: Any) -> Any:
             raise ValueError(f"must be a non-empty string (got {value!r})")
         return value.strip()
     raise ValueError("is not a setting")
+
+
+def _coerce_receipt(name: str, value: Any) -> Any:
+    """The receipt and counter-payment settings (issue 13 C)."""
+    if name == "pay_at_counter":
+        if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+            return value.strip().lower() in _TRUE
+        if not isinstance(value, bool):
+            raise ValueError(f"must be true or false (got {value!r})")
+        return value
+    if value is None:
+        return value
+    from kiosk.printing import parse_printer
+
+    if not isinstance(value, str):
+        raise ValueError(f"must be a printer such as usb:0x04b8:0x0202 (got {value!r})")
+    parse_printer(value)  # raises ValueError with the accepted forms
+    return value.strip()
 
 
 class ConfigError(Exception):

@@ -1,5 +1,7 @@
 """The demo fault switches of the staff screen (demo only): slow network, server errors, dropped
 answers, a burst of 429s. Not UI code (the TUI never imports httpx): the staff screen uses this.
+Also where `kiosk demo --lan` finds this machine's LAN address for the demo's checkout page
+(`lan_address`), and whether a checkout URL is one a phone can reach (`phone_reachable`).
 
 The in-process demo's backend is switched directly (services.demo_backend); a `kiosk demo
 --server` kiosk uses the demo server's own control endpoint, /demo/faults, which answers loopback
@@ -9,6 +11,8 @@ here and not in kiosk.api's endpoint table.
 
 from __future__ import annotations
 
+import ipaddress
+import socket
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -97,3 +101,46 @@ class DemoFaults:
             response.raise_for_status()
             data = response.json()
         return dict(data) if isinstance(data, dict) else {}
+
+
+# --- kiosk demo --lan --------------------------------------------------------------------------
+
+# Where the LAN-address probe "connects": a private address, over UDP. connect() on a UDP socket
+# only asks the kernel for a route and sends no packet, so nothing leaves this machine; the
+# socket's own address is then the one this machine uses on that network.
+LAN_PROBES: tuple[str, ...] = ("10.255.255.255", "192.168.255.255", "172.31.255.255")
+
+
+def lan_address(probes: tuple[str, ...] = LAN_PROBES) -> str | None:
+    """This machine's IPv4 address on its local network, or None (no network but loopback).
+
+    No packet is sent and no name is resolved (see LAN_PROBES); an address a phone cannot reach
+    (loopback, unspecified, link-local) is not an answer."""
+    for probe in probes:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
+            try:
+                udp.connect((probe, 9))
+                found = udp.getsockname()[0]
+            except OSError:
+                continue
+        if lan_reachable(found):
+            return str(found)
+    return None
+
+
+def lan_reachable(host: str) -> bool:
+    """True for an address a phone on the same network could reach (not loopback, unspecified,
+    link-local or multicast)."""
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return not (ip.is_loopback or ip.is_unspecified or ip.is_link_local or ip.is_multicast)
+
+
+def phone_reachable(checkout_url: str | None, phone_origin: str | None) -> bool:
+    """Whether a demo's checkout URL is served where a phone can open it: only when the demo
+    serves its pages on the LAN (`kiosk demo --lan`, `phone_origin`) and the URL is there."""
+    if not checkout_url or not phone_origin:
+        return False
+    return checkout_url.startswith(phone_origin.rstrip("/") + "/")

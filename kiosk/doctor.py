@@ -105,6 +105,9 @@ def _budget_text(client: StorefrontClient) -> tuple[bool, str]:
     # Said as what is left to use, not as a countdown: a reset time alone reads as if it were spent.
     when = f" (the full {budget.limit} again in {reset:.0f} s)" if reset is not None else ""
     text = f"rate budget: {left} of {budget.limit} requests still available{when}"
+    if budget.self_counted and budget.updated_at is None:
+        # 2.0 sends no X-RateLimit-* headers: the figure is the kiosk's own count.
+        text += ", as counted by this kiosk"
     if left == 0:
         return False, text + ": the kiosk cannot make requests until then"
     if budget.is_low:

@@ -38,6 +38,12 @@ def data_dir() -> Path:
     return _override("KIOSK_DATA_DIR", "data", _dirs().user_data_dir)
 
 
+def cache_dir() -> Path:
+    """The read cache shared by the kiosks of one site (kiosk.diskcache): give several kiosks the
+    same KIOSK_CACHE_DIR and the second never re-reads what the first just read."""
+    return _override("KIOSK_CACHE_DIR", "cache", _dirs().user_cache_dir)
+
+
 def log_dir() -> Path:
     return _override("KIOSK_LOG_DIR", "log", _dirs().user_log_dir)
 

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 from kiosk import paths
 from kiosk.config import ConfigError, Settings, check_base_url, is_loopback_host
+from kiosk.diskcache import DiskCache, DiskSlot
 from kiosk.logs import register_secret
 from kiosk.ordering.services import KioskServices
 
@@ -41,6 +42,37 @@ CLIENT_MAX_WAIT = 1.0
 
 _CLIENT_MODULES = ("httpx", "kiosk.api")
 _DEMO_MODULES = ("kiosk.demo.data", "kiosk.demo")
+# The packages of the `kiosk[demo]` extra: the embedded backend needs Starlette; demo-server (and
+# `serve`, whose sessions run `kiosk demo`) need uvicorn too.
+DEMO_EXTRA_MESSAGE = "the demo backend needs: pip install 'kiosk[demo]'"
+# The last first screen (kiosk.tui.first_screen) is kept this long for the next start's first
+# frame; an older one is not shown (the screen it would show is too likely to have changed).
+FIRST_SCREEN_TTL = 7 * 24 * 3600.0
+
+
+def require_demo_extra(*modules: str) -> None:
+    """A ConfigError (one line, exit 2) when the `kiosk[demo]` extra is not installed, instead of
+    a traceback from deep inside the backend. Found without importing them (cheap)."""
+    import importlib.util
+
+    for name in modules or ("starlette",):
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):  # ValueError: sys.modules[name] is None
+            found = False
+        if not found:
+            raise ConfigError(DEMO_EXTRA_MESSAGE)
+
+
+def shared_cache(settings: Settings) -> DiskCache | None:
+    """The read cache on disk shared by the kiosks of this site (paths.cache_dir()); None when the
+    folder cannot be made (the kiosk then reads everything from the server, as before)."""
+    try:
+        root = paths.cache_dir()
+        root.mkdir(mode=0o700, parents=True, exist_ok=True)
+        return DiskCache(root / "storefront")
+    except OSError:
+        return None
 
 
 def default_demo_db(settings: Settings, restaurant: Restaurant | None = None) -> Path:
@@ -101,6 +133,8 @@ def _client(
     settings: Settings,
     transport: Any = None,
     options: Mapping[str, Any] | None = None,
+    disk_cache: DiskCache | None = None,
+    cache_namespace: str = "",
 ) -> StorefrontClient:
     from kiosk.api import StorefrontClient
 
@@ -113,6 +147,8 @@ def _client(
         "rate_limit": settings.rate_limit,
         **dict(options or {}),
     }
+    if disk_cache is not None:
+        kwargs.update(disk_cache=disk_cache, cache_namespace=cache_namespace)
     if dialect_for(settings, base_url, api_key) == "v2":
         from kiosk.api.probe import dialect_base
         from kiosk.api.v2 import StorefrontClientV2
@@ -148,6 +184,7 @@ def build_demo_services(
     location_ids: list[str] | None = None,
     state_dir: Path | None = None,
     restaurant: Restaurant | None = None,
+    disk_cache: DiskCache | None = None,
 ) -> KioskServices:
     """The kiosk on the demo backend: every demo location, each with its own client and key.
 
@@ -160,7 +197,8 @@ def build_demo_services(
     only the origin the client names);
     `wrap_transport(transport)`, a transport in front of it (faults, counts); `location_ids`;
     `state_dir` for the crash-resume file; and `restaurant` (default: demo_restaurant(settings)),
-    whose keys and merchant the kiosk uses and which an in-process backend serves.
+    whose keys and merchant the kiosk uses and which an in-process backend serves;
+    `disk_cache`, the site's shared read cache (the CLI's; tests and benches go without).
     """
     if restaurant is None:
         restaurant = demo_restaurant(settings)
@@ -170,6 +208,8 @@ def build_demo_services(
     closers: list[Callable[[], Awaitable[None]]] = []
     transport: Any = None
     backend: Any = None
+    # What names the backend where the URL does not: the embedded one's database file.
+    namespace = ""
     if backend_app is not None:
         import httpx
 
@@ -177,12 +217,14 @@ def build_demo_services(
         url = base_url or EMBEDDED_BASE_URL
         backend = backend_app.state.backend
     elif base_url is None:
+        require_demo_extra("starlette")
         import httpx
 
         from kiosk.demo import create_app
 
         db = db_path if db_path is not None else default_demo_db(settings, restaurant)
         db.parent.mkdir(parents=True, exist_ok=True)
+        namespace = f"embedded:{db.resolve()}"
         app = create_app(db, menu=restaurant)
         transport = httpx.ASGITransport(app=app)
         url = EMBEDDED_BASE_URL
@@ -200,7 +242,9 @@ def build_demo_services(
 
     clients: dict[str, StorefrontClient] = {}
     for location_id in location_ids:
-        client = _client(url, keys[location_id], settings, transport, client_options)
+        client = _client(
+            url, keys[location_id], settings, transport, client_options, disk_cache, namespace
+        )
         clients[location_id] = client
         closers.append(client.aclose)
     return KioskServices(
@@ -220,6 +264,7 @@ def build_remote_services(
     *,
     client_options: Mapping[str, Any] | None = None,
     transport: Any = None,
+    disk_cache: DiskCache | None = None,
 ) -> KioskServices:
     """The kiosk on a real Storefront backend: one location, the key from the settings."""
     check_remote_settings(settings)
@@ -230,6 +275,7 @@ def build_remote_services(
         settings,
         transport,
         client_options,
+        disk_cache,
     )
     return KioskServices(
         settings=settings,
@@ -333,9 +379,14 @@ def services_factory(
         check_remote_settings(settings)
     elif base_url is not None:
         check_base_url(base_url)
+    if use_demo and base_url is None:
+        # Before any UI: the embedded backend runs on Starlette (a demo-server elsewhere does not
+        # need it here).
+        require_demo_extra("starlette")
     # A merchant's own menu is read and checked now: a bad file stops the demo before any UI.
     # (The built-in default is loaded later, with the other slow imports.)
     restaurant = demo_restaurant(settings) if use_demo and settings.demo_menu else None
+    disk = shared_cache(settings)
 
     async def factory() -> KioskServices:
         modules = _CLIENT_MODULES + (_DEMO_MODULES if use_demo else ())
@@ -349,7 +400,43 @@ def services_factory(
                 base_url=base_url,
                 location=location,
                 restaurant=chosen,
+                disk_cache=disk,
             )
-        return build_remote_services(settings)
+        return build_remote_services(settings, disk_cache=disk)
 
-    return factory
+    slot = None
+    if disk is not None:
+        # The last first screen of a kiosk set up like this one: which backend (URL, dialect,
+        # embedded database, menu), which location(s). Shown in the next start's first frame.
+        key = (
+            "first-screen",
+            settings.profile,
+            dialect_for(settings, base_url or settings.base_url),
+            (base_url or settings.base_url or EMBEDDED_BASE_URL)
+            if use_demo
+            else str(settings.base_url),
+            str(db_path or settings.demo_db or "") if use_demo else "",
+            str(settings.demo_menu or "") if use_demo else "",
+            str(location or settings.location or ""),
+        )
+        slot = DiskSlot(disk, key, ttl=FIRST_SCREEN_TTL)
+    return StartingFactory(factory, slot)
+
+
+class StartingFactory:
+    """The services factory the CLI hands the app, with where its first screen is kept
+    (`first_screen`, a DiskSlot, or None): the app reads it for its first frame."""
+
+    def __init__(
+        self,
+        factory: Callable[[], Awaitable[KioskServices]],
+        first_screen: DiskSlot | None = None,
+    ) -> None:
+        self._factory = factory
+        self.first_screen = first_screen
+
+    def __call__(self) -> Coroutine[Any, Any, KioskServices]:
+        async def build() -> KioskServices:
+            return await self._factory()
+
+        return build()

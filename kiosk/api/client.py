@@ -27,18 +27,22 @@ from collections import Counter, deque
 from collections.abc import Awaitable, Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 from urllib.parse import urlsplit
 
 import httpx
 from pydantic import BaseModel, SecretStr, ValidationError
+
+from kiosk.diskcache import DiskCache, DiskEntry
 
 from .endpoints import ENDPOINTS, Endpoint
 from .errors import (
     AmbiguousWriteError,
     APIConnectionError,
     APITimeoutError,
+    RateLimitedError,
     ResponseFormatError,
+    ServerError,
     StorefrontError,
     UnsupportedOperationError,
     error_from_response,
@@ -58,6 +62,7 @@ from .models import (
     Selection,
     TimeIntervals,
     TipSettings,
+    validate_as,
 )
 from .money import to_decimal_string
 
@@ -69,6 +74,45 @@ _SECRET_HEADERS = {"x-api-key", "x-cart-token"}
 
 M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
+
+# What the site's shared cache on disk may keep (kiosk.diskcache): what every terminal reads the
+# same. Never a cart, cross-sell (it depends on a cart), validation, time slots, an ordering session
+# or a payment: those carry a token or are one customer's.
+DISK_KINDS = frozenset({"location", "merchant", "menus", "products", "product", "gratuity"})
+# How long stale data from disk is served when its revalidation failed (seconds), before the next
+# try goes to the server again.
+STALE_RETRY_TTL = 30.0
+
+
+class _NotModified:
+    """The server's 304 to a conditional read."""
+
+
+NOT_MODIFIED = _NotModified()
+
+
+def cache_rules(cache_control: str | None, ttl: float) -> tuple[float, bool]:
+    """(seconds to keep, whether the shared disk may keep it) under the server's Cache-Control.
+
+    `no-store` and `private` keep it off the disk shared by the terminals (a shared cache by HTTP's
+    rules); `no-cache` keeps it but asks again (with the ETag) at every use; `s-maxage`, else
+    `max-age`, shortens our own TTL (it never lengthens it: the menu TTL is the spec's rule)."""
+    if not cache_control:
+        return ttl, True
+    directives: dict[str, str] = {}
+    for part in cache_control.lower().split(","):
+        name, _, value = part.strip().partition("=")
+        directives[name.strip()] = value.strip().strip('"')
+    if "no-store" in directives or "private" in directives:
+        return 0.0, False
+    if "no-cache" in directives:
+        return 0.0, True
+    for name in ("s-maxage", "max-age"):
+        if name in directives:
+            with contextlib.suppress(ValueError):
+                return max(0.0, min(ttl, float(directives[name]))), True
+    return ttl, True
+
 
 # Unix timestamps are above this; a smaller X-RateLimit-Reset is read as "seconds from now"
 # (assumption A: the spec says Unix seconds, some gateways send a delta).
@@ -210,11 +254,16 @@ class ClientStats:
     retries: int = 0
     cache_hits: int = 0
     cache_misses: int = 0
+    # The shared cache on disk: fresh entries read (no request), 304s, stale data kept on failure.
+    disk_hits: int = 0
+    revalidated: int = 0
+    stale_served: int = 0
     shared_flights: int = 0
 
     def reset(self) -> None:
         self.requests = self.retries = self.cache_hits = self.cache_misses = 0
         self.shared_flights = 0
+        self.disk_hits = self.revalidated = self.stale_served = 0
         self.by_method.clear()
         self.by_endpoint.clear()
 
@@ -223,6 +272,14 @@ class ClientStats:
 class _Entry:
     value: Any
     expires_at: float
+
+
+@dataclass
+class _Timed(Generic[T]):
+    """A fetch's value with its own TTL (what is left of a disk entry's, or the server's)."""
+
+    value: T
+    ttl: float
 
 
 def _header_float(headers: httpx.Headers, name: str) -> float | None:
@@ -258,6 +315,9 @@ class StorefrontClient:
     needs_coordinates = False
     # Whether the server sends no X-RateLimit-* headers, so the kiosk counts its own budget.
     counts_own_budget = False
+    # Whether creating the payment intent locks the cart and puts the checkout URL on it, so the
+    # cart is read after it (the legacy API). 2.0's hand-off answers the URL itself.
+    intent_changes_cart = True
     endpoints: Mapping[str, Endpoint] = ENDPOINTS
     base_suffix = "/api/v1"
     needs_key = True
@@ -279,6 +339,8 @@ class StorefrontClient:
         max_wait: float = 30.0,
         rate_limit: int = 200,
         user_agent: str = "kiosk",
+        disk_cache: DiskCache | None = None,
+        cache_namespace: str = "",
     ) -> None:
         base = base_url.strip().rstrip("/")
         parts = urlsplit(base)
@@ -311,6 +373,13 @@ class StorefrontClient:
         self.last_error_at: float | None = None
         self.last_success_at: float | None = None
         self._cache: dict[tuple[Hashable, ...], _Entry] = {}
+        # The site's shared cache on disk (DISK_KINDS only); `cache_namespace` names the backend
+        # where the base URL does not (the embedded demo's database).
+        self.disk_cache = disk_cache
+        self.cache_namespace = cache_namespace
+        # Since when reads are answered from stale data on disk because the server could not be
+        # reached (for staff: the health line and the staff screen); None when all is fresh.
+        self.stale_since: float | None = None
         self._inflight: dict[tuple[Hashable, ...], asyncio.Future[Any]] = {}
         # Client secrets this client has handled, scrubbed from later server text (bounded).
         self._seen_secrets: deque[str] = deque(maxlen=16)
@@ -383,7 +452,7 @@ class StorefrontClient:
         scope: str,
         extra: tuple[Hashable, ...],
         ttl: float,
-        fetch: Callable[[], Awaitable[T]],
+        fetch: Callable[[], Awaitable[_Timed[T]]],
     ) -> T:
         key: tuple[Hashable, ...] = (self.key_id, kind, scope, *extra)
         entry = self._cache.get(key)
@@ -407,11 +476,12 @@ class StorefrontClient:
         self,
         key: tuple[Hashable, ...],
         ttl: float,
-        fetch: Callable[[], Awaitable[T]],
+        fetch: Callable[[], Awaitable[_Timed[T]]],
     ) -> T:
-        value = await fetch()
+        timed = await fetch()
+        value, ttl = timed.value, timed.ttl
         # Stored only if still the registered flight: invalidate() unregisters stale ones.
-        if self._inflight.get(key) is asyncio.current_task():
+        if ttl > 0 and self._inflight.get(key) is asyncio.current_task():
             now = self._clock()
             if len(self._cache) >= 256:
                 for stale in [k for k, e in self._cache.items() if e.expires_at <= now]:
@@ -436,15 +506,19 @@ class StorefrontClient:
         query: Mapping[str, str] | None = None,
         secrets: Iterable[str] = (),
         gone_is_done: bool = False,
+        etag: str | None = None,
+        meta: dict[str, str | None] | None = None,
     ) -> Any:
         """Send one contract row with retries; return the parsed JSON body (None when empty).
 
         `gone_is_done`: a 404 after an earlier attempt may have landed means that attempt did the
         job (a retried DELETE); it returns None instead of raising.
+        `etag`: sent as If-None-Match; a 304 returns NOT_MODIFIED. `meta` receives the answer's
+        ETag and Cache-Control.
         """
         try:
             result = await self._attempts(
-                endpoint, path_params, body, query, tuple(secrets), gone_is_done
+                endpoint, path_params, body, query, tuple(secrets), gone_is_done, etag, meta
             )
         except StorefrontError as exc:
             self.last_error = exc
@@ -461,6 +535,8 @@ class StorefrontClient:
         query: Mapping[str, str] | None,
         extra_secrets: tuple[str, ...],
         gone_is_done: bool,
+        etag: str | None = None,
+        meta: dict[str, str | None] | None = None,
     ) -> Any:
         path = endpoint.path(**path_params)
         url = self._origin + path if endpoint.outside_base else path.lstrip("/")
@@ -472,6 +548,8 @@ class StorefrontClient:
         secrets += tuple(v for k, v in headers.items() if k.lower() in _SECRET_HEADERS)
         if content is not None:
             headers["Content-Type"] = "application/json"
+        if etag is not None:
+            headers["If-None-Match"] = etag
         shown = path + (("?" + "&".join(f"{k}={v}" for k, v in query.items())) if query else "")
         # A write that carries an Idempotency-Key may be sent again: the server runs it once. Such a
         # write is sent again until the server answers (within the deadline), never abandoned
@@ -536,6 +614,11 @@ class StorefrontClient:
             level = logging.INFO if status < 500 else logging.WARNING
             log.log(level, "%s %s -> %d in %.0f ms", endpoint.method, shown, status, elapsed)
 
+            if meta is not None and (status == 304 or 200 <= status < 300):
+                meta["etag"] = response.headers.get("etag")
+                meta["cache-control"] = response.headers.get("cache-control")
+            if status == 304 and etag is not None:
+                return NOT_MODIFIED
             if 200 <= status < 300:
                 data = self._decode(response, endpoint, secrets)
                 self._answered(endpoint, path_params, response, data)
@@ -651,9 +734,10 @@ class StorefrontClient:
             )
         return data
 
-    def _parse(self, model: type[M], data: Any, endpoint: str) -> M:
+    def _parse(self, model: type[T], data: Any, endpoint: str) -> T:
+        """`data` as `model` (a model, or a lean menu record); bad data is ResponseFormatError."""
         try:
-            return model.model_validate(data)
+            return validate_as(model, data)
         except ValidationError as exc:
             # Locations and types only: the input may hold a client secret.
             where = [".".join(str(p) for p in e["loc"]) + f": {e['type']}" for e in exc.errors()]
@@ -661,7 +745,7 @@ class StorefrontClient:
                 endpoint=endpoint, details={"errors": "; ".join(where[:5])}
             ) from None
 
-    def _parse_list(self, model: type[M], data: Any, endpoint: str, key: str) -> list[M]:
+    def _parse_list(self, model: type[T], data: Any, endpoint: str, key: str) -> list[T]:
         if isinstance(data, dict) and isinstance(data.get(key), list):
             data = data[key]  # tolerated wrapper: {"products": [...]}
         if not isinstance(data, list):
@@ -682,6 +766,102 @@ class StorefrontClient:
                 cart_id = new_id
         return await self.get_cart(location_id, cart_id)
 
+    # ------------------------------------------------------------------ the shared disk cache
+
+    def disk_key(self, kind: str, scope: str, extra: tuple[Hashable, ...] = ()) -> tuple[str, ...]:
+        """Where a read is kept on disk: the base URL, the dialect and the backend (namespace), the
+        key's identity (never the key), then what was read and for which location."""
+        return (
+            "storefront",
+            self.dialect,
+            self.base_url,
+            self.cache_namespace,
+            self.key_id,
+            kind,
+            scope,
+            *(str(part) for part in extra),
+        )
+
+    def _from_store(self, endpoint: Endpoint, path_params: Mapping[str, str], data: Any) -> None:
+        """A read answered from the disk cache: what the dialect would have learnt from the
+        server's answer (2.0: a location slug's id)."""
+
+    async def _fetch_shared(
+        self,
+        kind: str,
+        scope: str,
+        extra: tuple[Hashable, ...],
+        ttl: float,
+        ep: Endpoint,
+        params: Mapping[str, str],
+        query: Mapping[str, str] | None,
+        parse: Callable[[Any], T],
+    ) -> _Timed[T]:
+        """A cacheable GET through the site's disk cache: a fresh entry is used as it is (no
+        request: another terminal may have just read it); a stale one is revalidated (If-None-Match
+        when it has an ETag) and, when the server cannot be reached, served for STALE_RETRY_TTL
+        more with `stale_since` set for staff. Only what parses is kept."""
+        disk = self.disk_cache
+        if disk is None or kind not in DISK_KINDS:
+            return _Timed(parse(await self._call(ep, params, query=query)), ttl)
+        key = self.disk_key(kind, scope, extra)
+        entry = await asyncio.to_thread(disk.get, key)
+        now = self._clock()
+        if entry is not None and entry.fresh(now):
+            kept = self._parse_kept(entry, parse)
+            if kept is not None:
+                self.stats.disk_hits += 1
+                self._from_store(ep, params, entry.data)
+                return _Timed(kept[0], entry.expires_at - now)
+            entry = None
+        meta: dict[str, str | None] = {}
+        etag = entry.etag if entry is not None else None
+        try:
+            data = await self._call(ep, params, query=query, etag=etag, meta=meta)
+        except (APIConnectionError, APITimeoutError, ServerError, RateLimitedError) as exc:
+            kept = self._parse_kept(entry, parse)
+            if entry is None or kept is None:
+                raise
+            self.stats.stale_served += 1
+            if self.stale_since is None:
+                self.stale_since = now
+            log.warning(
+                "%s %s: %s; showing what was kept at %s",
+                ep.name,
+                scope,
+                type(exc).__name__,
+                time.strftime("%H:%M:%S", time.localtime(entry.stored_at)),
+            )
+            self._from_store(ep, params, entry.data)
+            return _Timed(kept[0], STALE_RETRY_TTL)
+        self.stale_since = None
+        keep, shareable = cache_rules(meta.get("cache-control"), ttl)
+        if data is NOT_MODIFIED:
+            kept = self._parse_kept(entry, parse)
+            if entry is None or kept is None:
+                # Not what was asked: read it again, unconditionally.
+                data = await self._call(ep, params, query=query, meta=meta)
+            else:
+                self.stats.revalidated += 1
+                self._from_store(ep, params, entry.data)
+                await asyncio.to_thread(disk.refresh, key, ttl=keep)
+                return _Timed(kept[0], keep)
+        value = parse(data)  # what does not parse is never kept
+        if shareable:
+            await asyncio.to_thread(disk.put, key, data, ttl=keep, etag=meta.get("etag"))
+        return _Timed(value, keep)
+
+    @staticmethod
+    def _parse_kept(entry: DiskEntry | None, parse: Callable[[Any], T]) -> tuple[T] | None:
+        """A disk entry parsed as a fresh answer would be; None if it no longer parses (an entry
+        from another kiosk version is then read again from the server)."""
+        if entry is None:
+            return None
+        try:
+            return (parse(entry.data),)
+        except StorefrontError:
+            return None
+
     # ------------------------------------------------------------------ rows 1-7: reads
 
     async def _read_one(
@@ -696,9 +876,11 @@ class StorefrontClient:
         """A cached GET of one object: the endpoint named `kind`, parsed as `model`."""
         ep = ENDPOINTS[kind]
 
-        async def fetch() -> M:
-            data = await self._call(ep, params)
+        def parse(data: Any) -> M:
             return self._parse(model, data, ep.name)
+
+        async def fetch() -> _Timed[M]:
+            return await self._fetch_shared(kind, scope, extra, ttl, ep, params, None, parse)
 
         return await self._cached(kind, scope, extra, ttl, fetch)
 
@@ -731,24 +913,35 @@ class StorefrontClient:
         if order_time:
             query["orderTime"] = order_time
 
-        async def fetch() -> MenusResponse:
-            data = await self._call(ep, {"location_id": location_id}, query=query or None)
+        extra = (order_date or "", order_time or "")
+
+        def parse(data: Any) -> MenusResponse:
             if isinstance(data, list):
                 data = {"menus": data}  # tolerated: a bare list of menus
             return self._parse(MenusResponse, data, ep.name)
 
-        return await self._cached(
-            "menus", location_id, (order_date or "", order_time or ""), self.menu_ttl, fetch
-        )
+        async def fetch() -> _Timed[MenusResponse]:
+            params = {"location_id": location_id}
+            return await self._fetch_shared(
+                "menus", location_id, extra, self.menu_ttl, ep, params, query or None, parse
+            )
+
+        return await self._cached("menus", location_id, extra, self.menu_ttl, fetch)
 
     async def list_products(self, location_id: str) -> list[MenuProduct]:
         ep = self.endpoints["products"]
 
-        async def fetch() -> list[MenuProduct]:
-            data = await self._call(ep, {"location_id": location_id})
+        def parse(data: Any) -> list[MenuProduct]:
             return self._parse_list(MenuProduct, data, ep.name, "products")
 
-        return list(await self._cached("products", location_id, (), self.menu_ttl, fetch))
+        async def fetch() -> _Timed[list[MenuProduct]]:
+            params = {"location_id": location_id}
+            return await self._fetch_shared(
+                "products", location_id, (), self.menu_ttl, ep, params, None, parse
+            )
+
+        products = await self._cached("products", location_id, (), self.menu_ttl, fetch)
+        return list(products)
 
     async def get_product(self, location_id: str, product_id: str) -> ProductDetail:
         params = {"location_id": location_id, "product_id": product_id}
@@ -798,6 +991,12 @@ class StorefrontClient:
         if isinstance(data, dict) and isinstance(data.get("cart"), dict) and "id" not in data:
             data = data["cart"]  # tolerated wrapper
         return self._parse(Cart, data, ep.name)
+
+    async def order_progress(self, location_id: str, cart_id: str) -> str | None:
+        """Where a checked-out cart's payment stands, for an API that has a poll of its own
+        ("payment_pending", "order_pending", "completed", "failed"). None here: the legacy API
+        has none, the cart itself turns COMPLETED (read it with get_cart)."""
+        return None
 
     async def delete_cart(self, location_id: str, cart_id: str) -> None:
         """Row 11. Idempotent: retried like a read. A 404 on a retry, after an attempt that may have

@@ -1,7 +1,9 @@
 """Pydantic models of the contract's shapes: strict in what we send, tolerant in what we accept.
 
 Every response model is frozen, keeps unknown fields (`extra="allow"`), reads camelCase and
-snake_case, and never raises on a missing optional field. A JSON null where a field has a default
+snake_case, and never raises on a missing optional field. The menu is the exception that proves
+it: lean slotted records, validated by the same rules, without the unknown fields (see "menus and
+products"). A JSON null where a field has a default
 gives the default (a null list is [], a null total is 0); a null for a required string gives "".
 Money is integer minor units, parsed by kiosk.api.money's rule; each keeps its display twin.
 """
@@ -9,11 +11,22 @@ Money is integer minor units, parsed by kiosk.api.money's rule; each keeps its d
 from __future__ import annotations
 
 import math
+import sys
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from enum import StrEnum
 from functools import cache
 from types import NoneType, UnionType
-from typing import Annotated, Any, ClassVar, Union, get_args, get_origin
+from typing import (
+    TYPE_CHECKING,
+    Annotated,
+    Any,
+    ClassVar,
+    TypeVar,
+    Union,
+    get_args,
+    get_origin,
+)
 
 from pydantic import (
     AliasChoices,
@@ -22,11 +35,14 @@ from pydantic import (
     ConfigDict,
     Field,
     SecretStr,
+    TypeAdapter,
     model_validator,
 )
 from pydantic.alias_generators import to_camel
 
 from .money import format_money, parse_money, to_decimal_string
+
+T = TypeVar("T")
 
 __all__ = [
     "FULFILLMENT_ALIASES",
@@ -68,6 +84,7 @@ __all__ = [
     "TipSettings",
     "ValidationIssue",
     "normalize_fulfillment",
+    "validate_as",
 ]
 
 
@@ -202,6 +219,8 @@ class ApiModel(BaseModel):
         serialize_by_alias=True,
         coerce_numbers_to_str=True,
         hide_input_in_errors=True,
+        # Built at first use, not at import: the first frame does not wait for 40-odd schemas.
+        defer_build=True,
     )
 
     @model_validator(mode="before")
@@ -230,6 +249,7 @@ class RequestModel(BaseModel):
         validate_by_name=True,
         validate_by_alias=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
 
     def to_request(self) -> dict[str, Any]:
@@ -332,28 +352,70 @@ class TipSettings(ApiModel):
 
 
 # --------------------------------------------------------------------------- menus and products
+#
+# The menu is held once, lean: slotted frozen records (plain dataclasses with tuples) validated by
+# pydantic straight from the payload, with the same rules as the models (money, nulls, numbers as
+# text), kept in the client's cache and drawn by the menu screen as they are. Unknown fields are
+# dropped here (a 5,000-product menu as frozen models with per-instance extras took 16.1 MiB); the
+# full product, options and modifiers, is a model again when it is opened (`ProductDetail`).
 
 
-class AvailableTime(ApiModel):
-    days: StrList = Field(default_factory=list)
-    start: str | None = None
-    end: str | None = None
+def _null_is(default: Any) -> BeforeValidator:
+    """A JSON null where the record has a default reads as that default (as `ApiModel` does)."""
+    return BeforeValidator(lambda value: default if value is None else value)
 
 
-class MenuProduct(ApiModel):
-    id: str
-    name: str = ""
-    description: str | None = None
-    price: Money = 0
-    display_price: str | None = None
-    currency: str | None = None
-    # A product that does not say is taken as available (assumption A); the server re-checks on add.
-    availability: str = "available"
-    images: StrList = Field(default_factory=list)
-    modifier_ids: StrList = Field(default_factory=list)
-    tags: StrList = Field(default_factory=list)
-    calories: OptionalWholeNumber = None
-    available_times: list[AvailableTime] = Field(default_factory=list)
+def _shared_text(value: Any) -> Any:
+    # Values repeated across thousands of products ("available", "usd", "vegan") are held once.
+    return sys.intern(value) if isinstance(value, str) and len(value) <= 40 else value
+
+
+def _shared_list(value: Any) -> Any:
+    value = _string_list(value)
+    if isinstance(value, list):
+        return tuple(_shared_text(v) for v in value)
+    return value
+
+
+LeanText = Annotated[str, _null_is("")]
+SharedText = Annotated[str, BeforeValidator(_shared_text)]
+SharedTexts = Annotated[tuple[str, ...], BeforeValidator(_shared_list)]
+LeanMoney = Annotated[int, BeforeValidator(lambda v: 0 if v is None else parse_money(v))]
+
+_LEAN = ConfigDict(
+    alias_generator=to_camel,
+    validate_by_name=True,
+    validate_by_alias=True,
+    coerce_numbers_to_str=True,
+    hide_input_in_errors=True,
+)
+
+
+# Built on first use, not at import (startup stays light).
+_ADAPTERS: dict[type, TypeAdapter[Any]] = {}
+
+
+def validate_as(kind: type[T], data: Any) -> T:
+    """`data` validated as `kind`: a model (`model_validate`) or a lean menu record. Raises
+    pydantic's ValidationError on bad data, like `model_validate`."""
+    if isinstance(kind, type) and issubclass(kind, BaseModel):
+        return kind.model_validate(data)
+    adapter = _ADAPTERS.get(kind)
+    if adapter is None:
+        adapter = _ADAPTERS[kind] = TypeAdapter(kind)
+    result: T = adapter.validate_python(data)
+    return result
+
+
+class _Priced:
+    """What a listed product and its detail both answer."""
+
+    __slots__ = ()
+    if TYPE_CHECKING:
+        availability: str
+        display_price: str | None
+        price: int
+        currency: str | None
 
     @property
     def is_available(self) -> bool:
@@ -364,6 +426,66 @@ class MenuProduct(ApiModel):
         if self.display_price and not locale:
             return self.display_price
         return format_money(self.price, self.currency or currency, locale)
+
+
+@dataclass(frozen=True, slots=True)
+class AvailableTime:
+    __pydantic_config__ = _LEAN
+
+    days: Annotated[SharedTexts, _null_is(())] = ()
+    start: str | None = None
+    end: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MenuProduct(_Priced):
+    """A product as a menu lists it (lean: see above)."""
+
+    __pydantic_config__ = _LEAN
+
+    id: LeanText
+    name: LeanText = ""
+    description: str | None = None
+    price: LeanMoney = 0
+    display_price: str | None = None
+    currency: SharedText | None = None
+    # A product that does not say is taken as available (assumption A); the server re-checks on add.
+    availability: Annotated[SharedText, _null_is("available")] = "available"
+    images: SharedTexts = ()
+    modifier_ids: SharedTexts = ()
+    tags: SharedTexts = ()
+    calories: OptionalWholeNumber = None
+    available_times: Annotated[tuple[AvailableTime, ...], _null_is(())] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Category:
+    __pydantic_config__ = _LEAN
+
+    id: LeanText
+    name: LeanText = ""
+    products: Annotated[tuple[MenuProduct, ...], _null_is(())] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Menu:
+    __pydantic_config__ = _LEAN
+
+    id: LeanText
+    name: LeanText = ""
+    is_active: Annotated[bool, _null_is(True)] = True
+    time: str | None = None
+    categories: Annotated[tuple[Category, ...], _null_is(())] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class MenusResponse:
+    """The menus of a location (lean)."""
+
+    __pydantic_config__ = _LEAN
+
+    menus: Annotated[tuple[Menu, ...], _null_is(())] = ()
+    popular_products: Annotated[tuple[MenuProduct, ...], _null_is(())] = ()
 
 
 class ModifierRule(ApiModel):
@@ -439,27 +561,28 @@ class ModifierGroup(ApiModel):
         return self.rule.min > 0
 
 
-class ProductDetail(MenuProduct):
+class ProductDetail(_Priced, ApiModel):
+    """A product opened: its menu fields and its modifier groups, validated in full (unknown
+    fields kept, like every model)."""
+
+    id: str
+    name: str = ""
+    description: str | None = None
+    price: Money = 0
+    display_price: str | None = None
+    currency: str | None = None
+    availability: str = "available"
+    images: StrList = Field(default_factory=list)
+    modifier_ids: StrList = Field(default_factory=list)
+    tags: StrList = Field(default_factory=list)
+    calories: OptionalWholeNumber = None
+    available_times: list[AvailableTime] = Field(default_factory=list)
     modifiers: list[ModifierGroup] = Field(default_factory=list)
 
-
-class Category(ApiModel):
-    id: str
-    name: str = ""
-    products: list[MenuProduct] = Field(default_factory=list)
-
-
-class Menu(ApiModel):
-    id: str
-    name: str = ""
-    is_active: bool = True
-    time: str | None = None
-    categories: list[Category] = Field(default_factory=list)
-
-
-class MenusResponse(ApiModel):
-    menus: list[Menu] = Field(default_factory=list)
-    popular_products: list[MenuProduct] = Field(default_factory=list)
+    @classmethod
+    def from_listed(cls, listed: MenuProduct) -> ProductDetail:
+        """The detail of a listed product that names no modifier groups: nothing more to fetch."""
+        return cls.model_validate({**asdict(listed), "modifiers": []})
 
 
 # --------------------------------------------------------------------------- requests

@@ -9,10 +9,22 @@ need an exponent here).
 
 from __future__ import annotations
 
+import functools
 import re
 from contextvars import ContextVar
 
-__all__ = ["MAJOR_UNITS", "MoneyError", "format_money", "parse_money", "to_decimal_string"]
+__all__ = [
+    "DEFAULT_LOCALE",
+    "MAJOR_UNITS",
+    "MoneyError",
+    "format_money",
+    "parse_money",
+    "to_decimal_string",
+]
+
+# The locale prices are shown in when neither the location nor the customer names one. en_US
+# writes a foreign dollar with its country ("NZ$12.50"), as the server's formatted twins do.
+DEFAULT_LOCALE = "en_US"
 
 # True while a Storefront 2.0 answer is parsed: there every amount is a decimal in major units, so
 # "12" is twelve units, never twelve cents (the legacy rule must not leak into 2.0). Set by the
@@ -23,8 +35,6 @@ MAJOR_UNITS: ContextVar[bool] = ContextVar("major_units", default=False)
 _MINOR = re.compile(r"-?[0-9]+", re.ASCII)
 _DECIMAL = re.compile(r"-?[0-9]+\.[0-9]{1,2}", re.ASCII)
 _DECIMAL_ANY = re.compile(r"-?[0-9]+\.[0-9]+", re.ASCII)
-
-_SYMBOLS = {"usd": "$", "eur": "€", "gbp": "£"}
 
 
 class MoneyError(ValueError):
@@ -83,31 +93,33 @@ def to_decimal_string(minor: int) -> str:
 
 
 def format_money(minor: int, currency: str, locale: str | None = None) -> str:
-    """A display string when the server sent no formatted twin: "$5.00", "€5.00", "12.50 CAD".
+    """A display string when the server sent no formatted twin: "$5.00", "€5.00", "NZ$12.50".
 
-    The server's `...Formatted` value is always preferred; this is only the fallback. With a
-    `locale` (the customer chose another language: kiosk.i18n.money_locale) the amount is written
-    the way that locale writes it, by babel ("12,50 US$" in "es"), twin or not.
+    The one money formatter of the kiosk (babel's `format_currency`): every screen calls it, with
+    the location's or the customer's `locale` when there is one, else DEFAULT_LOCALE. The
+    server's `...Formatted` value is always preferred; this is only the fallback.
     """
     if isinstance(minor, bool) or not isinstance(minor, int):
         raise MoneyError(f"minor units must be an integer, not {type(minor).__name__}")
-    code = (currency or "").strip().upper()
-    if locale and code:
-        # Imported here: babel's number data costs nothing until a customer changes language.
-        from decimal import Decimal
+    return _formatted(minor, (currency or "").strip().upper(), locale or DEFAULT_LOCALE)
 
-        from babel.numbers import format_currency
 
-        # Two decimals always (this module's rule), whatever the currency's usual digits.
-        return format_currency(
-            Decimal(minor).scaleb(-2), code, locale=locale, currency_digits=False
-        )
-    sign = "-" if minor < 0 else ""
-    whole, cents = divmod(abs(minor), 100)
-    amount = f"{whole:,}.{cents:02d}"
-    code = (currency or "").strip().lower()
-    symbol = _SYMBOLS.get(code)
-    if symbol:
-        return f"{sign}{symbol}{amount}"
-    suffix = f" {code.upper()}" if code else ""
-    return f"{sign}{amount}{suffix}"
+@functools.lru_cache(maxsize=4096)
+def _formatted(minor: int, code: str, where: str) -> str:
+    # Cached: babel takes ~50 us a call, and a menu draws the same few prices again and again.
+    from decimal import Decimal
+
+    # Imported here: babel's tables cost ~60 ms, paid only once a price is first drawn.
+    from babel.core import UnknownLocaleError
+    from babel.numbers import format_currency, format_decimal
+
+    amount = Decimal(minor).scaleb(-2)
+    try:
+        if not code:
+            return format_decimal(amount, format="#,##0.00", locale=where)
+        return format_currency(amount, code, locale=where)
+    except (UnknownLocaleError, ValueError):
+        # A locale name babel does not know (it came from settings or the network): the default.
+        if where == DEFAULT_LOCALE:
+            raise
+        return _formatted(minor, code, DEFAULT_LOCALE)

@@ -21,7 +21,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 import httpx
-from pydantic import BaseModel, SecretStr
+from pydantic import SecretStr
 
 from .client import StorefrontClient
 from .endpoints import V2_ENDPOINTS, Endpoint
@@ -39,7 +39,7 @@ from .money import MAJOR_UNITS
 
 __all__ = ["COUNTRY_NAMES", "V2_FULFILLMENT", "StorefrontClientV2"]
 
-M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
 
 # The kiosk's fulfillment methods as 2.0 names them (answers: models.FULFILLMENT_ALIASES).
 # 2.0 has no dine-in: an order eaten here is collected at the counter, so it is takeout there.
@@ -62,12 +62,14 @@ COUNTRY_NAMES = {
 
 
 class _CartAccess:
-    __slots__ = ("checkout_url", "revision", "token")
+    __slots__ = ("checkout_url", "order_number", "revision", "token")
 
     def __init__(self, token: SecretStr) -> None:
         self.token = token
         self.revision: int | None = None
         self.checkout_url: str | None = None
+        # The paid order's shortId, once order-result has said "completed".
+        self.order_number: str | None = None
 
 
 def _instant(value: Any) -> datetime | None:
@@ -100,6 +102,9 @@ class StorefrontClientV2(StorefrontClient):
     needs_key = False
     needs_coordinates = True
     counts_own_budget = True  # a bare 429 RATE_LIMITED, no X-RateLimit-* headers
+    # The hand-off gives the checkout URL; what locks a 2.0 cart is not documented (the hosted
+    # page's payment intent, we infer), and a read right after the hand-off would not show it.
+    intent_changes_cart = False
 
     def __init__(self, base_url: str, api_key: str = "", **options: Any) -> None:
         super().__init__(base_url, "", **options)
@@ -153,11 +158,15 @@ class StorefrontClientV2(StorefrontClient):
             known = self._location_ids.setdefault(given, given)
         return known
 
+    def _from_store(self, endpoint: Endpoint, path_params: Mapping[str, str], data: Any) -> None:
+        if endpoint.name == "location":  # a slug's id, as from the server's answer
+            self._answered(endpoint, path_params, None, data)
+
     def _answered(
         self,
         endpoint: Endpoint,
         path_params: Mapping[str, str],
-        response: httpx.Response,
+        response: httpx.Response | None,
         data: Any,
     ) -> None:
         if endpoint.name == "location" and isinstance(data, dict):
@@ -178,7 +187,7 @@ class StorefrontClientV2(StorefrontClient):
         if access is not None and isinstance(cart.get("revision"), int):
             access.revision = cart["revision"]
 
-    def _parse(self, model: type[M], data: Any, endpoint: str) -> M:
+    def _parse(self, model: type[T], data: Any, endpoint: str) -> T:
         marker = MAJOR_UNITS.set(True)
         try:
             return super()._parse(model, data, endpoint)
@@ -240,23 +249,54 @@ class StorefrontClientV2(StorefrontClient):
         updates: dict[str, Any] = {}
         if access is not None and access.checkout_url and not cart.checkout_url:
             updates["checkout_url"] = access.checkout_url
-        if cart.status == "COMPLETED" and not cart.fulfillment_identifier:
+        known = access.order_number if access is not None else None
+        if known and not cart.is_completed:
+            # order-result is the authority on the payment (section 7); the cart may lag behind.
+            updates["status"] = "COMPLETED"
+        if (cart.is_completed or known) and not cart.fulfillment_identifier:
             # Paid: the order number is the order's shortId (order-result).
-            number = await self._order_number(location_id, cart_id)
+            number = known or await self._order_number(location_id, cart_id)
             if number:
                 updates["fulfillment_identifier"] = number
         return cart.model_copy(update=updates) if updates else cart
 
+    async def order_progress(self, location_id: str, cart_id: str) -> str | None:
+        """2.0's documented poll while the customer pays (`GET …/order-result`, section 7): a
+        small answer, and the one that moves the order on (the cart's status is not documented
+        to change when the payment lands). A completed order's shortId is kept for get_cart."""
+        state, number = await self._order_result(location_id, cart_id)
+        access = self._carts.get(cart_id)
+        if number and access is not None:
+            access.order_number = number
+        return state
+
     async def _order_number(self, location_id: str, cart_id: str) -> str | None:
+        return (await self._order_result(location_id, cart_id))[1]
+
+    async def _order_result(self, location_id: str, cart_id: str) -> tuple[str, str | None]:
         ep = self.endpoints["order_result"]
         data = await self._call(ep, {"location_id": location_id, "cart_id": cart_id})
+        state = data.get("state") if isinstance(data, dict) else None
         order = data.get("order") if isinstance(data, dict) else None
         short = order.get("shortId") if isinstance(order, dict) else None
-        return short if isinstance(short, str) and short else None
+        return (
+            state if isinstance(state, str) else "payment_pending",
+            short if isinstance(short, str) and short else None,
+        )
 
     async def delete_cart(self, location_id: str, cart_id: str) -> None:
+        """A stale revision (the cart moved on, e.g. locked by its hand-off) is read and the delete
+        sent once more: unlike a line write, deleting an abandoned cart does not depend on what
+        the cart holds."""
         ep = self.endpoints["delete_cart"]
-        await self._call(ep, {"location_id": location_id, "cart_id": cart_id}, body={})
+        where = {"location_id": location_id, "cart_id": cart_id}
+        try:
+            await self._call(ep, where, body={})
+        except ConflictError as exc:
+            if exc.code != "CART_CONFLICT":
+                raise
+            await self.get_cart(location_id, cart_id)
+            await self._call(ep, where, body={})
 
     # ------------------------------------------------------------------ cart writes
 

@@ -473,7 +473,10 @@ def _header(scope: Scope, name: bytes) -> str:
 
 def _demo_public(path: str) -> bool:
     # The checkout page and the processor are what a customer's phone reaches.
-    return path.startswith(("/demo/checkout/", "/demo/processor/", "/demo/health"))
+    # So are the counter's list of orders to pay, from the staff's own device (pay at the counter).
+    return path.startswith(("/demo/checkout/", "/demo/processor/", "/demo/health")) or (
+        path == COUNTER_PATH
+    )
 
 
 # --------------------------------------------------------------------------------------------------
@@ -591,6 +594,46 @@ async def demo_checkout(request: Request) -> Response:
     return _page(f"Pay {amount}", body)
 
 
+# Pay at the counter: staff open the order's checkout page on their own device (contract, "Pay at
+# counter"). They find it here by the code the kiosk shows: the cart id's last 6 characters, in
+# capitals (the kiosk's kiosk.ordering.payment.counter_code; the demo shares only that rule).
+COUNTER_PATH = "/demo/counter"
+COUNTER_CODE_LENGTH = 6
+
+
+def counter_code(cart_id: str) -> str:
+    return cart_id[-COUNTER_CODE_LENGTH:].upper()
+
+
+async def demo_counter(request: Request) -> Response:
+    backend: Backend = request.app.state.backend
+    wanted = (request.query_params.get("code") or "").strip().upper()
+    rows = []
+    for intent in backend.intents_awaiting_payment():
+        try:
+            cart = backend.get_cart_json(intent["cartId"])
+        except KeyError:
+            continue
+        code = counter_code(intent["cartId"])
+        if cart.get("status") != "LOCKED" or (wanted and code != wanted):
+            continue
+        amount = escape(fmt(int(intent["amount"]), intent["currency"]))
+        name = escape(cart.get("customerName") or "")
+        link = f"/demo/checkout/{escape(intent['id'], quote=True)}"
+        rows.append(
+            f'<li><a href="{link}"><b>{escape(code)}</b></a> {amount}'
+            f"{' · ' + name if name else ''}</li>"
+        )
+    listing = "<ul>" + "".join(rows) + "</ul>" if rows else "<p>Nothing to pay right now.</p>"
+    body = (
+        "<h1>Orders to pay at the counter</h1>"
+        '<form method="get"><label>Code the customer says <input name="code" '
+        'autocomplete="off"></label><button type="submit">Find</button></form>'
+        f'{listing}<p class="note">Open an order to take its payment on this device.</p>'
+    )
+    return _page("Pay at the counter", body)
+
+
 def _secret_of_checkout(backend: Backend, request: Request, url: Any) -> str:
     """Storefront 2.0 gives the kiosk only the checkout page's URL, not the payment's secret: the
     demo's approve/decline keys pay that page. Only from this machine (the kiosk itself), and only
@@ -665,6 +708,7 @@ def demo_routes() -> list[Route]:
         DocRoute("/demo/stats/reset", demo_stats_reset, methods=["POST"], doc=local),
         DocRoute("/demo/rate-limit/reset", demo_rate_limit_reset, methods=["POST"], doc=local),
         DocRoute("/demo/sold-out", demo_sold_out, methods=["POST"], doc=local_body),
+        DocRoute(COUNTER_PATH, demo_counter, methods=["GET"], doc=Doc(media=(HTML,))),
         DocRoute(
             "/demo/checkout/{paymentIntentId}",
             demo_checkout,

@@ -200,6 +200,8 @@ class CartStore:
         self._pending = 0
         # True right after a new session: the server's cart is known to be empty without a GET.
         self._known_empty = False
+        # Whether the last payment poll read the cart itself (not only the payment's state).
+        self._poll_read_cart = False
         # True when a write may have changed the cart without our seeing it (cancelled mid-write).
         self._stale = False
         self._unconfirmed: _Unconfirmed | None = None
@@ -645,7 +647,35 @@ class CartStore:
         return await self._operation(body)
 
     async def poll(self) -> Cart | None:
-        """One GET while waiting for the payment (the cart turns COMPLETED, with its number)."""
+        """One look while waiting for the payment. Where the API has a payment poll of its own
+        (2.0's order-result) that is asked, and the cart is read only once it says "completed";
+        elsewhere one GET of the cart (it turns COMPLETED, with its number)."""
+        cart_id = self.cart_id
+        if cart_id is None:
+            return None
+
+        async def ask() -> str | None:
+            try:
+                return await self.client.order_progress(self.location_id, cart_id)
+            except NotFoundError:
+                self._forget()
+                raise
+
+        progress = await self._operation(ask)
+        self._poll_read_cart = progress is None or progress == "completed"
+        if self._poll_read_cart:
+            return await self.refresh()
+        if progress == "failed":
+            # The hosted checkout page tells the customer and lets them pay again: keep waiting.
+            log.info("payment poll: the last payment attempt failed; still waiting")
+        return self.cart
+
+    async def last_look(self) -> Cart | None:
+        """Before leaving the payment: a payment that landed wins (the payment poll), else the
+        server's cart as it is now, locked or not (read when the poll did not read it)."""
+        cart = await self.poll()
+        if (cart is not None and cart.is_completed) or self._poll_read_cart:
+            return cart
         return await self.refresh()
 
     # ------------------------------------------------------------------ lines
@@ -818,11 +848,17 @@ class CartStore:
 
         async def body() -> PaymentIntent:
             cart_id = self._need_cart()
-            if self.payment_intent is not None and self.cart is not None and self.cart.is_locked:
-                # Already locked by our own intent (a retry after a decline): reuse it.
-                return self.payment_intent
+            intent = self.payment_intent
+            if intent is not None and self.cart is not None:
+                left = self.handoff_seconds_left()
+                if self.cart.is_locked or (
+                    not self.client.intent_changes_cart and (left is None or left > 0)
+                ):
+                    # Locked by our own intent (a retry after a decline), or the hand-off the
+                    # checkout just opened and still open: reuse it.
+                    return intent
             intent = await self._create_intent(cart_id)
-            self._publish(await self._get())
+            await self._after_intent(intent)
             return intent
 
         return await self._operation(body)
@@ -847,6 +883,14 @@ class CartStore:
 
         return await self._operation(body)
 
+    async def _after_intent(self, intent: PaymentIntent | None) -> None:
+        """The cart as the payment begins: read once where the intent changes it (the legacy
+        API locks it and puts the checkout URL on it); else the URL the hand-off answered."""
+        if intent is not None and not self.client.intent_changes_cart and self.cart is not None:
+            self._publish(self.cart.model_copy(update={"checkout_url": intent.checkout_url}))
+            return
+        self._publish(await self._get())
+
     async def _create_intent(self, cart_id: str) -> PaymentIntent:
         result = await self._write(
             lambda: self.client.create_payment_intent(self.location_id, cart_id)
@@ -870,7 +914,7 @@ class CartStore:
                 lambda: self.client.validate_cart(self.location_id, cart_id)
             )
             intent = await self._create_intent(cart_id) if validation.valid else None
-            self._publish(await self._get())
+            await self._after_intent(intent)
             return CheckoutResult(validation, intent)
 
         return await self._operation(body)

@@ -79,6 +79,22 @@ class OpeningStatus:
         return ", ".join(h.text for h in self.today)
 
     @property
+    def today_phrase(self) -> str:
+        """Today's hours said once: "today 11:00–14:00", "closed today" or "hours unknown" (the
+        hours alone read "today closed today" after a "today" of the caller's)."""
+        if not self.known or not self.today:
+            return self.today_text
+        return _("today {hours}").format(hours=self.today_text)
+
+    @property
+    def opens_when(self) -> str:
+        """When a closed location opens next, as `summary` says it after "opens": "tomorrow at
+        11:00", "at 14:00"; "" when unknown."""
+        if self.opens_at is None or self.now is None:
+            return ""
+        return self._when(self.opens_at, at=True)
+
+    @property
     def summary(self) -> str:
         """One line: "Open · until 22:00", "Closed · opens tomorrow at 11:00", "Hours unknown"."""
         if not self.known or self.now is None:

@@ -35,13 +35,47 @@ from kiosk.api.errors import NotFoundError, RateLimitedError, StorefrontError
 from kiosk.api.models import Cart
 from kiosk.ordering.cart_store import CartStore
 
-__all__ = ["PaymentOutcome", "PaymentResult", "PaymentTick", "PollSchedule", "wait_for_payment"]
+__all__ = [
+    "PaymentOutcome",
+    "PaymentResult",
+    "PaymentTick",
+    "PollSchedule",
+    "counter_code",
+    "offers_counter",
+    "wait_for_payment",
+]
 
 log = logging.getLogger("kiosk.ordering")
 
 # Seconds before a checkout hand-off expires when a fresh one is asked for (enough for one
 # request and a phone that is slow to load the page); also the least time between two renewals.
 HANDOFF_MARGIN = 20.0
+
+
+# Pay at the counter (issue 13), decided here. Neither API places an order without a payment: the
+# order exists once its payment succeeds (v1: the intent's webhook; 2.0: order-result "completed").
+# The v1 contract's "Pay at counter" is the same hand-off with the checkoutUrl opened by staff on
+# the counter's payment device, so that is what the kiosk does: the cart is handed to payment as
+# for the QR code (locked, nothing to change), the kiosk shows a short code instead of the QR, the
+# customer says it at the counter, staff find the order by it on their device and take the
+# payment there, and the kiosk, still waiting, shows the order number once it is paid. The code
+# is the cart id's last characters in capitals: nothing secret (no token, no clientSecret), and
+# the demo's counter page (/demo/counter) lists pending payments by the same rule.
+COUNTER_CODE_LENGTH = 6
+
+
+def counter_code(cart: Cart) -> str:
+    """The code the customer says at the counter for `cart` (see above)."""
+    return cart.id[-COUNTER_CODE_LENGTH:].upper()
+
+
+def offers_counter(settings: object) -> bool:
+    """Whether the merchant takes payment at the counter (`pay_at_counter`; the older
+    `payment_mode = "counter"` means the same)."""
+    return bool(
+        getattr(settings, "pay_at_counter", False)
+        or getattr(settings, "payment_mode", "") == "counter"
+    )
 
 
 @dataclass(frozen=True, slots=True)

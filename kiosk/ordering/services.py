@@ -34,6 +34,12 @@ class KioskServices:
     # The embedded demo backend (in-process demo only): the staff screen switches its faults. A
     # `kiosk demo --server` kiosk reaches the same switches over HTTP (/demo/faults) instead.
     demo_backend: Any = None
+    # `kiosk demo --lan`: the origin (http://LAN-ADDRESS:PORT) where the demo serves its checkout
+    # pages to phones. None: a demo's checkout URL is not presented as reachable from a phone.
+    phone_origin: str | None = None
+    # The receipt printer's last failure, for the staff screen (None: none since the last print
+    # that worked, or no printer).
+    printer_problem: str | None = None
 
     def client_for(self, location_id: str) -> StorefrontClient:
         try:

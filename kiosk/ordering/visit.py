@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import SecretStr
 
 from kiosk.api.errors import StorefrontError
+from kiosk.i18n import N_
 from kiosk.ordering.cart_store import (
     IDLE,
     CartStore,
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
     from kiosk.api import StorefrontClient
     from kiosk.api.models import (
         Cart,
+        CartItem,
         CartValidation,
         DeliveryAddress,
         FulfillmentMethod,
@@ -63,12 +65,15 @@ if TYPE_CHECKING:
     from kiosk.ordering.payment import PaymentResult, PaymentTick
 
 __all__ = [
+    "LineKeptError",
     "OrderTime",
     "ReopenResult",
     "ResumeOutcome",
     "Visit",
     "VisitState",
     "request_selections",
+    "same_selections",
+    "selection_for_line",
 ]
 
 log = logging.getLogger("kiosk.ordering")
@@ -161,6 +166,59 @@ def request_selections(entries: Any) -> list[dict[str, Any]]:
     return out
 
 
+def _canonical(selections: Any) -> str:
+    import json
+
+    def norm(groups: Any) -> list[Any]:
+        out = []
+        for group in request_selections(list(groups or ())):
+            options = sorted(
+                (o["optionId"], int(o.get("quantity", 1)), norm(o.get("children")))
+                for o in group["selectedOptions"]
+            )
+            out.append((group["groupId"], options))
+        return sorted(out)
+
+    return json.dumps(norm(selections))
+
+
+def same_selections(a: Any, b: Any) -> bool:
+    """Whether two selection lists (a line's echo, a request) choose the same options, in any
+    order, names and prices aside."""
+    return _canonical(a) == _canonical(b)
+
+
+def selection_for_line(product: ProductDetail, item: CartItem) -> SelectionState:
+    """The product screen's starting choice when a cart line is edited: the line's own choices
+    (an option the product no longer has is dropped; the rules then say what is missing)."""
+    from kiosk.ordering.modifiers import SelectionState
+
+    chosen: dict[tuple[str, ...], int] = {}
+
+    def walk(groups: list[dict[str, Any]], prefix: tuple[str, ...]) -> None:
+        for group in groups:
+            for option in group["selectedOptions"]:
+                key = (*prefix, group["groupId"], option["optionId"])
+                quantity = option.get("quantity", 1)
+                chosen[key] = quantity if isinstance(quantity, int) and quantity > 0 else 1
+                walk(option.get("children") or [], key)
+
+    walk(request_selections(item.selections), ())
+    return SelectionState(product, chosen)
+
+
+class LineKeptError(StorefrontError):
+    """An edited line's new choice was added but the old line could not be removed: both are in
+    the order (never neither); the customer removes the old one."""
+
+    CODE = "LINE_KEPT"
+    # Marked for the catalogue; the product screen shows it in the customer's language.
+    default_message = N_(
+        "Your new choice was added, but the old line is still in your order. "
+        "Please remove it (Del)."
+    )
+
+
 class Visit:
     """One customer's visit. `client_for(location_id)` gives the location's client (keys are per
     location); `location_ids` are the locations this kiosk serves (one: a fixed location)."""
@@ -185,12 +243,16 @@ class Visit:
         self.delivery_zones = tuple(delivery_zones)
         # Option and group id -> name, from the product details read during this run.
         self.option_names: dict[str, str] = {}
+        # The customer's chosen locale (a language choice), None: the location's or the default.
+        self._locale: str | None = None
         self.state = VisitState(location_id=self._home())
         self._store: CartStore | None = None
         self._store_unsubscribe: list[Callable[[], None]] = []
         self._listeners: list[VisitListener] = []
         # The cart screen's last cross-sell answer, keyed by (cart id, product ids in the cart).
         self._cross_sell_memo: tuple[Any, list[MenuProduct]] | None = None
+        # Products suggested after an add in this visit: none is suggested twice.
+        self._suggested: set[str] = set()
         # Discards of abandoned carts still running (the next visit's writes queue behind them).
         self._discards: set[asyncio.Task[bool]] = set()
 
@@ -242,6 +304,20 @@ class Visit:
     @property
     def status(self) -> StoreStatus:
         return self.state.status
+
+    @property
+    def locale(self) -> str | None:
+        """The locale prices are drawn in (`kiosk.api.money.format_money`): the location's when
+        its record names one, else None (the formatter's default). A language choice sets it."""
+        chosen = self._locale
+        if chosen:
+            return chosen
+        named = getattr(self.state.location, "locale", None)
+        return named if isinstance(named, str) and named else None
+
+    @locale.setter
+    def locale(self, value: str | None) -> None:
+        self._locale = value
 
     @property
     def payment_intent(self) -> PaymentIntent | None:
@@ -427,6 +503,34 @@ class Visit:
             self._cross_sell_memo = memo
         return list(memo[1])
 
+    async def suggestion(self) -> MenuProduct | None:
+        """One product to suggest after an add: the first of the cart's recommendations (the
+        cross-sell the cart screen shows, from the same memo: one request a cart at most, for
+        the first add) that is available, not in the cart and not suggested before in this
+        visit. None when there is none, or the read fails (an optional extra: the order goes
+        on)."""
+        cart = self.state.cart
+        memo = self._cross_sell_memo
+        try:
+            if cart is not None and memo is not None and memo[0][0] == cart.id:
+                # This cart's last answer, even for its contents before this add: a suggestion
+                # costs no request once the cart has one (the bench's request goal).
+                products = list(memo[1])
+            else:
+                products = await self.cross_sell()
+        except StorefrontError:
+            log.info("no suggestion: the recommendations could not be read", exc_info=True)
+            return None
+        in_cart = {i.product_id for i in cart.items} if cart is not None else set()
+        for product in products:
+            if product.id in in_cart or product.id in self._suggested:
+                continue
+            if not product.is_available:
+                continue
+            self._suggested.add(product.id)
+            return product
+        return None
+
     # ------------------------------------------------------------------ intents: the order
 
     async def start(
@@ -533,6 +637,38 @@ class Visit:
     async def remove_item(self, item_id: str) -> Cart | None:
         return await self._on_store(lambda s: s.remove_item(item_id))
 
+    async def replace_line(
+        self,
+        item_id: str,
+        quantity: int,
+        selections: SelectionState | Sequence[Mapping[str, Any]],
+    ) -> Cart | None:
+        """A cart line edited on the product screen: its choices and quantity replaced.
+
+        The API edits only a line's quantity in place (2.0 contract: "Modifier changes are
+        remove-then-add"; v1 has no such route either). So the same choices are a quantity
+        change, and changed choices a new line: the new line is ADDED FIRST and the old one
+        removed after, so that a failed second write leaves both lines in the order (said, with
+        LineKeptError), never neither. Its note goes with the line."""
+        from kiosk.api.errors import NotFoundError
+        from kiosk.ordering.modifiers import SelectionState
+
+        cart = self.state.cart
+        old = next((i for i in cart.items if i.id == item_id), None) if cart else None
+        if old is None:
+            raise NotFoundError("This line is no longer in your order.", status=404)
+        wanted = selections.to_request() if isinstance(selections, SelectionState) else selections
+        if same_selections(old.selections, wanted):
+            if quantity == old.quantity:
+                return cart
+            return await self.set_quantity(item_id, quantity)
+        await self.add_item(old.product_id, quantity, wanted, old.special_instructions)
+        try:
+            return await self.remove_item(item_id)
+        except StorefrontError as exc:
+            log.warning("edited line: the old line could not be removed (%s)", exc.code)
+            raise LineKeptError(status=exc.status, code=LineKeptError.CODE) from exc
+
     async def apply_discount(self, code: str) -> Cart | None:
         return await self._on_store(lambda s: s.apply_discount(code))
 
@@ -608,7 +744,7 @@ class Visit:
         from kiosk.api.errors import InvalidRequestError, NotFoundError, UnprocessableError
 
         store = self._need_store()
-        cart = await self.poll()
+        cart = await store.last_look()
         if cart is not None and cart.is_completed:
             return ReopenResult(completed=cart)
         if cart is None or not cart.is_locked:
@@ -680,6 +816,7 @@ class Visit:
         the discard, for whoever wants to wait for it (True: the server confirmed the delete)."""
         store = self._store
         self._cross_sell_memo = None
+        self._suggested.clear()
         keep = store if self.fixed_location and store is not None else None
         if keep is None:
             self._use_store(None)

@@ -25,6 +25,7 @@ from textual.reactive import reactive
 from kiosk import i18n
 from kiosk.i18n import N_, _
 from kiosk.paths import styles_dir
+from kiosk.tui.a11y import Accessibility
 from kiosk.tui.kiosk_mode import KIOSK_MODE_BINDINGS, KioskMode
 
 if TYPE_CHECKING:
@@ -47,6 +48,8 @@ STYLESHEETS = (
     "staff.tcss",
     "idle.tcss",
     "attract.tcss",
+    # Large text (issue 13 F): last, so that its rules win over each screen's.
+    "large.tcss",
 )
 # What the boot screen's first frame needs ("Starting…" is styled in the theme). The others are
 # read once that frame is out: parsing all twelve first cost ~10 ms of `kiosk demo`'s first frame.
@@ -68,7 +71,7 @@ def _css_paths(names: tuple[str, ...] = STYLESHEETS) -> list[str]:
     return [str(base / name) for name in names]
 
 
-class KioskApp(KioskMode, App[None]):
+class KioskApp(KioskMode, Accessibility, App[None]):
     """The counter kiosk. `services` is everything it is given (settings, clients, demo flag)."""
 
     TITLE = "Kiosk"
@@ -117,6 +120,9 @@ class KioskApp(KioskMode, App[None]):
         super().__init__(**kwargs)
         self._services = services
         self._services_factory = services_factory
+        # Where the last first screen is kept (a kiosk.diskcache.DiskSlot), and what it held.
+        self._first_screen_slot: Any = None
+        self._kept_first_screen: Any = None
         # Injected so that tests and snapshots can freeze countdowns and "open now".
         self.clock = clock
         self.wall_clock = wall_clock
@@ -129,6 +135,8 @@ class KioskApp(KioskMode, App[None]):
         self._thread = threading.get_ident()
         if services is not None:
             self._services_ready(services)
+        else:
+            self.setup_accessibility()  # the CLI's settings (kiosk_settings) while booting
 
     # Services -------------------------------------------------------------------------------------
     @property
@@ -145,6 +153,8 @@ class KioskApp(KioskMode, App[None]):
     def _services_ready(self, services: KioskServices) -> None:
         self._services = services
         i18n.set_language(services.settings.language)
+        # The theme and large text of the settings (kiosk/tui/a11y.py).
+        self.setup_accessibility()
 
     @property
     def settings(self) -> Any:
@@ -160,9 +170,13 @@ class KioskApp(KioskMode, App[None]):
             self.push_screen(self._start_screen())
             self.kiosk_started()
             return
+        from kiosk.tui import first_screen
         from kiosk.tui.screens.boot import BootScreen
 
-        boot_screen = BootScreen()
+        # The last first screen kept on disk (a small JSON file): drawn in the first frame.
+        self._first_screen_slot = getattr(self._services_factory, "first_screen", None)
+        self._kept_first_screen = first_screen.read(self._first_screen_slot)
+        boot_screen = BootScreen(self._kept_first_screen)
         self.push_screen(boot_screen)
         self.call_after_refresh(self._after_first_frame, boot_screen)
 
@@ -199,10 +213,62 @@ class KioskApp(KioskMode, App[None]):
                 boot_screen.failed(error)
                 return
             self._services_ready(services)
-            await self.switch_screen(self._start_screen())
+            if boot_screen.preview is not None:
+                # The kept screen stays up, "updating…", while its data is read again.
+                await self._warm_start(services)
+            screen = self._start_screen()
+            await self.switch_screen(screen)
             self.kiosk_started()
+            if self._first_screen_slot is not None:
+                self.run_worker(
+                    self._first_screen_up(screen, boot_screen.chosen),
+                    group="first-screen",
+                    exit_on_error=False,
+                )
 
         self.run_worker(start(), group="boot", exclusive=True, exit_on_error=False)
+
+    # How long the kept first screen may wait for its data to be read again before the real screen
+    # takes over (and shows its own loading and, if need be, its own failure).
+    WARM_START_LIMIT = 5.0
+
+    async def _warm_start(self, services: KioskServices) -> None:
+        """Read the first screen's locations (from the disk cache while fresh, revalidated when
+        not) so that the real screen draws from memory at once; failures are the screen's."""
+        import asyncio
+        import contextlib
+
+        visit = self.visit
+        reads = [visit.load_location(i) for i in services.location_ids]
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(self.WARM_START_LIMIT):
+                await asyncio.gather(*reads, return_exceptions=True)
+
+    async def _first_screen_up(self, screen: Any, chosen: Any) -> None:
+        """Once the real first screen has its data: keep what it shows for the next start (when it
+        changed) and carry out the choice made on the kept one."""
+        from kiosk.tui import first_screen
+        from kiosk.tui.screens.location import LocationScreen
+        from kiosk.tui.screens.welcome import WelcomeScreen
+
+        loading = [w for w in self.workers if w.node is screen and w.group == "location"]
+        if loading:  # (an empty list would wait for every worker, this one too)
+            await self.workers.wait_for_complete(loading)
+        if self.screen is not screen or not isinstance(screen, LocationScreen | WelcomeScreen):
+            return
+        kind = "locations" if isinstance(screen, LocationScreen) else "welcome"
+        shown = first_screen.capture(screen, kind, self.services.demo)
+        if shown is not None and not shown.same_as(self._kept_first_screen):
+            slot, data = self._first_screen_slot, shown.to_json()
+            self._kept_first_screen = shown
+            self.run_worker(lambda: slot.write(data), thread=True, group="first-screen-write")
+        if chosen is None:
+            return
+        if isinstance(screen, LocationScreen) and str(chosen) in screen.locations:
+            screen.pick(chosen)
+        elif isinstance(screen, WelcomeScreen) and str(chosen) in screen.methods:
+            screen.query_one("#methods").move_to_key(chosen)  # type: ignore[attr-defined]
+            await screen.choose(chosen)
 
     def _start_screen(self) -> Any:
         if self.single_location:
@@ -275,7 +341,9 @@ class KioskApp(KioskMode, App[None]):
 
     async def _show_start(self) -> None:
         # The next customer starts in the kiosk's own language, whatever the last one chose.
-        i18n.set_language(self.settings.language)
+        self._apply_language(self.settings.language)
+        # Each new order starts in the merchant's text size (a customer may have switched it).
+        self.reset_large_text()
         while len(self.screen_stack) > 1:
             await self.pop_screen()
         await self.push_screen(self._start_screen())
@@ -291,10 +359,16 @@ class KioskApp(KioskMode, App[None]):
         """go_home() in an app worker: a screen's own worker would die with the screen it pops."""
         self.run_worker(self.go_home(), group="reset", exit_on_error=False)
 
+    def _apply_language(self, code: str) -> None:
+        i18n.set_language(code)
+        if self._visit is not None:
+            # The one locale the core's prices are drawn in (tips, the product's options).
+            self._visit.locale = i18n.money_locale()
+
     async def set_language(self, code: str) -> None:
         """The customer's language for the rest of this visit: the screen on top is drawn again
         in it (its `relanguage()`), the footer's keys too; screens opened later are made in it."""
-        i18n.set_language(code)
+        self._apply_language(code)
         locale = i18n.money_locale()
         if locale is not None:
             # Babel's number and date data (~40 ms to import, ~100 ms the first price) are read

@@ -79,6 +79,11 @@ def client_health(
     ok_at = getattr(client, "last_success_at", None)
     if ok_at is not None:
         text.append(f" (last ok {_ago(now - ok_at)})", style="dim")
+    stale_since = getattr(client, "stale_since", None)
+    if isinstance(stale_since, int | float):
+        # Menus and locations from the site's disk cache (issue 14): ordering still needs the API.
+        since = _ago(now - stale_since).removesuffix(" ago")
+        text.append(f" · showing saved menus (no answer for {since})", style="bold yellow")
     text.append(" · last error: ")
     error = getattr(client, "last_error", None)
     text.append(describe_error(error), style="red" if error is not None else "")

@@ -1,18 +1,25 @@
 """The menu as one flat list of rows (category headers and products), and a fast filter over it.
 
-Built once per menu load; a search keystroke only filters precomputed lower-case keys, so it stays
-well
-under a millisecond a thousand products (5,000 products: about 1 ms).
+The products are the client's own lean records (`kiosk.api.MenuProduct`), shared with its cache,
+not copied: a row is a `Header` or a product, and a product's category is the header above it.
+What the screen adds per category is small: a search key per product (its name and tags, lower
+case, so a keystroke filters 5,000 products in about a millisecond) and the few products that are
+not available at the menu's moment (sold out, not now), by id.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kiosk.tui.text import clean
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    from kiosk.api import MenuProduct
 
 POPULAR_ID = "__popular__"
 
@@ -20,6 +27,7 @@ POPULAR_ID = "__popular__"
 AVAILABLE = "available"
 SOLD_OUT = "sold_out"
 NOT_NOW = "not_now"
+_SERVED = (AVAILABLE, "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,28 +37,22 @@ class Header:
     count: int
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
-    category_id: str
-    product: Any  # MenuProduct
-    name: str  # cleaned for display
-    state: str
-    when: str  # "06:00–11:00" for a product that is not available now, else ""
-    search_key: str = field(repr=False, default="")
-
-    @property
-    def key(self) -> tuple[str, str]:
-        return (self.category_id, self.product.id)
-
-
-Row = Header | Entry
+if TYPE_CHECKING:
+    Row: TypeAlias = Header | MenuProduct
 
 
 @dataclass(frozen=True, slots=True)
 class Category:
     id: str
     name: str
-    entries: tuple[Entry, ...]
+    products: tuple[MenuProduct, ...]  # the client's records, the same objects
+    # (state, when) of the products that cannot be ordered now; every other one is available.
+    unavailable: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    keys: tuple[str, ...] = field(default=(), repr=False)  # search keys, one a product
+
+    def state(self, product: MenuProduct) -> tuple[str, str]:
+        """(state, when): "when" is "06:00–11:00" for a product that is not available now."""
+        return self.unavailable.get(product.id, _SERVED)
 
 
 _DAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -94,36 +96,43 @@ def availability(product: Any, now: datetime | None) -> tuple[str, str]:
     return NOT_NOW, ", ".join(texts)
 
 
-def _entry(category_id: str, product: Any, now: datetime | None, inactive: bool) -> Entry:
-    state, when = availability(product, now)
-    if inactive and state == AVAILABLE:
-        state = NOT_NOW
-    name = clean(product.name, 120) or "(unnamed)"
-    tags = " ".join(clean(t, 30) for t in (product.tags or ()))
-    return Entry(category_id, product, name, state, when, f"{name} {tags}".casefold())
+def search_key(product: MenuProduct) -> str:
+    if not product.tags:
+        return product.name.casefold()
+    return f"{product.name} {' '.join(product.tags)}".casefold()
+
+
+def category(
+    id: str, name: str, products: tuple[MenuProduct, ...], now: datetime | None, inactive: bool
+) -> Category:
+    unavailable: dict[str, tuple[str, str]] = {}
+    for product in products:
+        state, when = availability(product, now)
+        if inactive and state == AVAILABLE:
+            state = NOT_NOW
+        if state != AVAILABLE:
+            unavailable[product.id] = (state, when)
+    return Category(id, name, products, unavailable, tuple(search_key(p) for p in products))
 
 
 def build(menus: Any, now: datetime | None) -> list[Category]:
     """Categories in display order: popular first, then each active menu's, then inactive menus'."""
     categories: list[Category] = []
-    popular = list(getattr(menus, "popular_products", None) or ())
+    popular = tuple(getattr(menus, "popular_products", None) or ())
     if popular:
-        entries = tuple(_entry(POPULAR_ID, p, now, False) for p in popular)
-        categories.append(Category(POPULAR_ID, "★ Popular", entries))
+        categories.append(category(POPULAR_ID, "★ Popular", popular, now, False))
     ordered = sorted(menus.menus or (), key=lambda m: not m.is_active)
     seen: set[str] = set()
     for menu in ordered:
-        for category in menu.categories or ():
-            if category.id in seen:
+        for group in menu.categories or ():
+            if group.id in seen:
                 continue
-            seen.add(category.id)
-            name = clean(category.name, 60) or "Menu"
+            seen.add(group.id)
+            name = clean(group.name, 60) or "Menu"
             if not menu.is_active:
                 name = f"{name} (later)"
-            entries = tuple(
-                _entry(category.id, p, now, not menu.is_active) for p in category.products or ()
-            )
-            categories.append(Category(category.id, name, entries))
+            products = tuple(group.products or ())
+            categories.append(category(group.id, name, products, now, not menu.is_active))
     return categories
 
 
@@ -132,20 +141,22 @@ def rows(categories: Iterable[Category], query: str = "") -> list[Row]:
     out: list[Row] = []
     needle = query.casefold().strip()
     if not needle:
-        for category in categories:
-            if category.entries:
-                out.append(Header(category.id, category.name, len(category.entries)))
-                out.extend(category.entries)
+        for group in categories:
+            if group.products:
+                out.append(Header(group.id, group.name, len(group.products)))
+                out.extend(group.products)
         return out
     seen: set[str] = set()
-    for category in categories:
-        if category.id == POPULAR_ID:
+    for group in categories:
+        if group.id == POPULAR_ID:
             continue
         matches = [
-            e for e in category.entries if needle in e.search_key and e.product.id not in seen
+            p
+            for p, key in zip(group.products, group.keys, strict=True)
+            if needle in key and p.id not in seen
         ]
         if matches:
-            seen.update(e.product.id for e in matches)
-            out.append(Header(category.id, category.name, len(matches)))
+            seen.update(p.id for p in matches)
+            out.append(Header(group.id, group.name, len(matches)))
             out.extend(matches)
     return out

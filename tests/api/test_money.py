@@ -101,7 +101,8 @@ def test_to_decimal_string_refuses_non_integers() -> None:
         (500, "USD", "$5.00"),
         (1250, "eur", "€12.50"),
         (99, "gbp", "£0.99"),
-        (1250, "cad", "12.50 CAD"),
+        (1250, "cad", "CA$12.50"),
+        (1250, "nzd", "NZ$12.50"),
         (123456, "usd", "$1,234.56"),
         (-250, "usd", "-$2.50"),
         (0, "usd", "$0.00"),
@@ -110,3 +111,18 @@ def test_to_decimal_string_refuses_non_integers() -> None:
 )
 def test_format_money(minor: int, currency: str, text: str) -> None:
     assert format_money(minor, currency) == text
+
+
+@pytest.mark.parametrize(
+    ("locale", "text"),
+    [
+        (None, "NZ$1,234.50"),
+        ("en_NZ", "$1,234.50"),
+        ("de_DE", "1.234,50\xa0NZ$"),
+        ("qq_QQ", "NZ$1,234.50"),
+        ("../../etc", "NZ$1,234.50"),
+    ],
+)
+def test_format_money_in_a_locale(locale: str | None, text: str) -> None:
+    # One formatter for every screen; a locale babel does not know falls back to the default.
+    assert format_money(123450, "nzd", locale) == text

@@ -24,20 +24,46 @@ from textual.widgets import Input, Select
 from kiosk.tui.app import KioskApp
 from kiosk.tui.widgets.rowlist import RowList
 
-# What the standard order puts in the cart: (product id, [(group id, option id, presses)]).
+Choice = tuple[str, str, str]  # (group id, option id, the key that chooses it)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The standard order on one menu: the lines (product id, its choices), the line whose
+    quantity goes up by one "+", the tip preset's button id and the discount code."""
+
+    lines: tuple[tuple[str, tuple[Choice, ...]], ...]
+    quantity_change: tuple[str, int]  # (product id, the quantity after one "+")
+    tip: str
+    discount: str
+
+    @property
+    def intended(self) -> list[tuple[str, int]]:
+        """The final cart (product id, quantity), in the order the lines were added."""
+        changed, quantity = self.quantity_change
+        return [(p, quantity if p == changed else 1) for p, _ in self.lines]
+
+
+# The standard order on the demo's menu.
 LATTE = "prd_latte"
 LATTE_CHOICES = (
     ("grp_drink_size", "opt_size_large", "space"),
     ("grp_milk", "opt_milk_oat", "space"),
     ("grp_extra_shots", "opt_shot_extra", "plus"),
 )
-LINES = (LATTE, "prd_cookie", "prd_orange_juice", "prd_hummus")
-QUANTITY_CHANGE = ("prd_cookie", 2)  # one "+" on the cookie line: 1 -> 2
-TIP = "tip-18"
-DISCOUNT = "SAVE10"
+DEMO_PLAN = Plan(
+    lines=(
+        (LATTE, LATTE_CHOICES),
+        ("prd_cookie", ()),
+        ("prd_orange_juice", ()),
+        ("prd_hummus", ()),
+    ),
+    quantity_change=("prd_cookie", 2),
+    tip="tip-18",
+    discount="SAVE10",
+)
 NAME, EMAIL = "Ada Lovelace", "ada@example.com"
-# The intended final cart (product id, quantity), in the order the lines were added.
-INTENDED = [(LATTE, 1), ("prd_cookie", 2), ("prd_orange_juice", 1), ("prd_hummus", 1)]
+INTENDED = DEMO_PLAN.intended
 
 OnScreen = Callable[[str, Screen[Any]], Awaitable[None] | None]
 
@@ -54,6 +80,7 @@ class Walk:
     # Settles wait for the workers; a step that waits for a screen gives up after this long.
     timeout: float = 20.0
     steps: list[str] = field(default_factory=list)
+    plan: Plan = DEMO_PLAN
 
     # Waiting -------------------------------------------------------------------------------------
     async def settle(self) -> None:
@@ -104,7 +131,7 @@ class Walk:
         """Move `rowlist`'s cursor with Up/Down to the first row whose key passes `test`."""
         rowlist.focus()
         await self.pilot.pause()
-        keys = [rowlist.row_key(r) for r in rowlist.rows]
+        keys = [rowlist.key_at(i) for i in range(len(rowlist.rows))]
         target = next((i for i, k in enumerate(keys) if k is not None and test(k)), None)
         if target is None:
             raise WalkError(f"no row in #{rowlist.id} passes the test")
@@ -139,7 +166,8 @@ class Walk:
             return isinstance(key, tuple) and key[1] == product_id and key[0] != "__popular__"
 
         # Like a customer: the category first (a short list), then the product within it.
-        category = next(k[0] for k in map(products.row_key, products.rows) if wanted(k))
+        keys = (products.key_at(i) for i in range(len(products.rows)))
+        category = next(k[0] for k in keys if isinstance(k, tuple) and wanted(k))
         await self.cursor_to(menu.query_one("#categories", RowList), lambda k: k == category)
         await self.pilot.press("enter")
         await self.cursor_to(products, wanted)
@@ -148,9 +176,10 @@ class Walk:
 
     async def add_line(self, product_id: str) -> None:
         product = await self.open_product(product_id)
-        if product_id == LATTE:
+        choices = dict(self.plan.lines).get(product_id, ())
+        if choices:
             modifiers = product.query_one("#modifiers", RowList)
-            for group, option, key in LATTE_CHOICES:
+            for group, option, key in choices:
                 await self.cursor_to(
                     modifiers, lambda k, g=group, o=option: tuple(k)[-2:] == (g, o)
                 )
@@ -161,22 +190,29 @@ class Walk:
         await self.until(
             "back on the menu", lambda: type(self.app.screen).__name__ != "ProductScreen"
         )
+        if type(self.app.screen).__name__ == "SuggestionDialog":
+            # The one suggestion after an add (issue 13): no thanks, one key.
+            await self.pilot.press("n")
+            await self.until(
+                "the suggestion declined",
+                lambda: type(self.app.screen).__name__ != "SuggestionDialog",
+            )
 
     async def start(self, method_key: str = "1") -> None:
         await self.at("WelcomeScreen", "welcome")
         await self.pilot.press(method_key)
 
     async def fill_cart(self) -> None:
-        for product_id in LINES:
+        for product_id, _ in self.plan.lines:
             await self.add_line(product_id)
-        await self.at("MenuScreen", "menu with four lines")
+        await self.at("MenuScreen", f"menu with {len(self.plan.lines)} lines")
 
     async def edit_cart(self) -> Screen[Any]:
         await self.pilot.press("f4")
         cart = await self.at("CartScreen", "cart")
         app = self.app
         # One quantity change: "+" on the cookie line.
-        product_id, quantity = QUANTITY_CHANGE
+        product_id, quantity = self.plan.quantity_change
         items = {i.id: i.product_id for i in app.cart.items} if app.cart else {}
         lines = cart.query_one("#lines", RowList)
         await self.cursor_to(lines, lambda k: items.get(str(k)) == product_id)
@@ -189,7 +225,7 @@ class Walk:
             ),
         )
         # A tip preset.
-        await self.press_on(f"#{TIP}")
+        await self.press_on(f"#{self.plan.tip}")
         await self.until("the tip", lambda: bool(app.cart and app.cart.waiter_tip_total))
         # A later order time: the first slot offered (keys: open the list, Down, Enter).
         select = cart.query_one("#later", Select)
@@ -200,7 +236,7 @@ class Walk:
             lambda: bool(app.cart and (app.cart.pickup_type or "").upper() == "LATER"),
         )
         # A discount code.
-        await self.type_into("#discount", DISCOUNT)
+        await self.type_into("#discount", self.plan.discount)
         await self.until("the discount", lambda: bool(app.cart and app.cart.discount_code))
         await self.show("cart edited", cart)
         return cart

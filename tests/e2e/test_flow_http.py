@@ -21,7 +21,7 @@ from kiosk.tui.screens.menu import MenuScreen
 from kiosk.tui.screens.payment import PaymentScreen
 from kiosk.tui.screens.product import ProductScreen
 from kiosk.tui.widgets.chrome import Banner
-from tests.tui.conftest import settle
+from tests.tui.conftest import no_thanks, settle
 
 # Tuesday 13:00 in New York: Downtown open, the lunch menu on.
 NOW = datetime(2026, 3, 10, 17, 0, tzinfo=UTC).timestamp()
@@ -50,10 +50,11 @@ async def test_order_over_http(server: ServerThread, tmp_path: Path) -> None:
         assert isinstance(app.screen, ProductScreen)
         await pilot.press("2", "f2")
         await settle(pilot)
+        await no_thanks(pilot)
         assert isinstance(app.screen, MenuScreen)
         cart_id = app.visit.state.cart_id
         assert [i["quantity"] for i in backend.get_cart_json(cart_id)["items"]] == [2]
-        await pilot.press("escape", "f4", "f2")
+        await pilot.press("f4", "f2")
         await settle(pilot)
         app.screen.query_one("#name").value = "Ada"  # type: ignore[attr-defined]
         app.screen.query_one("#email").value = "ada@example.com"  # type: ignore[attr-defined]

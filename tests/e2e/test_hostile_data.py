@@ -317,7 +317,7 @@ async def test_a_null_inside_a_list_of_strings_does_not_sink_the_whole_menu() ->
     try:
         menus = await client.get_menus(DOWNTOWN.id)
         assert sum(len(c.products) for m in menus.menus for c in m.categories) > 10
-        assert menus.menus[0].categories[0].products[0].tags == ["vegan"]
+        assert menus.menus[0].categories[0].products[0].tags == ("vegan",)
     finally:
         await client.aclose()
         backend.state.backend.close()

@@ -157,3 +157,15 @@ def freeze_inputs(app: KioskApp) -> None:
     """No blinking cursor in snapshots."""
     for widget in app.screen.query(Input):
         widget.cursor_blink = False
+
+
+async def no_thanks(pilot: Pilot[Any]) -> bool:
+    """Decline the one suggestion the kiosk shows after an add (issue 13), when it shows one.
+    True when there was one."""
+    from kiosk.tui.screens.product import SuggestionDialog
+
+    if not isinstance(pilot.app.screen, SuggestionDialog):
+        return False
+    await pilot.press("n")
+    await settle(pilot)
+    return True

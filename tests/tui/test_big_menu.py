@@ -7,7 +7,7 @@ import statistics
 import time
 from pathlib import Path
 
-from kiosk.tui.menu_model import Entry
+from kiosk.tui.menu_model import Header
 from kiosk.tui.screens.menu import MenuScreen, ProductList
 
 from .conftest import make_kiosk, settle
@@ -23,7 +23,7 @@ async def test_5000_products(tmp_path: Path) -> None:
         screen = app.screen
         assert isinstance(screen, MenuScreen)
         products = screen.query_one(ProductList)
-        assert sum(isinstance(r, Entry) for r in products.rows) > 5000
+        assert sum(not isinstance(r, Header) for r in products.rows) > 5000
 
         # Filtering: what one key press costs (model filter, new rows, search line).
         timings = []
@@ -35,7 +35,7 @@ async def test_5000_products(tmp_path: Path) -> None:
         assert statistics.median(timings) < 0.020, timings
         await pilot.press(*"no. 4999")
         await settle(pilot)
-        ids = [r.product.id for r in products.rows if isinstance(r, Entry)]
+        ids = [r.id for r in products.rows if not isinstance(r, Header)]
         assert ids == ["xp_04999"]
         await pilot.press("escape")
         await settle(pilot)

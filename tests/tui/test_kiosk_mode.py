@@ -23,7 +23,7 @@ from kiosk.tui.screens.staff import PinDialog, StaffScreen
 from kiosk.tui.screens.welcome import WelcomeScreen
 from kiosk.tui.widgets.dialogs import ConfirmDialog
 
-from .conftest import Kiosk, make_kiosk, settle
+from .conftest import Kiosk, make_kiosk, no_thanks, settle
 from .test_flow import keys
 
 PIN = "2468"
@@ -67,8 +67,9 @@ async def to_menu_with_cookie(k: Kiosk, pilot: Pilot[Any]) -> str:
     await keys(pilot, "enter")
     assert isinstance(pilot.app.screen, ProductScreen)
     await keys(pilot, "f2")
+    await no_thanks(pilot)
     assert isinstance(pilot.app.screen, MenuScreen)
-    await keys(pilot, "escape")  # clears the search
+    assert pilot.app.screen.query_text == ""  # the search ended when the product opened
     cart = k.server_cart()
     assert [i["productId"] for i in cart["items"]] == ["prd_cookie"]
     return str(cart["id"])

@@ -49,18 +49,21 @@ def footer_words(pilot: Pilot[Any]) -> set[str]:
 
 def product_rows(screen: MenuScreen) -> list[str]:
     products = screen.query_one("#products", ProductList)
-    return [products.row_text(row, 80, False).plain for row in products.rows]
+    return [products.text_at(i, 80, False).plain for i in range(len(products.rows))]
 
 
 async def welcome_in_spanish_by_arrows(pilot: Pilot[Any]) -> None:
-    """From the list of ways to order: down past the last one reaches the language choice."""
+    """From the list of ways to order: up past the first one reaches the language choice, on
+    the hours line beside the text size."""
     screen = pilot.app.screen
     assert isinstance(screen, WelcomeScreen)
     methods = screen.query_one(MethodList)
     assert pilot.app.focused is methods
-    await keys(pilot, *["down"] * len(screen.methods))
+    await keys(pilot, "up")
     focused = pilot.app.focused
-    assert isinstance(focused, Button) and focused.id == "lang-en"
+    assert isinstance(focused, Button) and focused.id == "lang-es"
+    await keys(pilot, "left")
+    assert pilot.app.focused is not None and pilot.app.focused.id == "lang-en"
     await keys(pilot, "right")
     assert pilot.app.focused is not None and pilot.app.focused.id == "lang-es"
     await keys(pilot, "enter")
@@ -88,7 +91,7 @@ async def test_spanish_for_the_visit_then_english_after_the_order(kiosk: Kiosk) 
         # The customer stays on the language choice, the Spanish one marked.
         assert app.focused is welcome.query_one("#lang-es", Button)
         assert welcome.query_one("#lang-es", Button).variant == "primary"
-        await keys(pilot, "up")
+        await keys(pilot, "down")  # the list is below the hours line
         assert app.focused is welcome.query_one(MethodList)
         await keys(pilot, "1")  # pickup
         menu = app.screen
@@ -170,7 +173,8 @@ async def test_the_setting_chooses_the_kiosks_language(tmp_path: Path) -> None:
         await pilot.click("#lang-en")
         await settle(pilot)
         assert "How would you like your order?" in text_of(app.screen, "#prompt")
-        await keys(pilot, "up", "1")  # from the language choice back to the list, then pickup
+        # From the language choice (English) down to the list, then pickup.
+        await keys(pilot, "down", "down", "1")
         await add_simple(pilot, "espresso")
         await keys(pilot, "f9", "y")
         await settle(pilot)
@@ -204,4 +208,4 @@ async def test_back_to_the_restaurants_in_the_chosen_language(kiosk: Kiosk) -> N
         assert "¿Dónde quieres pedir?" in text_of(screen, "#prompt")
         listing = screen.query_one("#locations")
         shown = " ".join(row.text.plain for row in listing.rows)  # type: ignore[attr-defined]
-        assert "Hoy:" in shown and "Para llevar" in shown
+        assert "Hoy " in shown and "Para llevar" in shown

@@ -28,7 +28,7 @@ async def test_a_2_0_cart_line_names_its_options(tmp_path: Path) -> None:
         # The server sent ids only.
         assert "optionId" in str(app.cart.items[0].selections)
         assert "name" not in str(app.cart.items[0].selections)
-        await keys(pilot, "escape", "f4")
+        await keys(pilot, "f4")
         assert isinstance(app.screen, CartScreen)
         shown = "\n".join(str(row) for row in app.screen.query_one(CartLines).rows)
         assert "opt_" not in shown, shown

@@ -11,7 +11,8 @@ import pytest
 import segno
 from rich.text import Text
 
-from kiosk.api import Cart, MenusResponse
+from kiosk.api import Cart, MenuProduct, MenusResponse
+from kiosk.api.models import validate_as
 from kiosk.tui import menu_model
 from kiosk.tui.cartview import choice_lines, total_rows
 from kiosk.tui.text import clean, literal
@@ -96,12 +97,17 @@ def _menus(n: int) -> MenusResponse:
         {"id": f"c{c}", "name": f"Cat {c}", "products": products[c : c + 100]}
         for c in range(0, n, 100)
     ]
-    return MenusResponse.model_validate(
+    return validate_as(
+        MenusResponse,
         {
             "menus": [{"id": "m", "name": "All", "isActive": True, "categories": cats}],
             "popularProducts": products[:3],
-        }
+        },
     )
+
+
+def _products(rows: list[menu_model.Row]) -> list[MenuProduct]:
+    return [r for r in rows if not isinstance(r, menu_model.Header)]
 
 
 def test_menu_rows_and_search() -> None:
@@ -109,14 +115,19 @@ def test_menu_rows_and_search() -> None:
     assert categories[0].id == menu_model.POPULAR_ID
     rows = menu_model.rows(categories)
     assert isinstance(rows[0], menu_model.Header)
-    entries = [r for r in rows if isinstance(r, menu_model.Entry)]
+    entries = _products(rows)
     assert len(entries) == 303  # popular products appear twice when not searching
-    assert next(e for e in entries if e.product.id == "p50").state == menu_model.SOLD_OUT
-    found = [r for r in menu_model.rows(categories, "burger") if isinstance(r, menu_model.Entry)]
-    assert {e.product.id for e in found} == {f"p{i}" for i in range(0, 300, 7)}
+    p50 = next(e for e in entries if e.id == "p50")
+    assert categories[1].state(p50) == (menu_model.SOLD_OUT, "")
+    found = [
+        r for r in menu_model.rows(categories, "burger") if not isinstance(r, menu_model.Header)
+    ]
+    assert {e.id for e in found} == {f"p{i}" for i in range(0, 300, 7)}
     # Each product once in a search, popular or not; tags are searched too.
-    assert len(found) == len({e.product.id for e in found})
-    vegan = [r for r in menu_model.rows(categories, "VEGAN") if isinstance(r, menu_model.Entry)]
+    assert len(found) == len({e.id for e in found})
+    vegan = [
+        r for r in menu_model.rows(categories, "VEGAN") if not isinstance(r, menu_model.Header)
+    ]
     assert len(vegan) == 100
 
 

@@ -308,3 +308,75 @@ def test_a_busy_port_is_a_one_line_error(capsys: pytest.CaptureFixture[str], com
     assert code == 2
     assert out == ""
     assert f"cannot listen on 127.0.0.1 port {port}" in _one_line_error(err)
+
+
+def test_dev_alone_prints_its_usage_not_its_code(tmp_path: Path) -> None:
+    """`./dev` and `./dev help` list the commands (exit 0); a mistyped command says so (exit 2).
+    Run from a copy in an empty folder: were the usage checked after the install step, the missing
+    pyproject.toml would fail the run instead of touching any virtualenv."""
+    script = tmp_path / "dev"
+    script.write_text((Path(__file__).parents[2] / "dev").read_text())
+    for argv in ([], ["help"], ["--help"]):
+        done = subprocess.run(["bash", str(script), *argv], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        assert "./dev demo" in done.stdout and "./dev kiosk" in done.stdout
+        assert "set -euo" not in done.stdout and "#" not in done.stdout
+    wrong = subprocess.run(["bash", str(script), "frob"], capture_output=True, text=True)
+    assert wrong.returncode == 2
+    assert "unknown command 'frob'" in wrong.stderr and "./dev test" in wrong.stderr
+    assert "installing" not in wrong.stderr
+
+
+def _services(*, demo: bool, embedded: bool, profile: str, url: str) -> object:
+    from types import SimpleNamespace
+
+    return SimpleNamespace(
+        demo_backend=object() if embedded else None,
+        clients={"loc": SimpleNamespace(base_url=url)},
+        demo=demo,
+        settings=SimpleNamespace(profile=profile),
+    )
+
+
+@pytest.mark.parametrize(
+    ("demo", "embedded", "profile", "said", "not_said"),
+    [
+        (True, True, "demo", "the embedded demo backend (in this process)", "server"),
+        (True, False, "demo", "the demo server at http://127.0.0.1:8765/api/v1", "embedded"),
+        # A real backend under the default profile: not called a demo.
+        (False, False, "demo", "the backend at http://127.0.0.1:8765/api/v1", "demo"),
+        (False, False, "staging", "(profile staging)", "embedded"),
+    ],
+)
+def test_doctor_names_the_backend_as_it_is(
+    demo: bool, embedded: bool, profile: str, said: str, not_said: str
+) -> None:
+    from kiosk.doctor import _backend_text
+
+    services = _services(
+        demo=demo, embedded=embedded, profile=profile, url="http://127.0.0.1:8765/api/v1"
+    )
+    text = _backend_text(services)  # type: ignore[arg-type]
+    assert said in text
+    assert not_said not in text.replace("http://127.0.0.1:8765/api/v1", "")
+
+
+def test_doctor_budget_line_says_what_is_left() -> None:
+    from types import SimpleNamespace
+
+    from kiosk.api.client import RateBudget
+    from kiosk.doctor import _budget_text
+
+    now = [1000.0]
+    budget = RateBudget(200, lambda: now[0], self_counted=True, window=600.0)
+    for _ in range(13):
+        budget.note_sent()
+    fine, text = _budget_text(SimpleNamespace(rate_budget=budget))  # type: ignore[arg-type]
+    assert fine
+    assert text.startswith("rate budget: 187 of 200 requests still available")
+    assert "counted by this kiosk" in text
+    # Neither "used", "spent" nor a bare reset countdown: what is left comes first.
+    assert "spent" not in text and "used" not in text
+    unknown = RateBudget(200, lambda: now[0])
+    fine, text = _budget_text(SimpleNamespace(rate_budget=unknown))  # type: ignore[arg-type]
+    assert fine and "unknown" in text

@@ -72,7 +72,11 @@ def test_a_closed_day_says_closed_today_and_when_it_opens_next() -> None:
     status = opening_status(location(hours=WEEKDAYS), sunday)
     assert status.is_open is False
     assert status.today_text == "closed today"
+    # Said once: never "today closed today".
+    assert status.today_phrase == "closed today"
     assert status.summary == "Closed · opens tomorrow at 11:00"
+    monday = opening_status(location(hours=WEEKDAYS), datetime(2026, 3, 2, 12, tzinfo=NY))
+    assert monday.today_phrase == "today 11:00–22:00"
     friday_night = datetime(2026, 3, 6, 23, tzinfo=NY)
     later = opening_status(location(hours=WEEKDAYS), friday_night)
     assert later.summary == "Closed · opens Monday at 11:00"

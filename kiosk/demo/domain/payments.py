@@ -77,6 +77,17 @@ class PaymentRules(CheckoutRules):
             "checkoutUrl": cart["checkoutUrl"],
         }
 
+    def intents_awaiting_payment(self, limit: int = 50) -> list[dict[str, Any]]:
+        """Payments not made yet, newest first: what the counter page (staff) lists."""
+        with self.store.read() as conn:
+            rows = conn.execute(
+                "SELECT id, cart_id, amount, currency FROM payment_intents"
+                " WHERE status = 'requires_payment_method' ORDER BY created_at DESC LIMIT ?",
+                (limit,),
+            ).fetchall()
+        keys = ("id", "cartId", "amount", "currency")
+        return [dict(zip(keys, row, strict=True)) for row in rows]
+
     def intent_by_id(self, pi_id: str) -> dict[str, Any] | None:
         with self.store.read() as conn:
             row = conn.execute(

@@ -16,6 +16,16 @@ from kiosk.tui.text import clean
 from kiosk.tui.widgets.chrome import DemoMark
 
 
+def attract_line(settings: object) -> str:
+    """How customers pay, as the attract screen says it: the counter only when the merchant takes
+    payment there (kiosk.ordering.payment.offers_counter)."""
+    from kiosk.ordering.payment import offers_counter
+
+    if offers_counter(settings):
+        return _("Order here, pay on your phone or at the counter")
+    return _("Order here, pay on your phone")
+
+
 class AttractScreen(Screen[None]):
     """Any key or touch goes back to the first screen (the key is not passed on)."""
 
@@ -34,9 +44,7 @@ class AttractScreen(Screen[None]):
             yield Static(
                 Text(_("Touch or press any key to order"), style="bold"), id="attract-call"
             )
-            yield Static(
-                Text(_("Order here, pay on your phone or at the counter")), id="attract-sub"
-            )
+            yield Static(Text(attract_line(app.settings)), id="attract-sub")
 
     def _start(self) -> None:
         if self.is_attached and self.app.screen is self:

@@ -18,18 +18,24 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import ActiveBinding, Binding
+from textual.containers import ScrollableContainer
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Button, Footer, Input, Select
+from textual.widgets import Button, Input, Select
 from textual.worker import Worker
 
 from kiosk.i18n import N_, _, language
+from kiosk.ordering.delivery import delivery_offer
 from kiosk.tui.contract import Kiosk, kiosk_of
 from kiosk.tui.errors import Failure, describe, rate_limit_wait
-from kiosk.tui.widgets.chrome import Banner, KioskHeader
+from kiosk.tui.labels import offered_methods
+from kiosk.tui.widgets.chrome import Banner, FullName, KioskFooter, KioskHeader
+from kiosk.tui.widgets.rowlist import RowList
 
 if TYPE_CHECKING:
     from textual.timer import Timer
+
+    from kiosk.api import Location
 
 
 T = TypeVar("T")
@@ -44,6 +50,13 @@ class KioskScreen(Screen[Any]):
 
     BINDINGS = [
         Binding("escape", "back", N_("Back")),
+        # Arrows walk through the screen's controls (issue 13): a list uses ↑↓ inside itself and
+        # hands the key on past its first or last row; an input keeps ←→ for its text. The footer
+        # names them all once (KioskFooter).
+        Binding("down", "move(1)", N_("Move"), show=False),
+        Binding("up", "move(-1)", N_("Move"), show=False),
+        Binding("right", "move(1)", N_("Move"), show=False),
+        Binding("left", "move(-1)", N_("Move"), show=False),
         Binding("f5", "retry", N_("Retry"), show=False),
         Binding("r", "retry", N_("Retry"), show=False),
     ]
@@ -62,7 +75,7 @@ class KioskScreen(Screen[Any]):
         yield KioskHeader(self.header_title(), subtitle=self.header_subtitle())
         yield from self.compose_body()
         yield Banner(id="banner")
-        yield Footer()
+        yield KioskFooter()
 
     def compose_body(self) -> ComposeResult:
         yield from ()
@@ -208,6 +221,87 @@ class KioskScreen(Screen[Any]):
 
     def action_back(self) -> None:
         self.dismiss(None)
+
+    # Arrow navigation -----------------------------------------------------------------------------
+    def controls(self) -> list[Widget]:
+        """The focusable controls in focus order. A scrolling container that holds controls of
+        its own is left out: focused, it would keep the arrows to scroll itself (it scrolls to
+        whichever of its controls has focus anyway)."""
+        chain = self.focus_chain
+        inside: set[Widget] = set()
+        for widget in chain:
+            inside.update(a for a in widget.ancestors_with_self[1:] if isinstance(a, Widget))
+        return [w for w in chain if not (isinstance(w, ScrollableContainer) and w in inside)]
+
+    def action_move(self, step: int) -> None:
+        """Focus the control after (step 1) or before (-1) the focused one; none past the ends."""
+        controls = self.controls()
+        if not controls:
+            return
+        focused = self.focused
+        if focused in controls:
+            index = controls.index(focused) + step
+        else:
+            # Focus on something left out (a scrolling container): from its place in the chain.
+            chain = self.focus_chain
+            position = chain.index(focused) if focused in chain else -1
+            after = [i for i, w in enumerate(controls) if chain.index(w) > position]
+            index = (
+                (after[0] if after else len(controls))
+                if step > 0
+                else ((after[0] if after else len(controls)) - 1)
+            )
+        if 0 <= index < len(controls):
+            controls[index].focus()
+
+    # Long names ----------------------------------------------------------------------------------
+    def show_whole_name(
+        self, line_id: str, rowlist: RowList[Any], name: str, *, again: bool = True
+    ) -> None:
+        """Show `name` (the cursor row's, cleaned) in full on the FullName line `line_id` when
+        the list draws it cut short; clear the line when it fits."""
+        lines = self.query(f"#{line_id}")
+        if not lines:
+            return
+        line = lines.first(FullName)
+        row = rowlist.cursor_row
+        width = rowlist.scrollable_content_region.width
+        if width <= 0 and again:
+            # Filled before its first layout (the cart's lines on mount): once it has a width.
+            self.call_after_refresh(self.show_whole_name, line_id, rowlist, name, again=False)
+            return
+        if row is None or not name or width <= 0:
+            line.show("")
+            return
+        drawn = rowlist.text_at(rowlist.cursor or 0, width, True)
+        drawn.truncate(width, overflow="ellipsis")
+        line.show("" if name in drawn.plain else name)
+
+    # One rule for the ways to order, shared by the location list and the welcome screen --------
+    def orderable_methods(
+        self, location: Location, listed: Any = None, *, location_id: str | None = None
+    ) -> list[str]:
+        """What the location offers that this kiosk can take: delivery only where the kiosk can
+        place an address (2.0 needs the merchant's delivery zones; the staff screen says why).
+        `location_id`: the kiosk's name for it (default: the chosen location's)."""
+        visit = self.kiosk.visit
+        key = location_id or self.kiosk.location_id or location.id
+        offer = delivery_offer(visit.client_for(key).needs_coordinates, visit.delivery_zones)
+        return [m for m in offered_methods(location, listed) if m != "delivery" or offer.offered]
+
+    def closed_for_orders(self, location: Location) -> str | None:
+        """Why no order can start now, or None: closed, and the location takes no orders for
+        later (an order would be refused, or worse, taken for a time nobody will cook it)."""
+        if location.is_ordering_allowed is False:
+            return _("Sorry, this restaurant is not taking orders right now.")
+        if location.is_scheduled_order_allowed is False:
+            status = self.kiosk.visit.opening(location)
+            if status.known and status.is_open is False:
+                when = status.opens_when
+                said = _("Sorry, we're closed now and take no orders for later.")
+                # "We open tomorrow at 11:00."
+                return said + (" " + _("We open {when}.").format(when=when) if when else "")
+        return None
 
 
 class RateLimitWait:

@@ -1,25 +1,88 @@
-"""The first frame: "Starting…" while the services (client, embedded backend) are built."""
+"""The first frame: "Starting…" while the services (client, embedded backend) are built; or, when
+the last first screen was kept on disk (kiosk.tui.first_screen), that screen at once, marked
+"updating…", usable: a choice made on it is carried to the real screen once that is up."""
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import LoadingIndicator, Static
 
+from kiosk.tui.first_screen import FirstScreen
 from kiosk.tui.text import clean
+from kiosk.tui.widgets.chrome import DemoMark
+from kiosk.tui.widgets.lists import TextRowList
+from kiosk.tui.widgets.rowlist import RowList
+
+UPDATING = "updating…"
+
+
+class PreviewList(TextRowList):
+    pass
 
 
 class BootScreen(Screen[None]):
     BINDINGS = [Binding("r,f5", "retry", "Retry")]
 
-    def compose(self) -> ComposeResult:
-        # Placed by the screen's own `align` (theme.tcss): no containers to lay out first.
-        yield Static(Text("Starting the kiosk…", style="bold"), id="boot-title")
-        yield LoadingIndicator(id="boot-loading")
-        yield Static("", id="boot-error")
+    def __init__(self, preview: FirstScreen | None = None) -> None:
+        super().__init__()
+        self.preview = preview
+        # What the customer chose on the preview, for the real screen to carry out.
+        self.chosen: Hashable | None = None
 
+    def compose(self) -> ComposeResult:
+        preview = self.preview
+        if preview is None:
+            # Placed by the screen's own `align` (theme.tcss): no containers to lay out first.
+            yield Static(Text("Starting the kiosk…", style="bold"), id="boot-title")
+            yield LoadingIndicator(id="boot-loading")
+            yield Static("", id="boot-error")
+            return
+        self.add_class("-preview")
+        with Horizontal(id="header"):
+            # The header as it was drawn (the API's words in it are plain characters).
+            yield Static(preview.title.copy(), id="header-title")
+            if preview.demo:
+                yield DemoMark()
+        with Vertical(id="preview-body"):
+            for line in preview.lines:
+                yield Static(line.copy(), classes="preview-line")
+            yield PreviewList(list(preview.rows), id="preview-rows")
+            yield Static("", id="boot-error")
+        yield Static(Text(UPDATING, style="dim italic"), id="boot-updating")
+
+    def on_mount(self) -> None:
+        if self.preview is not None:
+            self.query_one(PreviewList).focus()
+
+    # The preview is usable: a choice waits for the real screen -----------------------------------
+    def on_row_list_selected(self, event: RowList.Selected) -> None:
+        event.stop()
+        self.choose(event.key)
+
+    def on_key(self, event: events.Key) -> None:
+        if self.preview is None or not event.character or not event.character.isdigit():
+            return
+        keys = self.preview.selectable()
+        index = int(event.character) - 1
+        if 0 <= index < len(keys):
+            event.stop()
+            self.query_one(PreviewList).move_to_key(keys[index])
+            self.choose(keys[index])
+
+    def choose(self, key: Hashable | None) -> None:
+        if key is None or self.error is not None:
+            return
+        self.chosen = key
+        self.query_one("#boot-updating", Static).update(Text("One moment…", style="bold"))
+
+    # Failure --------------------------------------------------------------------------------------
     error: BaseException | None = None
 
     def failed(self, error: BaseException) -> None:
@@ -32,7 +95,9 @@ class BootScreen(Screen[None]):
         if error is None:
             return
         # Configuration errors are written for staff (they name the setting to fix): show them.
-        self.query_one("#boot-loading").display = False
+        for loading in self.query("#boot-loading"):
+            loading.display = False
+        self.chosen = None
         text = Text("The kiosk could not start.\n", style="bold red")
         text.append(clean(str(error) or type(error).__name__, 400))
         text.append("\n\nPress R to try again, or ask a member of staff.")
@@ -44,6 +109,7 @@ class BootScreen(Screen[None]):
         app = kiosk_of(self.app)
         if self.error is not None:
             self.error = None
-            self.query_one("#boot-loading").display = True
+            for loading in self.query("#boot-loading"):
+                loading.display = True
             self.query_one("#boot-error", Static).update("")
             app.boot(self)

@@ -11,12 +11,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Select, Static
 
 from kiosk.i18n import N_, _, money_locale
+from kiosk.ordering.tips import TipRefused, chosen_tip, parse_custom_tip, tip_choices
 from kiosk.tui.cartview import local_moment
 from kiosk.tui.contract import kiosk_of
 from kiosk.tui.errors import Failure
@@ -24,7 +26,7 @@ from kiosk.tui.labels import method_label
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.cart_summary import TotalsPanel
-from kiosk.tui.widgets.chrome import FieldError
+from kiosk.tui.widgets.chrome import FieldError, FullName
 from kiosk.tui.widgets.lists import TextRow, TextRowList, two_columns
 from kiosk.tui.widgets.rowlist import RowList
 
@@ -46,6 +48,7 @@ class CartLines(RowList[LineRow]):
         Binding("plus,equals_sign,right", "change(1)", N_("More"), show=False),
         Binding("minus,left", "change(-1)", N_("Less"), show=False),
         Binding("delete,backspace,x", "remove", N_("Remove"), show=False),
+        Binding("e", "edit", N_("Change choices")),
     ]
 
     def row_key(self, row: LineRow) -> Hashable | None:
@@ -84,9 +87,46 @@ class CartLines(RowList[LineRow]):
         if isinstance(screen, CartScreen) and self.cursor_key is not None:
             screen.remove_line(str(self.cursor_key))
 
+    def action_edit(self) -> None:
+        screen = self.screen
+        if isinstance(screen, CartScreen) and self.cursor_key is not None:
+            screen.edit_line(str(self.cursor_key))
+
 
 class CrossSell(TextRowList):
     pass
+
+
+class TipButton(Button):
+    """One tip choice; the arrows move along the row (up/down leave it at its ends)."""
+
+    BINDINGS = [
+        Binding("left", "step(-1)", N_("Previous tip"), key_display="←"),
+        Binding("right", "step(1)", N_("Next tip"), key_display="→"),
+        Binding("up", "step(-1, True)", N_("Previous"), show=False),
+        Binding("down", "step(1, True)", N_("Next"), show=False),
+    ]
+
+    def __init__(self, key: str, *, compact: bool = False) -> None:
+        super().__init__(
+            _("No tip") if key == "none" else key,
+            id=f"tip-{key.replace('.', '_')}",
+            classes="tip",
+            compact=compact,
+        )
+        self.key = key
+
+    def action_step(self, step: int, leave: bool = False) -> None:
+        row = [b for b in self.screen.query(TipButton) if b.display]
+        at = row.index(self) + step if self in row else -1
+        if 0 <= at < len(row):
+            row[at].focus()
+        elif leave:
+            # Past either end, up/down go on to the control before or after the tips.
+            if step < 0:
+                self.screen.focus_previous()
+            else:
+                self.screen.focus_next()
 
 
 class CartScreen(KioskScreen):
@@ -110,9 +150,13 @@ class CartScreen(KioskScreen):
             with VerticalScroll(id="cart-left"):
                 yield Static(id="cart-title")
                 yield CartLines(id="lines")
-                yield Static(
-                    Text(_("+/− change amount · Del remove"), style="dim"), id="lines-help"
-                )
+                yield FullName(id="line-full-name")
+                with Horizontal(id="lines-bar"):
+                    yield Static(
+                        Text(_("E edit · +/− amount · Del remove"), style="dim"),
+                        id="lines-help",
+                    )
+                    yield Button(_("Edit"), id="edit-line", compact=True)
                 yield Static(Text(_("Discount code"), style="bold"), classes="section")
                 with Horizontal(id="discount-row"):
                     yield Input(placeholder=_("Enter a code"), id="discount", max_length=40)
@@ -149,6 +193,23 @@ class CartScreen(KioskScreen):
         self.query_one("#lines", CartLines).focus()
         self.load_settings()
 
+    def on_row_list_highlighted(self, event: RowList.Highlighted) -> None:
+        if isinstance(event.rowlist, CartLines):
+            self._show_line_name()
+
+    def _show_line_name(self) -> None:
+        # A long item name cut at 80x24 is read in full under the lines.
+        lines = self.query_one("#lines", CartLines)
+        cart = self.kiosk.cart
+        key = lines.cursor_key
+        item = next((i for i in cart.items if i.id == key), None) if cart else None
+        name = clean(item.name, 300) if item is not None else ""
+        self.show_whole_name("line-full-name", lines, name)
+
+    def on_resize(self, event: events.Resize) -> None:
+        super().on_resize(event)
+        self._mark_tip(self.kiosk.cart)  # tip labels: one line or two, by the width
+
     # Data -----------------------------------------------------------------------------------------
     def load_settings(self) -> None:
         visit = self.kiosk.visit
@@ -183,18 +244,14 @@ class CartScreen(KioskScreen):
         await row.remove_children()
         # "No tip" first and styled exactly like the presets: an equal choice, not a hidden one.
         compact = self.compact
-        buttons = [Button(_("No tip"), id="tip-none", classes="tip", compact=compact)]
-        for pct in tips.tip_percentage:
-            value = clean(pct, 6).rstrip("%")
-            if value.replace(".", "", 1).isdigit():
-                tip_id = f"tip-{value.replace('.', '_')}"
-                buttons.append(Button(f"{value}%", id=tip_id, classes="tip", compact=compact))
-        if tips.should_allow_custom_tip:
-            buttons.append(Button(_("Other"), id="tip-custom", classes="tip", compact=compact))
+        choices = tip_choices(self.kiosk.cart, tips, self.kiosk.visit.locale)
+        buttons = [TipButton(c.key, compact=compact) for c in choices]
         row.styles.grid_size_columns = len(buttons)
         await row.mount_all(buttons)
         section.display = True
         self._mark_tip(self.kiosk.cart)
+        # Again once the row is laid out: whether the amounts fit on one line depends on it.
+        self.call_after_refresh(lambda: self._mark_tip(self.kiosk.cart))
 
     def _slots_loaded(self, slots: TimeIntervals) -> None:
         self.slots = slots
@@ -234,6 +291,9 @@ class CartScreen(KioskScreen):
 
     # Drawing from the cart ------------------------------------------------------------------------
     def show_cart(self, cart: Cart | None) -> None:
+        # The lines are drawn from the same cart (CartLines watches it too): their cursor's
+        # name, once they are.
+        self.call_after_refresh(self._show_line_name)
         title = Text(_("Your order"), style="bold")
         if cart is not None:
             title.append(f" · {method_label(cart.fulfilment_method)}")
@@ -255,6 +315,7 @@ class CartScreen(KioskScreen):
             )
         self.query_one("#cart-title", Static).update(title)
         self.query_one("#checkout", Button).disabled = empty
+        self.query_one("#edit-line", Button).display = not empty
         code = cart.discount_code if cart is not None else None
         self.query_one("#remove-discount", Button).display = (
             bool(code) and self.kiosk.visit.can_remove_discount
@@ -270,9 +331,22 @@ class CartScreen(KioskScreen):
     def _mark_tip(self, cart: Cart | None) -> None:
         if self.tips is None or cart is None:
             return
-        current = _tip_choice(cart)
-        for button in self.query("#tip-row Button").results(Button):
-            chosen = button.id == current
+        current = chosen_tip(cart)
+        # Each choice with its amount for this cart, on one line when every one fits its button
+        # (the grid gives all the same width), else the amount on a second line.
+        choices = {c.key: c for c in tip_choices(cart, self.tips, self.kiosk.visit.locale)}
+        buttons = list(self.query("#tip-row TipButton").results(TipButton))
+        row = self.query_one("#tip-row", Horizontal)
+        room = (row.content_size.width - len(buttons) + 1) // max(len(buttons), 1) - 2
+        # On one line "No tip" needs no "· $0.00"; on two, its zero keeps the row's height even.
+        one = {k: c.label if k == "none" else c.text for k, c in choices.items()}
+        wide = room > 0 and all(len(text) <= room for text in one.values())
+        for button in buttons:
+            choice = choices.get(button.key)
+            if choice is not None:
+                two = f"{choice.label}\n{choice.amount}" if choice.amount else choice.label
+                button.label = Text(one[button.key] if wide else two)
+            chosen = button.key == current
             button.variant = "primary" if chosen else "default"
             button.set_class(chosen, "-chosen")
 
@@ -330,6 +404,22 @@ class CartScreen(KioskScreen):
             failed=settled,
         )
 
+    def edit_line(self, item_id: str) -> None:
+        """The product screen with this line's choices and quantity selected; confirming there
+        replaces the line (Visit.replace_line), Escape leaves it as it was."""
+        cart = self.kiosk.cart
+        line = next((i for i in cart.items if i.id == item_id), None) if cart else None
+        if line is None or not line.product_id:
+            return
+        from kiosk.tui.screens.product import ProductScreen
+
+        def closed(message: str | None) -> None:
+            if message:
+                self.say(message, kind="ok")
+
+        screen = ProductScreen(line.product_id, clean(line.name, 80), editing=line)
+        self.app.push_screen(screen, closed)
+
     def remove_line(self, item_id: str) -> None:
         self._store_call(lambda s: s.remove_item(item_id), busy=self.query_one("#lines"))
 
@@ -385,33 +475,38 @@ class CartScreen(KioskScreen):
         error = self.query_one("#tip-error", FieldError)
         error.show(None)
         busy = self.query_one("#tip-section")
+
+        def refused(failure: Failure) -> bool:
+            error.show(_("Tip not set: {reason}").format(reason=failure.message))
+            return not failure.retryable
+
         if button_id == "tip-none":
             self.query_one("#custom-tip-row").display = False
-            self._store_call(lambda s: s.set_no_tip(), busy=busy)
+            self._store_call(lambda s: s.set_no_tip(), busy=busy, failed=refused)
         elif button_id == "tip-custom":
             self.query_one("#custom-tip-row").display = True
             self.query_one("#custom-tip", Input).focus()
         else:
             self.query_one("#custom-tip-row").display = False
             pct = button_id.removeprefix("tip-").replace("_", ".")
-            self._store_call(lambda s: s.set_tip(percentage=pct), busy=busy)
+            self._store_call(lambda s: s.set_tip(percentage=pct), busy=busy, failed=refused)
 
     def set_custom_tip(self) -> None:
-        from kiosk.api.money import MoneyError, parse_money
-
-        raw = self.query_one("#custom-tip", Input).value.strip().lstrip("$€£")
         error = self.query_one("#tip-error", FieldError)
+        cart = self.kiosk.cart
+        currency = cart.currency if cart is not None else "usd"
         try:
-            minor = parse_money(raw if "." in raw else f"{raw}.00")
-        except MoneyError:
-            minor = -1
-        if minor < 0 or minor > 100_000:
-            error.show(_("Please enter an amount such as 2.50."))
+            minor = parse_custom_tip(
+                self.query_one("#custom-tip", Input).value, currency, self.kiosk.visit.locale
+            )
+        except TipRefused as refusal:
+            error.show(str(refusal))
             return
         error.show(None)
 
         def refused(failure: Failure) -> bool:
-            error.show(failure.message)
+            # The server's reason, at the field; the tip the cart had stays (and stays marked).
+            error.show(_("Tip not set: {reason}").format(reason=failure.message))
             return not failure.retryable
 
         self._store_call(
@@ -445,6 +540,8 @@ class CartScreen(KioskScreen):
             self.set_asap()
         elif button_id == "checkout":
             self.action_checkout()
+        elif button_id == "edit-line":
+            self.query_one("#lines", CartLines).action_edit()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -460,7 +557,9 @@ class CartScreen(KioskScreen):
 
     def on_row_list_selected(self, event: RowList.Selected) -> None:
         event.stop()
-        if isinstance(event.rowlist, CrossSell):
+        if isinstance(event.rowlist, CartLines) and event.key is not None:
+            self.edit_line(str(event.key))
+        elif isinstance(event.rowlist, CrossSell):
             product = next((p for p in self.suggestions if p.id == event.key), None)
             if product is not None:
                 from kiosk.tui.screens.product import ProductScreen
@@ -482,22 +581,6 @@ class CartScreen(KioskScreen):
         from kiosk.tui.screens.checkout import CheckoutScreen
 
         self.app.push_screen(CheckoutScreen())
-
-
-def _tip_choice(cart: Cart) -> str:
-    """Which tip button the cart's tip matches: tip-18, tip-none, or tip-custom."""
-    rate_text = (cart.fees.tip_rate or "").strip()
-    try:
-        rate = float(rate_text) if rate_text else 0.0
-    except ValueError:
-        rate = 0.0
-    if rate > 0:
-        pct = round(rate * 100, 2)
-        value = f"{pct:g}"
-        return f"tip-{value.replace('.', '_')}"
-    if cart.waiter_tip_total:
-        return "tip-custom"
-    return "tip-none"
 
 
 def _fulfillment_detail(cart: Cart) -> str:

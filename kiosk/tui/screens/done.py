@@ -1,9 +1,11 @@
-"""8. Done: the order number large, what happens next, and back to the start after a short time."""
+"""8. Done: the order number large, what happens next, the receipt (on screen and, when a printer
+is configured, printed), and back to the start after a short time."""
 
 from __future__ import annotations
 
+import logging
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 from rich.text import Text
@@ -11,19 +13,19 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Center, Vertical, VerticalScroll
-from textual.widgets import Digits, Static
+from textual.widgets import Static
 
 from kiosk.i18n import N_, _
-from kiosk.tui.cartview import pay_total, receipt_rows, when_text
+from kiosk.receipt import Receipt, build_receipt
 from kiosk.tui.labels import NEXT_STEPS, method_key
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
+from kiosk.tui.widgets.order_number import OrderNumber
 
 if TYPE_CHECKING:
     from kiosk.api import Cart
 
-# The characters textual's Digits can draw large; other order numbers are shown as bold text.
-DIGITS_CHARS = set("0123456789ABCDEF-+.:,$£€ ")
+log = logging.getLogger("kiosk.tui")
 
 
 def next_steps(cart: Cart | None) -> str:
@@ -49,45 +51,102 @@ class DoneScreen(KioskScreen):
         super().__init__()
         self.order = cart
         self.deadline = 0.0
+        self.receipt: Receipt | None = None
+        self._finishing = False
+        # The printer device once printed (python-escpos; a Dummy keeps its bytes for tests),
+        # or the staff-facing reason it did not print.
+        self.printed: Any = None
+        self.print_error: str | None = None
 
     def compose_body(self) -> ComposeResult:
-        number = clean(self.order.fulfillment_identifier if self.order else "", 20) or "—"
+        if self.order is not None:
+            self.receipt = build_receipt(
+                self.order,
+                location=self.kiosk.visit.state.location,
+                option_names=self.kiosk.visit.option_names,
+            )
+        number = self.order.fulfillment_identifier if self.order else None
+        title = _("Thank you! Your order number is")
         with Vertical(id="done-body"):
-            yield Static(Text(_("Thank you! Your order number is"), style="bold"), id="done-title")
-            with Center():
-                if set(number.upper()) <= DIGITS_CHARS:
-                    yield Digits(number.upper(), id="order-number")
-                else:
-                    yield Static(Text(number, style="bold"), id="order-number-text")
-            if self.order is not None:
-                paid = Text(
-                    _("Paid {total}").format(total=clean(pay_total(self.order), 20)) + " · "
-                )
-                paid.append(when_text(self.order), style="bold")
+            yield Static(Text(title, style="bold"), id="done-title")
+            yield OrderNumber(number, large=True, id="order-number")
+            if self.receipt is not None:
+                paid = Text(self.receipt.paid_line + " · ")
+                paid.append(self.receipt.when, style="bold")
                 yield Static(paid, id="done-paid")
             yield Static(Text(next_steps(self.order)), id="done-next")
-            if self.order is not None and self.order.items:
+            if self.receipt is not None and self.receipt.rows:
                 with Center(), VerticalScroll(id="done-receipt"):
-                    yield Static(self._receipt(self.order), id="done-receipt-lines")
+                    yield Static(self._receipt(self.receipt), id="done-receipt-lines")
+            yield Static("", id="done-print")
             yield Static("", id="done-countdown")
 
-    def _receipt(self, cart: Cart) -> Table:
+    def _receipt(self, receipt: Receipt) -> Table:
         """The itemised receipt (lines, choices, totals), every amount the server's."""
         table = Table.grid(expand=True, padding=(0, 1))
         table.add_column(ratio=1, overflow="fold")
         table.add_column(justify="right", no_wrap=True)
-        number = clean(cart.fulfillment_identifier or "", 20)
+        number = receipt.order_number
         heading = _("Receipt · order {number}").format(number=number) if number else _("Receipt")
         table.add_row(Text(heading, style="bold"), "")
-        for text, amount, kind in receipt_rows(cart, self.kiosk.visit.option_names):
-            style = {"total": "bold", "choice": "dim", "discount": "green"}.get(kind, "")
-            table.add_row(Text(text, style=style), Text(amount, style=style))
+        for row in receipt.rows:
+            style = {"total": "bold", "choice": "dim", "discount": "green"}.get(row.kind, "")
+            table.add_row(Text(row.text, style=style), Text(row.amount, style=style))
         return table
 
     def on_mount(self) -> None:
         self.deadline = self.kiosk.clock() + float(self.kiosk.settings.done_timeout)
+        self.query_one("#done-print").display = False
         self._tick()
         self.set_interval(1.0, self._tick)
+        self.print_receipt()
+
+    # Printing -------------------------------------------------------------------------------------
+    def print_receipt(self) -> None:
+        """Print the receipt when a printer is configured: in a thread (printers block), and a
+        printer that fails costs the customer nothing but the paper (the order is placed)."""
+        setting = self.kiosk.settings.printer
+        receipt = self.receipt
+        if not setting or receipt is None:
+            return
+        import asyncio
+
+        from kiosk.printing import PrintError, parse_printer, print_receipt
+
+        spec = parse_printer(setting)
+
+        services = self.kiosk.services
+
+        async def job() -> None:
+            try:
+                self.printed = await asyncio.to_thread(print_receipt, spec, receipt)
+                services.printer_problem = None
+            except PrintError as exc:
+                log.warning("receipt not printed: %s", exc)
+                services.printer_problem = str(exc)
+                self._print_failed(str(exc))
+
+        # The app's worker, not the screen's: a customer who leaves at once still gets the paper,
+        # and staff still hear of a failure.
+        self.app.run_worker(job(), group="receipt-print", exit_on_error=False)
+
+    def _print_failed(self, reason: str) -> None:
+        self.print_error = reason
+        if not self.is_attached or self._finishing:
+            return
+        number = self.receipt.order_number if self.receipt else ""
+        line = Text(
+            _("Your receipt could not be printed: your order number is") + " ", style="bold"
+        )
+        line.append(number or _("on the screen above"), style="bold reverse")
+        line.append(".\n")
+        line.append(f"Staff: {clean(reason, 160)}", style="dim")
+        widget = self.query_one("#done-print", Static)
+        widget.update(line)
+        widget.display = True
+        # The customer has no paper: time to note the number.
+        self.deadline += float(self.kiosk.settings.done_timeout)
+        self._tick()
 
     def _tick(self) -> None:
         left = max(0, math.ceil(self.deadline - self.kiosk.clock()))
@@ -106,7 +165,7 @@ class DoneScreen(KioskScreen):
             self.action_finish()
 
     def action_finish(self) -> None:
-        if getattr(self, "_finishing", False):
+        if self._finishing:
             return
         self._finishing = True
         self.kiosk.reset_now()

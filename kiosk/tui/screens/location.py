@@ -15,7 +15,7 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from kiosk.i18n import N_, _, language
-from kiosk.tui.labels import METHODS, offered_methods
+from kiosk.tui.labels import METHODS
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.lists import TextRow, TextRowList
@@ -106,9 +106,18 @@ class LocationScreen(KioskScreen):
             rows.append(TextRow(location_id, head, state))
             if location.address_string:
                 rows.append(TextRow(None, Text("    " + clean(location.address_string, 120))))
-            methods = ", ".join(_(METHODS[m][0]) for m in offered_methods(location))
-            detail = Text("    " + _("Today: {hours}").format(hours=status.today_text), style="dim")
-            detail.append(f" · {methods}")
+            phrase = status.today_phrase
+            detail = Text(f"    {phrase[:1].upper()}{phrase[1:]}", style="dim")
+            closed = self.closed_for_orders(location)
+            if closed is not None:
+                detail.append(" · " + _("not taking orders now"), style="yellow")
+            else:
+                # The welcome screen's own rule, so the list never promises what it hides.
+                methods = ", ".join(
+                    _(METHODS[m][0])
+                    for m in self.orderable_methods(location, location_id=location_id)
+                )
+                detail.append(f" · {methods}")
             rows.append(TextRow(None, detail))
             rows.append(TextRow(None, Text("")))
         if self.failed:
@@ -143,6 +152,10 @@ class LocationScreen(KioskScreen):
                 hint=_("Press R to try again, or choose another."),
             )
             self._retry = self.load
+            return
+        closed = self.closed_for_orders(location)
+        if closed is not None:
+            self.say(closed, hint=_("Please choose another restaurant."), kind="info")
             return
         self.kiosk.choose_location(location_id, location)
         from kiosk.tui.screens.welcome import WelcomeScreen

@@ -1,5 +1,7 @@
 """7. Payment: the payment intent, the cart's checkoutUrl as a QR code with the short URL beneath, a
 countdown with Cancel, polling until the cart is COMPLETED; in the demo, keys to approve or decline.
+Where the merchant takes payment at the counter (`pay_at_counter`), the customer may choose that
+instead (C): the QR code gives way to a code to say at the counter (kiosk.ordering.payment).
 
 The clientSecret never reaches the screen: only the checkoutUrl is drawn (contract, payment hand-
 off).
@@ -17,11 +19,14 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Static
 
+from kiosk.demo_control import phone_reachable
 from kiosk.i18n import N_, _
+from kiosk.ordering.payment import counter_code, offers_counter
 from kiosk.tui.cartview import pay_total
 from kiosk.tui.errors import Failure, describe
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
+from kiosk.tui.widgets.order_number import OrderNumber
 from kiosk.tui.widgets.qr import QRCode
 
 if TYPE_CHECKING:
@@ -54,6 +59,8 @@ class PaymentScreen(KioskScreen):
         # "Start over" here is a cancel, with the same question and the same last look.
         Binding("f9", "cancel", N_("Cancel payment"), show=False),
         Binding("r,f5", "retry", N_("Retry"), show=False),
+        # Only where the merchant takes payment at the counter (check_action).
+        Binding("c", "counter", N_("Pay at the counter / by phone")),
         # Demo only (check_action hides them otherwise): the demo processor's two test cards.
         Binding("a", "demo('approve')", N_("Demo: approve")),
         Binding("d", "demo('decline')", N_("Demo: decline")),
@@ -67,6 +74,8 @@ class PaymentScreen(KioskScreen):
         self.poll_now = asyncio.Event()
         self.cancelled = asyncio.Event()
         self.finished = False
+        # The customer chose to pay at the counter (C): a code to say there instead of the QR.
+        self.at_counter = False
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="payment-body"):
@@ -78,16 +87,37 @@ class PaymentScreen(KioskScreen):
                 yield Static("", id="pay-steps")
                 yield Static("", id="pay-countdown")
                 yield Static("", id="pay-demo")
+                if offers_counter(self.kiosk.settings):
+                    yield Button(_("Pay at the counter (C)"), id="counter")
                 yield Button(_("Cancel payment (F9)"), id="cancel", variant="error")
         yield Static("", id="pay-url")
 
     def on_mount(self) -> None:
-        if self.kiosk.services.demo:
-            hint = Text(_("Demo:") + " ", style="bold magenta")
-            hint.append(_("A approves (card 4242…), D declines (card 4000…0002)"))
-            self.query_one("#pay-demo", Static).update(hint)
+        # The older `payment_mode = "counter"`: the counter is chosen from the start.
+        self.at_counter = self.kiosk.settings.payment_mode == "counter"
+        self._show_demo_hint()
         self.watch(self.app, "cart", self._show_cart)
         self.begin()
+
+    def _phone_can_pay(self, cart: Cart | None) -> bool:
+        """False in a demo whose checkout page no phone can open (no `kiosk demo --lan`)."""
+        if not self.kiosk.services.demo:
+            return True
+        url = cart.checkout_url if cart is not None else None
+        return phone_reachable(url, getattr(self.kiosk.services, "phone_origin", None))
+
+    def _show_demo_hint(self) -> None:
+        if not self.kiosk.services.demo:
+            return
+        hint = Text(_("Demo:") + " ", style="bold magenta")
+        if self.at_counter:
+            hint.append(_("A pays as staff would at the counter (card 4242…), D declines"))
+        elif self._phone_can_pay(self.kiosk.cart):
+            hint.append(_("A approves (card 4242…), D declines (card 4000…0002)"))
+        else:
+            hint.append(_("A pays (card 4242…), D declines (card 4000…0002)"))
+            hint.append("\n" + _("For a phone: kiosk demo --lan"), style="dim")
+        self.query_one("#pay-demo", Static).update(hint)
 
     # Starting -------------------------------------------------------------------------------------
     def begin(self) -> None:
@@ -106,31 +136,49 @@ class PaymentScreen(KioskScreen):
     def _show_cart(self, cart: Cart | None) -> None:
         if cart is None:
             return
-        title = Text(_("Scan to pay"), style="bold")
-        counter = self.kiosk.settings.payment_mode == "counter"
+        counter = self.at_counter
         if counter:
             title = Text(_("Please pay at the counter"), style="bold")
+        elif self._phone_can_pay(cart):
+            title = Text(_("Scan to pay"), style="bold")
+        else:
+            title = Text(_("Demo: press A to pay"), style="bold")
         self.query_one("#pay-title", Static).update(title)
         amount = Text(_("Total") + " ", style="dim")
         amount.append(clean(pay_total(cart), 20), style="bold")
         self.query_one("#pay-amount", Static).update(amount)
         if counter:
             steps = _(
-                "A member of staff will take your payment\nand your order starts right after."
+                "1. Go to the counter and say the code\n"
+                "2. Staff take your payment there\n"
+                "3. Your order number appears here"
             )
-        else:
+        elif self._phone_can_pay(cart):
             steps = _(
                 "1. Scan the code with your phone's camera\n"
                 "2. Pay on your phone\n"
                 "3. Your order number appears here"
             )
+        else:
+            steps = _(
+                "This demo's payment page opens on this machine only, not on a phone. "
+                "Press A to pay; your order number appears here."
+            )
         self.query_one("#pay-steps", Static).update(Text(steps))
+        if self.query("#counter"):
+            label = _("Pay by phone instead (C)") if counter else _("Pay at the counter (C)")
+            self.query_one("#counter", Button).label = label
+        self._show_demo_hint()
         if self.intent is not None:
             self._show_qr(cart)
 
     def _show_qr(self, cart: Cart | None) -> None:
         url = cart.checkout_url if cart is not None else None
         holder = self.query_one("#qr-holder", Static)
+        if self.at_counter and cart is not None:
+            self._show_counter_code(cart)
+            return
+        self.query("#counter-code").remove()
         if not url:
             holder.update(
                 Text(_("Please ask a member of staff\nto take your payment."), style="bold")
@@ -138,14 +186,33 @@ class PaymentScreen(KioskScreen):
             self.query_one("#pay-url", Static).update("")
             return
         existing = self.query("#qr")
-        if existing and existing.first(QRCode).data == url:
+        if not (existing and existing.first(QRCode).data == url):
+            existing.remove()
+            holder.display = False
+            self.query_one("#qr-column", Vertical).mount(QRCode(url, id="qr"), before=0)
+        if self._phone_can_pay(cart):
+            link = Text(_("Or visit") + " ", style="dim")
+            link.append(short_url(url), style="bold")
+        else:
+            # The demo's page is on this machine only: not offered as an address to visit.
+            link = Text(_("Demo page (this machine only):") + " " + short_url(url), style="dim")
+        self.query_one("#pay-url", Static).update(link)
+
+    def _show_counter_code(self, cart: Cart) -> None:
+        """Pay at the counter: the code to say there, large, where the QR code was."""
+        self.query("#qr").remove()
+        code = counter_code(cart)
+        existing = self.query("#counter-code")
+        if existing and existing.first(OrderNumber).number == code:
             return
         existing.remove()
-        holder.display = False
-        self.query_one("#qr-column", Vertical).mount(QRCode(url, id="qr"), before=0)
-        link = Text(_("Or visit") + " ", style="dim")
-        link.append(short_url(url), style="bold")
-        self.query_one("#pay-url", Static).update(link)
+        holder = self.query_one("#qr-holder", Static)
+        holder.update(Text(_("Say this code at the counter:"), style="bold"))
+        holder.display = True
+        self.query_one("#qr-column", Vertical).mount(
+            OrderNumber(code, large=True, id="counter-code"), after=holder
+        )
+        self.query_one("#pay-url", Static).update("")
 
     # Waiting --------------------------------------------------------------------------------------
     def wait(self) -> None:
@@ -217,7 +284,23 @@ class PaymentScreen(KioskScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "demo":
             return self.kiosk.services.demo
+        if action == "counter":
+            return offers_counter(self.kiosk.settings)
         return True
+
+    def action_counter(self) -> None:
+        """Pay at the counter, or back to the QR code: the same hand-off either way (staff open
+        the checkout page on their device), so nothing is sent; the wait goes on."""
+        if self.finished or not offers_counter(self.kiosk.settings):
+            return
+        self.at_counter = not self.at_counter
+        self._show_cart(self.kiosk.cart)
+        if self.at_counter:
+            self.say(
+                _("Please go to the counter and say your code."),
+                kind="info",
+                hint=_("This screen shows your order number once staff take your payment."),
+            )
 
     def action_demo(self, what: str) -> None:
         visit = self.kiosk.visit
@@ -251,6 +334,8 @@ class PaymentScreen(KioskScreen):
         event.stop()
         if event.button.id == "cancel":
             self.action_cancel()
+        elif event.button.id == "counter":
+            self.action_counter()
 
     def _ask(self, question: str, detail: str, yes: str, then: Callable[[], None]) -> None:
         """A yes/no question over the payment ("Keep paying" is always the safe answer); `then`

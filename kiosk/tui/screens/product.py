@@ -11,29 +11,32 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import events
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from kiosk.i18n import N_, _, money_locale
 from kiosk.tui.errors import Failure
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
+from kiosk.tui.widgets.chrome import FullName
 from kiosk.tui.widgets.lists import two_columns
 from kiosk.tui.widgets.rowlist import RowList
 
 if TYPE_CHECKING:
-    from kiosk.api import MenuProduct, ProductDetail
+    from kiosk.api import CartItem, MenuProduct, ProductDetail
     from kiosk.ordering.modifiers import GroupView, OptionView, SelectionState
 
 MAX_QUANTITY = 99
 
 
-def money(minor: int, currency: str) -> str:
+def money(minor: int, currency: str, locale: str | None = None) -> str:
+    # The kiosk's one formatter (babel), the same the cart's fallbacks use: "NZ$12.50" on both.
     from kiosk.api.money import format_money
 
-    return format_money(minor, currency, money_locale())
+    return format_money(minor, currency, locale)
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,7 @@ class ModifierList(RowList[ModifierRow]):
     """Groups and their options in one list; the cursor moves over options only."""
 
     currency = "usd"
+    locale: str | None = None
 
     def row_key(self, row: ModifierRow) -> Hashable | None:
         return row.option.key if isinstance(row, OptionRow) else None
@@ -90,14 +94,93 @@ class ModifierList(RowList[ModifierRow]):
         if option.sold_out:
             right = Text(_("Sold out") + " ", style="red")
         elif option.item.price:
-            delta = option.item.price_formatted or money(option.item.price, self.currency)
+            delta = option.item.price_formatted or money(
+                option.item.price, self.currency, self.locale
+            )
             if money_locale():
-                delta = money(option.item.price, self.currency)
+                # Another language than the server's: its formatted twin is not shown.
+                delta = money(option.item.price, self.currency, self.locale)
             sign = "" if delta.startswith(("-", "+")) else "+"
             right = Text(f"{sign}{clean(delta, 16)} ")
         else:
             right = Text("")
         return two_columns(text, right, width)
+
+
+class SuggestionDialog(ModalScreen[bool]):
+    """One suggestion after an add: Enter or Y adds it, Escape or N says no thanks."""
+
+    BINDINGS = [
+        Binding("escape,n", "answer(False)", N_("No thanks")),
+        Binding("y", "answer(True)", N_("Add it")),
+        Binding("left,right", "switch", show=False),
+    ]
+
+    def __init__(self, product: MenuProduct, price: str) -> None:
+        super().__init__(classes="suggestion")
+        self.product = product
+        self.price = price
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Static(Text(_("You might also like"), style="bold"), id="dialog-question")
+            line = Text(clean(self.product.name, 80), style="bold")
+            line.append(f"  {clean(self.price, 20)}")
+            if self.product.description:
+                line.append("\n")
+                line.append(clean(self.product.description, 160), style="dim")
+            yield Static(line, id="dialog-detail")
+            with Horizontal(id="dialog-buttons"):
+                yield Button(_("Add it (Y)"), id="yes", variant="primary")
+                yield Button(_("No thanks (N)"), id="no")
+
+    def on_mount(self) -> None:
+        self.query_one("#yes", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, value: bool) -> None:
+        self.dismiss(value)
+
+    def action_switch(self) -> None:
+        self.focus_next(Button)
+
+
+def offer_suggestion(app: App[Any], product: MenuProduct) -> None:
+    """Show one suggestion over the screen below; adding it opens its product screen when it has
+    options to choose, else adds one at once."""
+    from kiosk.tui.contract import kiosk_of
+
+    kiosk = kiosk_of(app)
+    location = kiosk.location
+    currency = location.currency if location is not None else "usd"
+    price = product.price_text(currency, money_locale())
+    name = clean(product.name, 60)
+
+    def answered(yes: bool | None) -> None:
+        below = app.screen
+        if not yes or not isinstance(below, KioskScreen):
+            return
+
+        def closed(message: str | None) -> None:
+            if message:
+                below.say(message, kind="ok", hint=_("F4 shows your order."))
+
+        if product.modifier_ids:
+            screen = ProductScreen(product.id, name, product, suggest=False)
+            app.push_screen(screen, closed)
+            return
+        visit = kiosk.visit
+
+        async def add() -> Any:
+            return await visit.add_item(product.id, 1)
+
+        added = _("Added {n} × {name} to your order.").format(n=1, name=name)
+        below.call(add, group="cart", done=lambda _result: closed(added))
+
+    app.push_screen(SuggestionDialog(product, price), answered)
 
 
 class ProductScreen(KioskScreen):
@@ -110,13 +193,31 @@ class ProductScreen(KioskScreen):
         Binding("minus,left", "less", N_("Less"), show=False),
     ]
 
-    def __init__(self, product_id: str, name: str, listed: MenuProduct | None = None) -> None:
+    def __init__(
+        self,
+        product_id: str,
+        name: str,
+        listed: MenuProduct | None = None,
+        *,
+        editing: CartItem | None = None,
+        suggest: bool = True,
+    ) -> None:
         """`listed` is the menu's record of the product: when it names no modifier groups, it is
-        all this screen needs and the detail is not fetched (one request less per simple item)."""
+        all this screen needs and the detail is not fetched (one request less per simple item).
+        `editing` is a cart line: its choices and quantity come selected, and confirming
+        replaces that line (Escape leaves it as it was)."""
         super().__init__()
         self.product_id = product_id
         self.product_name = name
         self.listed = listed
+        self.editing = editing
+        # One suggestion after an add (not after an edit, nor after adding a suggestion).
+        self.suggest = suggest and editing is None
+        # Keys seen here, and where the add began among them: a key pressed after the add (a
+        # burst: F2 then keys meant for the menu) means no suggestion, which would take them.
+        self._keys_seen = 0
+        self._f2_at: int | None = None
+        self._add_from = 0
         self.product: ProductDetail | None = None
         self.state: SelectionState | None = None
         self.quantity = 1
@@ -130,6 +231,7 @@ class ProductScreen(KioskScreen):
         with Vertical(id="product-body"):
             yield Static(id="product-info")
             yield ModifierList(id="modifiers")
+            yield FullName(id="option-full-name")
             yield Static(
                 Text(
                     _("↑↓ move · Space/Enter choose · +/− amount · 1-9 how many · F2 add"),
@@ -153,7 +255,7 @@ class ProductScreen(KioskScreen):
         if listed is not None and not listed.modifier_ids:
             from kiosk.api import ProductDetail
 
-            self._loaded(ProductDetail.model_validate({**listed.model_dump(), "modifiers": []}))
+            self._loaded(ProductDetail.from_listed(listed))
             return
 
         async def fetch() -> ProductDetail:
@@ -176,7 +278,9 @@ class ProductScreen(KioskScreen):
             or (self.kiosk.location.currency if self.kiosk.location else "")
             or "usd"
         )
-        self.query_one("#modifiers", ModifierList).currency = currency
+        modifiers = self.query_one("#modifiers", ModifierList)
+        modifiers.currency = currency
+        modifiers.locale = self.kiosk.visit.locale
         info = Text(clean(product.name, 200), style="bold")
         info.append("  ")
         info.append(clean(product.price_text(currency, money_locale()), 20), style="bold")
@@ -188,8 +292,13 @@ class ProductScreen(KioskScreen):
             info.append("\n")
             info.append(clean(product.description, 300), style="dim")
         self.query_one("#product-info", Static).update(info)
-        self.set_state(SelectionState.for_product(product))
-        modifiers = self.query_one("#modifiers", ModifierList)
+        if self.editing is not None:
+            from kiosk.ordering.visit import selection_for_line
+
+            self.quantity = max(1, min(self.editing.quantity, MAX_QUANTITY))
+            self.set_state(selection_for_line(product, self.editing))
+        else:
+            self.set_state(SelectionState.for_product(product))
         if not product.modifiers:
             # Nothing to choose: say so, and what is left to do (the page was empty but for
             # the name).
@@ -230,19 +339,24 @@ class ProductScreen(KioskScreen):
             preview.update("")
             add.disabled = True
             return
-        currency = self.query_one("#modifiers", ModifierList).currency
+        modifiers = self.query_one("#modifiers", ModifierList)
+        currency, locale = modifiers.currency, modifiers.locale
         unit = state.preview_unit_price_minor()
         text = Text(_("Preview") + " ", style="dim")
-        text.append(money(unit * self.quantity, currency), style="bold")
+        text.append(money(unit * self.quantity, currency, locale), style="bold")
         if self.quantity > 1:
-            text.append(f" ({self.quantity} × {money(unit, currency)})", style="dim")
+            each = money(unit, currency, locale)
+            text.append(f" ({self.quantity} × {each})", style="dim")
         preview.update(text)
         add.disabled = not state.is_valid
-        add.label = (
-            _("Add {n} to order").format(n=self.quantity)
-            if self.quantity > 1
-            else _("Add to order")
-        )
+        if self.editing is not None:
+            add.label = _("Update my order")
+        else:
+            add.label = (
+                _("Add {n} to order").format(n=self.quantity)
+                if self.quantity > 1
+                else _("Add to order")
+            )
 
     def _cursor_option(self) -> OptionRow | None:
         row = self.query_one("#modifiers", ModifierList).cursor_row
@@ -251,6 +365,12 @@ class ProductScreen(KioskScreen):
     def on_row_list_selected(self, event: RowList.Selected) -> None:
         event.stop()
         self.action_choose()
+
+    def on_row_list_highlighted(self, event: RowList.Highlighted) -> None:
+        # A long option name cut at 80x24 is read in full under the list.
+        row = event.rowlist.cursor_row
+        name = clean(row.option.item.name, 300) if isinstance(row, OptionRow) else ""
+        self.show_whole_name("option-full-name", event.rowlist, name)
 
     def action_choose(self) -> None:
         row = self._cursor_option()
@@ -296,7 +416,16 @@ class ProductScreen(KioskScreen):
         self.quantity = min(max(self.quantity + step, 1), MAX_QUANTITY)
         self._update_bar()
 
+    @property
+    def _hurried(self) -> bool:
+        return self._keys_seen > self._add_from
+
     def on_key(self, event: events.Key) -> None:
+        # Counted as they reach the screen: the F2 binding runs only after the keys queued
+        # behind it have been seen here.
+        if event.key == "f2" and self._f2_at is None:
+            self._f2_at = self._keys_seen
+        self._keys_seen += 1
         if event.character and event.character.isdigit() and event.character != "0":
             event.stop()
             self.quantity = int(event.character)
@@ -323,6 +452,7 @@ class ProductScreen(KioskScreen):
             return
         invalid = state.first_invalid()
         if invalid is not None:
+            self._f2_at = None  # no add began at that F2
             self.set_state(state, focus_group=invalid.id)
             self.say(f"{clean(invalid.group.name, 60)}: {invalid.error}.", kind="info")
             return
@@ -331,8 +461,21 @@ class ProductScreen(KioskScreen):
         selections = state.to_request()
         name = clean(product.name, 60)
 
-        async def add() -> Any:
-            return await visit.add_item(product.id, quantity, selections)
+        editing = self.editing
+
+        suggest = self.suggest
+        # The add began at its F2 (the key itself not counted), or now for a click.
+        self._add_from = self._keys_seen if self._f2_at is None else self._f2_at + 1
+        self._f2_at = None
+
+        async def add() -> MenuProduct | None:
+            if editing is not None:
+                await visit.replace_line(editing.id, quantity, selections)
+                return None
+            await visit.add_item(product.id, quantity, selections)
+            # Read while this screen still shows (busy), so the suggestion comes up in the same
+            # step that leaves it: no key meant for the menu can land in between.
+            return await visit.suggestion() if suggest and not self._hurried else None
 
         def failed(failure: Failure) -> bool:
             self._adding = False
@@ -343,10 +486,19 @@ class ProductScreen(KioskScreen):
                 where = f"{clean(group.group.name, 60)}: " if group is not None else ""
                 self.say(f"{where}{failure.message}", hint=_("Please change your choice."))
                 return True
+            if failure.code == "LINE_KEPT":
+                # Both lines are in the order now: back to it, where the customer removes one.
+                self.dismiss(_(failure.message))
+                return True
             return False
 
-        def added(_result: Any) -> None:
+        def added(suggestion: MenuProduct | None) -> None:
+            if editing is not None:
+                self.dismiss(_("{name} updated: {n} in your order.").format(name=name, n=quantity))
+                return
             self.dismiss(_("Added {n} × {name} to your order.").format(n=quantity, name=name))
+            if suggestion is not None and not self._hurried:
+                offer_suggestion(self.app, suggestion)
 
         self._adding = True
         self.call(add, group="cart", done=added, failed=failed, busy=self.query_one("#product-bar"))

@@ -21,6 +21,7 @@ from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from kiosk.demo_control import SWITCHES, DemoFaults
+from kiosk.tui.a11y import Accessibility
 from kiosk.tui.contract import Kiosk, kiosk_of
 from kiosk.tui.health import client_health
 from kiosk.tui.text import clean
@@ -215,6 +216,13 @@ class StaffScreen(Screen[None]):
                 text.append_text(client_health(client, now=now, name=location_id, staff=True))
             if kiosk.location_id is not None:
                 text.append("\nDelivery: " + kiosk.visit.delivery_offer().why)
+            if settings is not None and settings.printer:
+                problem = getattr(services, "printer_problem", None)
+                text.append(f"\nReceipt printer {clean(settings.printer, 60)}: ")
+                if problem:
+                    text.append(clean(problem, 160), style="bold")
+                else:
+                    text.append("no failure seen")
             cart_id = kiosk.visit.state.cart_id
             text.append("\nOrder in progress: ")
             text.append(clean(cart_id, 40) if cart_id else "none")
@@ -236,6 +244,9 @@ class StaffScreen(Screen[None]):
                 )
             shown = "on" if kiosk.health_line_shown else "off"
             options.append(Option(Text(f"Health line on every screen: {shown}"), id="health"))
+            # The theme (issue 13 F), until the kiosk restarts (the setting `theme` is its start).
+            contrast = "on" if getattr(self.app, "high_contrast", False) else "off"
+            options.append(Option(Text(f"High-contrast theme: {contrast}"), id="contrast"))
             options.append(Option(Text("Run the checks (kiosk doctor)"), id="doctor"))
         if self.fault_control is not None:
             for switch in SWITCHES:
@@ -273,6 +284,10 @@ class StaffScreen(Screen[None]):
             self.choose_location()
         elif action == "health":
             kiosk.show_health_line(not kiosk.health_line_shown)
+            self.build_actions()
+        elif action == "contrast":
+            if isinstance(self.app, Accessibility):
+                self.app.action_toggle_contrast()
             self.build_actions()
         elif action == "doctor":
             self.say("Running the checks…")

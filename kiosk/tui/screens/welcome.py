@@ -15,8 +15,9 @@ from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Static
 
 from kiosk.i18n import LANGUAGES, N_, _, language
+from kiosk.tui.a11y import Accessibility, large_text
 from kiosk.tui.errors import Failure
-from kiosk.tui.labels import METHODS, offered_methods
+from kiosk.tui.labels import METHODS
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.chrome import FieldError, KioskHeader
@@ -56,19 +57,21 @@ SERVER_FIELDS = {
 }
 
 
+def text_size_label(large: bool) -> str:
+    return _("Standard text (T)") if large else _("Larger text (T)")
+
+
 class MethodList(TextRowList):
-    def action_cursor(self, step: int) -> None:
-        # Down from the last way of ordering reaches the language choice below the list.
-        last = self.cursor is not None and self._first_selectable(self.cursor + 1, 1) is None
-        if step > 0 and last:
-            self.screen.query_one(LanguageBar).focus_current()
-            return
-        super().action_cursor(step)
+    pass
 
 
 class WelcomeScreen(KioskScreen):
     TITLE = N_("Welcome")
-    BINDINGS = [Binding("f3", "next_language", N_("Language"))]
+    BINDINGS = [
+        Binding("f3", "next_language", N_("Language")),
+        # Large text (issue 13 F): the customer's own choice, until this order ends.
+        Binding("t", "text_size", N_("Text size")),
+    ]
 
     def __init__(self) -> None:
         super().__init__()
@@ -78,10 +81,15 @@ class WelcomeScreen(KioskScreen):
     def compose_body(self) -> ComposeResult:
         with VerticalScroll(id="welcome-body"):
             yield Static(id="welcome-title")
-            yield Static(id="welcome-hours")
+            # Today's hours, and beside them the ways to make the kiosk easier to use (issue 13:
+            # large text): one line, so the details form still fits 80x24. The language choice
+            # is the line below (hidden while a details form is open; no room beside at 80x24).
+            with Horizontal(id="welcome-access"):
+                yield Static(id="welcome-hours")
+                yield Button(text_size_label(False), id="text-size")
+            yield LanguageBar(id="languages")
             yield Static(Text(_("How would you like your order?"), style="bold"), id="prompt")
             yield MethodList(id="methods")
-            yield LanguageBar(id="languages")
             with Vertical(id="details"):
                 yield Static(id="details-title")
                 yield Vertical(id="fields")
@@ -89,6 +97,7 @@ class WelcomeScreen(KioskScreen):
                     yield Button(_("Start my order"), id="start", variant="primary")
 
     def on_mount(self) -> None:
+        self._show_text_size()
         self.query_one("#details").display = False
         self.load()
 
@@ -128,13 +137,12 @@ class WelcomeScreen(KioskScreen):
         self.query_one("#welcome-title", Static).update(title)
         hours = Text(status.summary, style="green" if status.is_open else "yellow")
         if status.known:
-            hours.append(" · " + _("today") + f" {status.today_text}", style="dim")
+            hours.append(f" · {status.today_phrase}", style="dim")
         self.query_one("#welcome-hours", Static).update(hours)
-        offer = self.kiosk.visit.delivery_offer()
-        # Delivery only where the kiosk can place an address (the staff screen says why not).
-        self.methods = [
-            m for m in offered_methods(location, listed) if m != "delivery" or offer.offered
-        ]
+        closed = self.closed_for_orders(location)
+        # Closed with no orders for later: no way to order is offered, only when it opens.
+        self.methods = [] if closed is not None else self.orderable_methods(location, listed)
+        self.query_one("#prompt").display = closed is None
         rows = []
         for number, method in enumerate(self.methods, start=1):
             label, description = METHODS[method]
@@ -146,7 +154,9 @@ class WelcomeScreen(KioskScreen):
         methods.set_rows(rows)
         methods.styles.height = max(len(rows), 1)
         methods.focus()
-        if not self.methods:
+        if closed is not None:
+            self.say(closed, kind="info")
+        elif not self.methods:
             self.say(
                 _("This restaurant is not taking orders right now."), hint=_("Please ask staff.")
             )
@@ -215,7 +225,10 @@ class WelcomeScreen(KioskScreen):
         self.start()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "start":
+        if event.button.id == "text-size":
+            event.stop()
+            self.action_text_size()
+        elif event.button.id == "start":
             event.stop()
             self.start()
 
@@ -302,6 +315,16 @@ class WelcomeScreen(KioskScreen):
         if on_bar:
             self.query_one(LanguageBar).focus_current()
 
+    # Large text -----------------------------------------------------------------------------------
+    def action_text_size(self) -> None:
+        app = self.app
+        if isinstance(app, Accessibility):
+            app.action_toggle_large_text()
+        self._show_text_size()
+
+    def _show_text_size(self) -> None:
+        self.query_one("#text-size", Button).label = text_size_label(large_text(self.app))
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "next_language":
             # Not while a details form is open: switching would redraw it empty.
@@ -320,4 +343,14 @@ class WelcomeScreen(KioskScreen):
             return
         if self.kiosk.single_location:
             return
+        if self.kiosk.visit.state.cart_id is not None:
+            # Back from here leaves the order (the menu's Escape came back here, the cart kept):
+            # that is starting over, which asks first when the cart holds anything.
+            self.kiosk.action_start_over()
+            return
         self.dismiss(None)
+
+    def on_screen_resume(self) -> None:
+        # Back from the menu (Escape): the choice of ways is where the customer is again.
+        if self.methods and not self.query_one("#details").display:
+            self.query_one("#methods", MethodList).focus()

@@ -6,8 +6,11 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
-from textual.widgets import Static
+from textual.widgets import Footer, Static
+from textual.widgets._footer import FooterKey
 
+from kiosk.i18n import _
+from kiosk.tui.a11y import kind_mark
 from kiosk.tui.contract import kiosk_of
 from kiosk.tui.text import clean
 
@@ -59,6 +62,22 @@ class KioskHeader(Horizontal):
             self.query_one("#header-title", Static).update(self._title_text())
 
 
+class KioskFooter(Footer):
+    """Textual's footer (the current screen's keys), with the arrows always named first. They are
+    the screen's bindings (KioskScreen.action_move), but the focused list or input binds ↑↓ or ←→
+    itself, unshown, and Textual's footer would hide the screen's under them."""
+
+    MOVE_KEYS = "↑↓←→"
+
+    def compose(self) -> ComposeResult:
+        if not self._bindings_ready:
+            return
+        yield FooterKey("down", self.MOVE_KEYS, _("Move"), "move(1)").data_bind(
+            compact=Footer.compact
+        )
+        yield from super().compose()
+
+
 class Banner(Static):
     """One message with a way forward ("Press R to try again", "Ask staff"); hidden when empty.
 
@@ -73,7 +92,8 @@ class Banner(Static):
     _plain = ""
 
     def show(self, message: str, *, hint: str = "", kind: str = "error") -> None:
-        text = Text(clean(message, 300), style="bold")
+        # Without colour (kiosk/tui/a11y.py) the kind is told by a mark: ✗ error, ✓ ok.
+        text = Text(kind_mark(self.app, kind) + clean(message, 300), style="bold")
         self._plain = clean(message, 300) + (f"  {hint}" if hint else "")
         if hint:
             text.append("  ")
@@ -115,5 +135,25 @@ class FieldError(Static):
 
     def show(self, message: str | None) -> None:
         self.message = clean(message or "", 300)
-        self.update(Text(self.message))
+        mark = kind_mark(self.app, "error") if self.message else ""
+        self.update(Text(mark + self.message))
         self.set_class(bool(self.message), "-shown")
+
+
+class FullName(Static):
+    """Under a list: the highlighted row's whole name when the list had to cut it (a long name at
+    80x24), wrapped; takes no room otherwise. The name is API text: drawn as its characters."""
+
+    DEFAULT_CSS = """
+    FullName { display: none; height: auto; max-height: 4; padding: 0 1; color: $text-muted; }
+    FullName.-shown { display: block; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("", id=id)
+        self.name_shown = ""
+
+    def show(self, name: str) -> None:
+        self.name_shown = name
+        self.update(Text(name))
+        self.set_class(bool(name), "-shown")

@@ -1,11 +1,10 @@
 """The language choice on the welcome screen: one button a language, each named in its own
-language. Left/Right move between them, Up goes back to the control above; choosing one posts
-`LanguageBar.Chosen` (the screen asks the app to switch the whole visit)."""
+language. The arrows reach them as any other control (KioskScreen.action_move); choosing one
+posts `LanguageBar.Chosen` (the screen asks the app to switch the whole visit)."""
 
 from __future__ import annotations
 
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Button, Static
@@ -15,15 +14,11 @@ from kiosk.i18n import LANGUAGES, _, language
 
 class LanguageBar(Horizontal):
     DEFAULT_CSS = """
-    LanguageBar { height: auto; margin-top: 1; padding: 0 1; }
-    LanguageBar > Static { width: auto; padding: 0 1 0 0; }
+    LanguageBar { height: auto; width: auto; padding: 0 1; }
+    LanguageBar > Static { width: auto; height: 100%; padding: 0 1 0 0; }
+    LanguageBar > Static { content-align: left middle; }
     LanguageBar > Button { margin-right: 1; }
     """
-    BINDINGS = [
-        Binding("left", "step(-1)", "Previous language", show=False),
-        Binding("right", "step(1)", "Next language", show=False),
-        Binding("up", "leave", "Up", show=False),
-    ]
 
     class Chosen(Message):
         def __init__(self, code: str) -> None:
@@ -51,19 +46,6 @@ class LanguageBar(Horizontal):
     def focus_current(self) -> None:
         found = self.query(f"#lang-{language()}")
         (found.first(Button) if found else self.buttons[0]).focus()
-
-    def action_step(self, step: int) -> None:
-        buttons = self.buttons
-        focused = self.screen.focused
-        index = buttons.index(focused) if focused in buttons else 0
-        buttons[(index + step) % len(buttons)].focus()
-
-    def action_leave(self) -> None:
-        # To the control before the bar (the list of ways to order).
-        chain = self.screen.focus_chain
-        first = self.buttons[0]
-        if first in chain and chain.index(first) > 0:
-            chain[chain.index(first) - 1].focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

@@ -3,22 +3,30 @@ lines (and a move past the edge scrolls half a page, so only one in height/2 rep
 
 Used for the menu (thousands of products), modifier options and cart lines. Rows that return `None`
 from `row_key` are headers or details: the cursor skips them. Subclasses say how a row looks
-(`row_text`).
+(`row_text`); a list whose rows' keys or looks depend on their place overrides `key_at`, `index_of`
+and `text_at` instead.
+
+`follow`, when set, is called with each move the customer makes, before this move's frame is
+drawn: a list that follows another (the menu's category sidebar) moves in the same frame, not a
+frame later through a message.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Generic, TypeVar
 
 from rich.style import Style
 from rich.text import Text
 from textual import events
+from textual.actions import SkipAction
 from textual.binding import Binding
 from textual.geometry import Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+
+from kiosk.tui.a11y import focus_mark
 
 RowT = TypeVar("RowT")
 
@@ -39,9 +47,13 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
     }
     """
     COMPONENT_CLASSES = {"rowlist--cursor"}
+    # Repainted when the theme or large text changes (kiosk/tui/a11y.py).
+    redraws_on_access_change = True
     BINDINGS = [
-        Binding("up", "cursor(-1)", "Up", show=False),
-        Binding("down", "cursor(1)", "Down", show=False),
+        # Past the first or last row the key goes on to the screen, which moves to the control
+        # before or after the list (KioskScreen.action_move).
+        Binding("up", "cursor_or_leave(-1)", "Up", show=False),
+        Binding("down", "cursor_or_leave(1)", "Down", show=False),
         Binding("pageup", "page(-1)", "Page up", show=False),
         Binding("pagedown", "page(1)", "Page down", show=False),
         Binding("home", "edge(-1)", "First", show=False),
@@ -74,6 +86,7 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
         super().__init__(name=name, id=id, classes=classes)
         self._rows: Sequence[RowT] = rows
         self.cursor: int | None = None
+        self.follow: Callable[[RowList[RowT], int, Hashable], None] | None = None
         self._move_to(self._first_selectable(0, 1), announce=False)
 
     # What a subclass provides ---------------------------------------------------------------------
@@ -83,6 +96,17 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
 
     def row_text(self, row: RowT, width: int, cursor: bool) -> Text:
         return Text(str(row))
+
+    def key_at(self, index: int) -> Hashable | None:
+        """The key of the row at `index` (None: not selectable)."""
+        return self.row_key(self._rows[index])
+
+    def index_of(self, key: Hashable) -> int | None:
+        """Where the row with `key` is, None when it is not there."""
+        return next((i for i in range(len(self._rows)) if self.key_at(i) == key), None)
+
+    def text_at(self, index: int, width: int, cursor: bool) -> Text:
+        return self.row_text(self._rows[index], width, cursor)
 
     # Data -----------------------------------------------------------------------------------------
     @property
@@ -97,20 +121,34 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
         self.cursor = None
         target = None
         if old_key is not None:
-            target = next((i for i, r in enumerate(rows) if self.row_key(r) == old_key), None)
+            target = self.index_of(old_key)
         if target is None:
             target = self._first_selectable(0, 1)
-        self.virtual_size = Size(self.size.width, len(rows))
+        self._set_height(len(rows))
         self._move_to(target, announce=True)
         self.refresh()
         # The new virtual size takes effect at the next layout: scroll to the cursor after it.
         self.call_after_refresh(self._scroll_cursor_visible)
 
+    def _set_height(self, height: int) -> None:
+        """A new number of rows. The virtual size is a layout reactive: setting it lays out the
+        whole screen and repaints every widget on it (a search keystroke in the menu: ~10 KB
+        written). Only a scrollbar that comes or goes changes the layout; otherwise this list's
+        scrollbar and lines are all that change."""
+        size = Size(self.size.width, height)
+        view = self.container_size.height
+        if not self.is_mounted or (self.virtual_size.height > view) != (height > view):
+            self.virtual_size = size
+            return
+        self.set_reactive(RowList.virtual_size, size)
+        self._scroll_update(size)
+        self.refresh()
+
     @property
     def cursor_key(self) -> Hashable | None:
         if self.cursor is None or self.cursor >= len(self._rows):
             return None
-        return self.row_key(self._rows[self.cursor])
+        return self.key_at(self.cursor)
 
     @property
     def cursor_row(self) -> RowT | None:
@@ -119,11 +157,11 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
         return self._rows[self.cursor]
 
     def move_to_key(self, key: Hashable, *, announce: bool = True) -> bool:
-        for i, row in enumerate(self._rows):
-            if self.row_key(row) == key:
-                self._move_to(i, announce=announce)
-                return True
-        return False
+        index = self.index_of(key)
+        if index is None:
+            return False
+        self._move_to(index, announce=announce)
+        return True
 
     def move_to_index(self, index: int, *, top: bool = False, announce: bool = True) -> None:
         """Put the cursor on the first selectable row at or after `index` (a header's index
@@ -137,7 +175,7 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
 
     # Cursor ---------------------------------------------------------------------------------------
     def _selectable(self, i: int) -> bool:
-        return 0 <= i < len(self._rows) and self.row_key(self._rows[i]) is not None
+        return 0 <= i < len(self._rows) and self.key_at(i) is not None
 
     def _first_selectable(self, start: int, step: int) -> int | None:
         i = start
@@ -163,8 +201,11 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
             return
         self.refresh_line(index)
         self._scroll_cursor_visible()
-        if announce and index != old:
-            self.post_message(self.Highlighted(self, index, self.row_key(self._rows[index])))
+        if announce:
+            key = self.key_at(index)
+            if self.follow is not None:
+                self.follow(self, index, key)
+            self.post_message(self.Highlighted(self, index, key))
 
     def _scroll_cursor_visible(self) -> None:
         """Bring the cursor into view. A move past an edge scrolls by half a page, not a line:
@@ -201,6 +242,12 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
         if target is not None:
             self._move_to(target, announce=True)
 
+    def action_cursor_or_leave(self, step: int) -> None:
+        before = self.cursor
+        self.action_cursor(step)
+        if self.cursor == before:
+            raise SkipAction()
+
     def action_page(self, direction: int) -> None:
         if self.cursor is None:
             return
@@ -219,9 +266,7 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
 
     def action_select(self) -> None:
         if self.cursor is not None and self._selectable(self.cursor):
-            self.post_message(
-                self.Selected(self, self.cursor, self.row_key(self._rows[self.cursor]))
-            )
+            self.post_message(self.Selected(self, self.cursor, self.key_at(self.cursor)))
 
     async def _on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
@@ -255,7 +300,12 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
         if index >= len(self._rows) or width <= 0:
             return Strip.blank(width, base)
         is_cursor = index == self.cursor
-        text = self.row_text(self._rows[index], width, is_cursor)
+        text = self.text_at(index, width, is_cursor)
+        mark = focus_mark(self.app, self.has_focus) if is_cursor else ""
+        if mark:
+            # The cursor told by a character too (no colour, high contrast): in the row's first
+            # cell when that is blank, else before it.
+            text = Text(mark) + (text[1:] if text.plain.startswith(" ") else Text(" ") + text)
         text.no_wrap = True
         text.truncate(width, overflow="ellipsis", pad=True)
         style: Style = base

@@ -1,0 +1,65 @@
+"""The receipt as data: what the done screen draws and the receipt printer prints, built once.
+
+Headless (no Textual): the done screen (kiosk/tui/screens/done.py) lays it out with Rich, the
+printer (kiosk/printing.py) as ESC/POS text. Every amount is the server's formatted string; every
+string from the API passes through `clean` (it is data, never markup or printer commands).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from kiosk.i18n import _
+from kiosk.tui.cartview import pay_total, receipt_rows, when_text
+from kiosk.tui.text import clean
+
+if TYPE_CHECKING:
+    from kiosk.api.models import Cart, Location
+
+__all__ = ["Receipt", "ReceiptRow", "build_receipt"]
+
+
+@dataclass(frozen=True, slots=True)
+class ReceiptRow:
+    text: str
+    amount: str
+    # "line", "choice", "discount", "total" or "" (subtotal, tax, fees, tip).
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class Receipt:
+    restaurant: str
+    address: str
+    order_number: str
+    when: str  # "as soon as possible" or "for 2026-11-23 18:30"
+    total: str
+    rows: tuple[ReceiptRow, ...]
+
+    @property
+    def paid_line(self) -> str:
+        # A receipt is for an order, and an order exists once paid (kiosk.ordering.payment).
+        return _("Paid {total}").format(total=self.total)
+
+
+def build_receipt(
+    cart: Cart,
+    *,
+    location: Location | None = None,
+    option_names: Mapping[str, str] | None = None,
+) -> Receipt:
+    """The receipt of `cart`, a completed order."""
+    restaurant = cart.restaurant_display_name
+    if not restaurant and location is not None:
+        restaurant = location.restaurant_display_name
+    address = location.address_string if location is not None else ""
+    return Receipt(
+        restaurant=clean(restaurant, 60),
+        address=clean(address or "", 100),
+        order_number=clean(cart.fulfillment_identifier or "", 20),
+        when=when_text(cart),
+        total=clean(pay_total(cart), 20),
+        rows=tuple(ReceiptRow(t, a, k) for t, a, k in receipt_rows(cart, option_names)),
+    )

@@ -1,0 +1,86 @@
+"""The payment wait on a 2.0 server we did not write: the kiosk polls the documented
+`order-result` (contract section 7), not the cart, and learns the order number from it.
+
+The strict server places the order only as order-result is polled (payment_pending, then
+order_pending, then completed) and never changes a cart's status when the hosted page takes the
+money; a kiosk that polled the cart would wait until the payment timed out."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+
+from kiosk.config import Settings
+from kiosk.ordering.payment import PaymentOutcome
+from kiosk.ordering.visit import Visit
+from kiosk.runtime import build_remote_services
+from tests.conformance.vendor_server import make_vendor_app
+from tests.unit.test_ordering_rig import START, FakeClock
+
+LOCATION_ID = "66a1f0c2b3d4e5f60718293a"
+
+
+class Counting(httpx.AsyncBaseTransport):
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+        self.sent: list[str] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.sent.append(f"{request.method} {request.url.path.rsplit('/', 1)[-1]}")
+        return await self.inner.handle_async_request(request)
+
+
+async def test_the_wait_polls_order_result_and_reads_the_cart_once_paid(tmp_path: Path) -> None:
+    clock = FakeClock(START)
+    app = make_vendor_app(clock=lambda: datetime.fromtimestamp(clock.now, UTC))
+    counting = Counting(httpx.ASGITransport(app=app))
+    settings = Settings(
+        profile="production",
+        api_dialect="v2",
+        base_url="http://127.0.0.1/api/v1/storefront",
+        location=LOCATION_ID,
+    )
+    services = build_remote_services(
+        settings, client_options={"clock": clock, "sleep": clock.sleep}, transport=counting
+    )
+    visit = Visit(
+        services.client_for,
+        services.location_ids,
+        cart_id_file=tmp_path / "open-cart.json",
+        wall_clock=clock,
+        store_options={"sleep": clock.sleep},
+    )
+    try:
+        visit.choose_location(LOCATION_ID)
+        await visit.start("pickup")
+        await visit.add_item("prod_gyoza", 2)
+        result = await visit.checkout("Test order", "test@example.com")
+        assert result.intent is not None and result.intent.checkout_url
+        # The payment screen starts on the hand-off the checkout opened: no second one.
+        assert (await visit.begin_payment()).checkout_url == result.intent.checkout_url
+        cart = visit.cart
+        assert cart is not None
+        clock.call_later(25, _pay(app, cart.id))
+        counting.sent.clear()
+        waited = await visit.wait_for_payment(timeout=120)
+    finally:
+        await services.aclose()
+
+    assert waited.outcome is PaymentOutcome.COMPLETED
+    assert waited.cart is not None and waited.cart.fulfillment_identifier == "H101"
+    sent = Counter(counting.sent)
+    # Polls until the server says completed, then the cart once (for the receipt).
+    assert sent["GET order-result"] >= 2 and sent[f"GET {cart.id}"] == 1, counting.sent
+    assert counting.sent[-1] == f"GET {cart.id}"
+    assert set(sent) == {"GET order-result", f"GET {cart.id}"}
+    assert app.state.violations == [] and app.state.answer_errors == []
+
+
+def _pay(app: object, cart_id: str):  # type: ignore[no-untyped-def]
+    async def pay() -> None:
+        app.state.store.pay(cart_id)  # type: ignore[attr-defined]
+
+    return pay
