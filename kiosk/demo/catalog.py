@@ -33,6 +33,8 @@ def _group(d: dict[str, Any]) -> data.Group:
             int(o["max_quantity"]),
             bool(o["is_default"]),
             tuple(o["child_groups"]),
+            # Databases seeded before options had tags have none.
+            tuple(o.get("tags", ())),
         )
         for o in d["options"]
     )
@@ -161,6 +163,7 @@ class Catalog:
                     "maxQuantity": 0 if self.option_sold_out(o, sold_out) else o.max_quantity,
                     "isDefault": o.is_default,
                     "childGroups": children,
+                    **({"tags": list(o.tags)} if o.tags else {}),
                 }
             )
         return {

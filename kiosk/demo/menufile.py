@@ -218,6 +218,7 @@ class OptionIn(_Record):
     max_quantity: Annotated[int, Field(ge=0, le=99)] = 1  # 0: sold out
     is_default: bool = Field(False, alias="default")
     child_groups: list[Id] = []
+    tags: list[Tag] = []
 
 
 class GroupIn(_Record):
@@ -558,7 +559,13 @@ def _build(r: RestaurantIn, source: str) -> records.Restaurant:
                 g.max,
                 tuple(
                     records.Option(
-                        o.id, o.name, o.price, o.max_quantity, o.is_default, tuple(o.child_groups)
+                        o.id,
+                        o.name,
+                        o.price,
+                        o.max_quantity,
+                        o.is_default,
+                        tuple(o.child_groups),
+                        tuple(o.tags),
                     )
                     for o in g.options
                 ),

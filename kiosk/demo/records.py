@@ -56,6 +56,7 @@ class Option:
     max_quantity: int = 1
     is_default: bool = False
     child_groups: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()  # what the option changes of its product's diet ("meat", "vegan")
 
 
 @dataclass(frozen=True)
