@@ -69,12 +69,12 @@ _CHOICE_TAGS = {
     "gluten-free-option": GLUTEN_FREE,
 }
 
-# The text marks drawn beside a name (never colour alone).
+# The text marks drawn beside a name (words, never colour alone: a customer reads them unaided).
 MARK_TEXT: dict[str, str] = {
-    VEGAN: "VG",
-    VEGETARIAN: "V",
-    GLUTEN_FREE: "GF",
-    NUTS: "nuts",
+    VEGAN: "vegan",
+    VEGETARIAN: "vegetarian",
+    GLUTEN_FREE: "gluten-free",
+    NUTS: "contains nuts",
     SESAME: "sesame",
     DAIRY: "dairy",
     SPICY: "spicy",
@@ -116,10 +116,10 @@ class Marks:
     others: tuple[str, ...]  # any other tag (spicy, house-special...), shown as it is
 
     def labels(self) -> list[str]:
-        """The text marks, diets first: ["VG", "GF", "nuts"]. Vegan implies vegetarian: one mark."""
-        out = [MARK_TEXT[d] for d in (VEGAN, VEGETARIAN, GLUTEN_FREE) if d in self.diets]
-        if VEGAN in self.diets and "V" in out:
-            out.remove("V")
+        """The text marks, diets first: ["vegan", "gluten-free", "contains nuts"]. Vegan implies
+        vegetarian, so a vegan dish shows one mark."""
+        shown = (VEGAN, GLUTEN_FREE) if VEGAN in self.diets else (VEGETARIAN, GLUTEN_FREE)
+        out = [MARK_TEXT[d] for d in shown if d in self.diets]
         out.extend(f"{MARK_TEXT[d]} option" for d in (VEGAN, VEGETARIAN) if d in self.choices)
         out.extend(MARK_TEXT[a] for a in (NUTS, SESAME, DAIRY) if a in self.allergens)
         out.extend(MARK_TEXT.get(o, o) for o in self.others)
@@ -210,6 +210,24 @@ def option_fits(diet_filter: DietFilter | None, option: Any, product: Any) -> bo
     if diet_filter.avoids:
         return diet_filter.avoids not in marks(option).allergens
     return diet_filter.needs in option_diets(option, marks(product).diets)
+
+
+def option_labels(diet_filter: DietFilter | None, option: Any, product: Any) -> list[str]:
+    """The marks beside an option on the product screen: what it changes of the dish ("contains
+    nuts", "vegan"), and "not vegan" while that filter is on and the option leaves the diet."""
+    own = marks(option)
+    product_marks = marks(product)
+    out = [
+        MARK_TEXT[a] for a in (NUTS, SESAME, DAIRY) if a in own.allergens - product_marks.allergens
+    ]
+    gained = option_diets(option, frozenset()) - product_marks.diets
+    if VEGAN in gained:
+        out.insert(0, MARK_TEXT[VEGAN])
+    elif gained:
+        out[:0] = [MARK_TEXT[d] for d in (VEGETARIAN, GLUTEN_FREE) if d in gained]
+    if diet_filter is not None and not option_fits(diet_filter, option, product):
+        out.insert(0, f"not {diet_filter.label.lower()}" if diet_filter.needs else "contains nuts")
+    return list(dict.fromkeys(out))
 
 
 def available(products: Iterable[Any]) -> tuple[DietFilter, ...]:

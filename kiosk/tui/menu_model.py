@@ -7,7 +7,7 @@ under a millisecond a thousand products (5,000 products: about 1 ms).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -148,4 +148,15 @@ def rows(categories: Iterable[Category], query: str = "") -> list[Row]:
             seen.update(e.product.id for e in matches)
             out.append(Header(category.id, category.name, len(matches)))
             out.extend(matches)
+    return out
+
+
+def keep_only(categories: Iterable[Category], keep: Callable[[Any], bool]) -> list[Category]:
+    """The categories with only the products `keep` accepts, empty ones dropped (the diet
+    filter: hidden products are not rows, so the cursor, the counts and search skip them)."""
+    out: list[Category] = []
+    for category in categories:
+        entries = tuple(e for e in category.entries if keep(e.product))
+        if entries:
+            out.append(Category(category.id, category.name, entries))
     return out

@@ -26,7 +26,11 @@ def test_spellings_become_one_mark() -> None:
     m = diet.marks(product(["Vegan", "GLUTEN_FREE", "contains-nuts", "Spicy", "house special"]))
     assert m.diets == {"vegan", "vegetarian", "gluten-free"}
     assert m.allergens == {"nuts"}
-    assert m.labels() == ["VG", "GF", "nuts", "spicy", "house-special"]
+    assert m.labels() == ["vegan", "gluten-free", "contains nuts", "spicy", "house-special"]
+    assert diet.marks(product(["vegetarian", "vegan-option"])).labels() == [
+        "vegetarian",
+        "vegan option",
+    ]
 
 
 def test_v2_dietary_preferences_are_read() -> None:
@@ -52,6 +56,9 @@ def test_an_option_tagged_vegan_makes_a_vegan_choice() -> None:
     beef, plant = burger.modifiers[0].items
     assert not diet.option_fits(VEGAN, beef, burger)
     assert diet.option_fits(VEGAN, plant, burger)
+    assert diet.option_labels(None, plant, burger) == ["vegan"]
+    assert diet.option_labels(VEGAN, beef, burger) == ["not vegan"]
+    assert diet.option_labels(VEGAN, plant, burger) == ["vegan"]
 
 
 def test_options_inherit_unless_they_say_otherwise() -> None:
@@ -72,6 +79,11 @@ def test_options_inherit_unless_they_say_otherwise() -> None:
     assert diet.option_fits(VEGETARIAN, feta, bowl)
     assert diet.option_fits(VEGAN, crouton, bowl)
     assert not diet.option_fits(GLUTEN_FREE, crouton, bowl)
+    assert diet.option_labels(None, chicken, bowl) == []
+    assert diet.option_labels(VEGETARIAN, chicken, bowl) == ["not vegetarian"]
+    nutty = ProductDetail.model_validate({"id": "x", "modifiers": []})
+    almonds = bowl.modifiers[0].items[0].model_copy(update={"tags": ["contains-nuts"]})
+    assert diet.option_labels(NO_NUTS, almonds, nutty) == ["contains nuts"]
 
 
 def test_no_nuts_keeps_what_has_no_nut_mark() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import events
@@ -15,6 +15,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
+from kiosk.ordering import diet
 from kiosk.tui import menu_model
 from kiosk.tui.menu_model import Entry, Header
 from kiosk.tui.screens.base import KioskScreen
@@ -33,15 +34,26 @@ class ProductList(RowList[menu_model.Row]):
     def row_key(self, row: menu_model.Row) -> Hashable | None:
         return row.key if isinstance(row, Entry) else None
 
+    _labels: dict[str, list[str]] | None = None
+
+    def labels(self, product: Any) -> list[str]:
+        """A product's diet and allergen marks as words, worked out once per product."""
+        if self._labels is None:
+            self._labels = {}
+        found = self._labels.get(product.id)
+        if found is None:
+            found = self._labels[product.id] = diet.marks(product).labels()
+        return found
+
     def row_text(self, row: menu_model.Row, width: int, cursor: bool) -> Text:
         if isinstance(row, Header):
             text = Text(f" {row.name} ", style="bold reverse")
             return text
         left = Text("  ")
         left.append(row.name, style="" if row.state == menu_model.AVAILABLE else "dim")
-        for tag in row.product.tags[:3]:
+        for label in self.labels(row.product)[:3]:
             left.append(" ")
-            left.append(f"[{clean(tag, 20)}]", style="italic cyan")
+            left.append(f"[{clean(label, 20)}]", style="italic cyan")
         if row.state == menu_model.SOLD_OUT:
             right = Text("Sold out", style="bold red")
         elif row.state == menu_model.NOT_NOW:
@@ -55,12 +67,38 @@ class CategoryList(TextRowList):
     pass
 
 
+class DietBar(Static):
+    """The diet filter's line: which filter is on (in words), the key that changes it; a click
+    changes it too. Hidden on a menu whose data marks no diet nor allergen."""
+
+    def show(self, chosen: diet.DietFilter | None, offered: tuple[diet.DietFilter, ...]) -> None:
+        self.display = bool(offered)
+        if chosen is None:
+            text = Text("F6 diet: all ", style="dim")
+        else:
+            # In words, reversed: the filter is on (not colour alone).
+            text = Text("F6 diet: ", style="dim")
+            text.append(f" {chosen.label} only ", style="bold reverse")
+            if chosen.avoids:
+                text.append(" ask staff about allergies", style="dim")
+            text.append(" ")
+        self.update(text)
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+        screen = self.screen
+        if isinstance(screen, MenuScreen):
+            screen.action_diet_filter()
+
+
 class MenuScreen(KioskScreen):
     TITLE = "Menu"
     # Letters go to the search, so retrying is F5 here.
     TYPE_AHEAD = True
     BINDINGS = [
         Binding("f4", "view_cart", "Your order"),
+        # Said on the search line ("F6 diet: ..."): the footer at 80 columns has no room left.
+        Binding("f6", "diet_filter", "Diet filter", show=False),
         Binding("escape", "back", "Back / clear search"),
         Binding("left", "focus_categories", show=False),
         Binding("right", "focus_products", show=False),
@@ -72,12 +110,19 @@ class MenuScreen(KioskScreen):
         self.query_text = ""
         self.loaded_for: tuple[str, str] | None = None
         self._no_match_shown = False
+        # The diet filter lives with this screen, and a new visit gets a new menu screen: it is
+        # cleared at the end of each visit without anyone having to remember it.
+        self.diet_filter: diet.DietFilter | None = None
+        self.diet_filters: tuple[diet.DietFilter, ...] = ()
+        self.shown: list[menu_model.Category] = []
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="menu-body"):
             yield CategoryList(id="categories")
             with Vertical(id="products-column"):
-                yield Static(id="search")
+                with Horizontal(id="search-row"):
+                    yield Static(id="search")
+                    yield DietBar(id="diet-filter")
                 yield ProductList(id="products")
             yield CartPanel(id="cart-panel")
         yield CartBar(id="cart-bar")
@@ -121,9 +166,10 @@ class MenuScreen(KioskScreen):
     def _loaded(self, menus: MenusResponse) -> None:
         self.loaded_for = self._order_time()
         self.categories = menu_model.build(menus, self._now())
-        cats = self.query_one("#categories", CategoryList)
-        cats.set_rows([TextRow(c.id, Text(" " + c.name)) for c in self.categories])
-        self._refilter()
+        self.diet_filters = diet.available(e.product for c in self.categories for e in c.entries)
+        if self.diet_filter not in self.diet_filters:
+            self.diet_filter = None
+        self._apply_diet()
         products = self.query_one("#products", ProductList)
         products.focus()
         if not self.categories:
@@ -141,9 +187,36 @@ class MenuScreen(KioskScreen):
             text = Text(" Type to search the menu", style="dim")
         search.update(text)
 
+    # Diet filter ----------------------------------------------------------------------------------
+    def action_diet_filter(self) -> None:
+        """One press, one step: off -> each filter this menu's data can answer -> off."""
+        if not self.diet_filters:
+            self.say("This menu does not mark diets or allergens.", hint="Please ask staff.")
+            return
+        self.diet_filter = diet.next_filter(self.diet_filter, self.diet_filters)
+        self._apply_diet()
+
+    def _apply_diet(self) -> None:
+        chosen = self.diet_filter
+        if chosen is None:
+            self.shown = self.categories
+        else:
+            self.shown = menu_model.keep_only(self.categories, lambda p: diet.keeps(chosen, p))
+        cats = self.query_one("#categories", CategoryList)
+        cats.set_rows(
+            [
+                TextRow(c.id, Text(" " + c.name), Text(f"{len(c.entries)} ", style="dim"))
+                if chosen is not None
+                else TextRow(c.id, Text(" " + c.name))
+                for c in self.shown
+            ]
+        )
+        self.query_one("#diet-filter", DietBar).show(chosen, self.diet_filters)
+        self._refilter()
+
     def _refilter(self) -> None:
         products = self.query_one("#products", ProductList)
-        products.set_rows(menu_model.rows(self.categories, self.query_text))
+        products.set_rows(menu_model.rows(self.shown, self.query_text))
         self._show_search()
         if self.query_text and not products.rows:
             self.say(f"Nothing on the menu matches “{clean(self.query_text, 40)}”.", kind="info")
@@ -223,4 +296,6 @@ class MenuScreen(KioskScreen):
             if message:
                 self.say(message, kind="ok", hint="F4 shows your order.")
 
-        self.app.push_screen(ProductScreen(entry.product.id, entry.name, entry.product), closed)
+        screen = ProductScreen(entry.product.id, entry.name, entry.product)
+        screen.diet_filter = self.diet_filter
+        self.app.push_screen(screen, closed)

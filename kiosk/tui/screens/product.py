@@ -16,6 +16,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Static
 
+from kiosk.ordering import diet
 from kiosk.tui.errors import Failure
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
@@ -53,6 +54,9 @@ class ModifierList(RowList[ModifierRow]):
     """Groups and their options in one list; the cursor moves over options only."""
 
     currency = "usd"
+    # The product and the menu's diet filter, for each option's marks (kiosk.ordering.diet).
+    product: ProductDetail | None = None
+    diet_filter: diet.DietFilter | None = None
 
     def row_key(self, row: ModifierRow) -> Hashable | None:
         return row.option.key if isinstance(row, OptionRow) else None
@@ -84,6 +88,8 @@ class ModifierList(RowList[ModifierRow]):
         text.append(mark, style="bold" if option.chosen else "")
         text.append(" ")
         text.append(clean(option.item.name, 80), style="dim strike" if option.sold_out else "")
+        for label in diet.option_labels(self.diet_filter, option.item, self.product):
+            text.append(f" [{label}]", style="italic cyan")
         if option.max_quantity > 1 and not view.single and not option.sold_out:
             text.append(f"  up to {option.max_quantity}, +/−", style="dim")
         if option.sold_out:
@@ -119,6 +125,8 @@ class ProductScreen(KioskScreen):
         self.quantity = 1
         # True while an add is on its way (a second F2 must not add again, nor leave twice).
         self._adding = False
+        # The menu's diet filter when this product was opened (its choices are marked against it).
+        self.diet_filter: diet.DietFilter | None = None
 
     def header_subtitle(self) -> str:
         return self.product_name
@@ -173,14 +181,19 @@ class ProductScreen(KioskScreen):
             or (self.kiosk.location.currency if self.kiosk.location else "")
             or "usd"
         )
-        self.query_one("#modifiers", ModifierList).currency = currency
+        modifier_list = self.query_one("#modifiers", ModifierList)
+        modifier_list.currency = currency
+        modifier_list.product, modifier_list.diet_filter = product, self.diet_filter
         info = Text(clean(product.name, 200), style="bold")
         info.append("  ")
         info.append(clean(product.price_text(currency), 20), style="bold")
         if product.calories:
             info.append(f"  {product.calories} kcal", style="dim")
-        for tag in product.tags[:5]:
-            info.append(f" [{clean(tag, 20)}]", style="italic cyan")
+        for label in diet.marks(product).labels()[:5]:
+            info.append(f" [{clean(label, 20)}]", style="italic cyan")
+        why = diet.verdict(self.diet_filter, product) if self.diet_filter else None
+        if why and self.diet_filter:
+            info.append(f"  {self.diet_filter.label} filter: {why}", style="bold")
         if product.description:
             info.append("\n")
             info.append(clean(product.description, 300), style="dim")
