@@ -157,6 +157,10 @@ class Settings:
     # Requests per 10 minutes the service allows this kiosk's IP (the documented 200). The legacy
     # API's headers override it; on 2.0, which sends none, the kiosk counts against it itself.
     rate_limit: int = 200
+    # Product pictures (issue 13): "auto" draws them where the terminal can (textual-image, the
+    # `pictures` extra), "off" never. None (not set): auto, except a kiosk-mode counter reached
+    # over SSH, where a picture costs the link more than it gives (`pictures_on`).
+    pictures: str | None = None
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -171,6 +175,17 @@ class Settings:
     def replace(self, **changes: Any) -> Settings:
         """A copy with some fields changed (checked like any other Settings)."""
         return replace(self, **changes)
+
+
+PICTURES = ("auto", "off")
+
+
+def pictures_on(settings: Settings, environ: Mapping[str, str]) -> bool:
+    """Whether product pictures are drawn: the merchant's setting, else on unless this is a
+    kiosk-mode counter over SSH (SSH_CONNECTION set)."""
+    if settings.pictures is not None:
+        return settings.pictures == "auto"
+    return not (settings.kiosk_mode and environ.get("SSH_CONNECTION"))
 
 
 SETTING_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Settings))
@@ -251,6 +266,12 @@ def _coerce(name: str, value: Any) -> Any:
         if not isinstance(value, list | tuple):
             raise ValueError("must be a list of [[delivery_zones]] tables")
         return tuple(_zone(raw, i) for i, raw in enumerate(value))
+    if name == "pictures":
+        if value is None:
+            return value
+        if not isinstance(value, str) or value.strip().lower() not in PICTURES:
+            raise ValueError(f"must be one of {', '.join(PICTURES)} (got {value!r})")
+        return value.strip().lower()
     if name == "terminal_id":
         if value is None:
             return value

@@ -251,6 +251,7 @@ class ProductIn(_Record):
     calories: Annotated[int, Field(ge=0, le=20_000)] | None = None
     modifier_groups: list[Id] = []
     sold_out: bool = False  # when the demo database is first created
+    picture: bool = False  # a plate drawn in code (kiosk.demo.pictures), served with the menu
 
 
 class CategoryIn(_Record):
@@ -582,6 +583,7 @@ def _build(r: RestaurantIn, source: str) -> records.Restaurant:
                 tuple(p.tags),
                 p.calories,
                 tuple(p.modifier_groups),
+                p.picture,
             )
             for p in r.products
         ),

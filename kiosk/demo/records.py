@@ -78,6 +78,7 @@ class Product:
     tags: tuple[str, ...] = ()
     calories: int | None = None
     modifier_ids: tuple[str, ...] = ()
+    picture: bool = False  # served at kiosk.demo.pictures.path_for(id), drawn in code
 
 
 # Menus: per location, each with a window of local time (None = all day) and days.

@@ -227,7 +227,9 @@ def option_labels(diet_filter: DietFilter | None, option: Any, product: Any) -> 
         out[:0] = [MARK_TEXT[d] for d in (VEGETARIAN, GLUTEN_FREE) if d in gained]
     if diet_filter is not None and not option_fits(diet_filter, option, product):
         out.insert(0, f"not {diet_filter.label.lower()}" if diet_filter.needs else "contains nuts")
-    return list(dict.fromkeys(out))
+    # A mark the option's own name already says ("Pecans (contains nuts)") is not said twice.
+    name = str(getattr(option, "name", "") or "").casefold()
+    return [label for label in dict.fromkeys(out) if label not in name]
 
 
 def available(products: Iterable[Any]) -> tuple[DietFilter, ...]:

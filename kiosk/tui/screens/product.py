@@ -21,6 +21,7 @@ from kiosk.tui.errors import Failure
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.lists import two_columns
+from kiosk.tui.widgets.picture import Picture
 from kiosk.tui.widgets.rowlist import RowList
 
 if TYPE_CHECKING:
@@ -133,7 +134,9 @@ class ProductScreen(KioskScreen):
 
     def compose_body(self) -> ComposeResult:
         with Vertical(id="product-body"):
-            yield Static(id="product-info")
+            with Horizontal(id="product-head"):
+                yield Picture(id="product-picture")
+                yield Static(id="product-info")
             yield ModifierList(id="modifiers")
             yield Static(
                 Text(
@@ -198,6 +201,7 @@ class ProductScreen(KioskScreen):
             info.append("\n")
             info.append(clean(product.description, 300), style="dim")
         self.query_one("#product-info", Static).update(info)
+        self.query_one(Picture).load(product, self.kiosk.visit.picture, self.kiosk.settings)
         self.set_state(SelectionState.for_product(product))
         modifiers = self.query_one("#modifiers", ModifierList)
         if not product.modifiers:
