@@ -69,6 +69,7 @@ def test_lantern_is_what_the_demo_served_before_it_became_a_file() -> None:
         ("vegetarian", "vegan-option"),
         190,
         ("grp_drink_size", "grp_milk", "grp_extra_shots", "grp_syrups"),
+        True,  # issue 13: a picture drawn by kiosk.demo.pictures
     )
     groups = {g.id: g for g in r.groups}
     (combo,) = groups["grp_combo"].options
