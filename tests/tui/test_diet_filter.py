@@ -17,7 +17,7 @@ from kiosk.tui.screens.product import ModifierList, OptionRow, ProductScreen
 
 from .conftest import Kiosk, make_kiosk, settle
 from .test_bursts import burst
-from .test_flow import keys, open_menu, type_text
+from .test_flow import banner, keys, open_menu, type_text
 
 
 def entries(screen: MenuScreen) -> list[Entry]:
@@ -160,3 +160,21 @@ async def menu_of(pilot: Pilot[Any]) -> MenuScreen:
     screen = pilot.app.screen
     assert isinstance(screen, MenuScreen)
     return screen
+
+
+async def test_no_nuts_says_to_ask_staff_about_allergies(kiosk: Kiosk) -> None:
+    app = kiosk.app
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await menu_of_after_open(pilot)
+        await keys(pilot, "f6", "f6", "f6", "f6")
+        assert screen.diet_filter is not None and screen.diet_filter.key == "no-nuts"
+        assert "ask staff" in banner(pilot)
+        kept = {e.product.id for e in entries(screen)}
+        assert "prd_almond_croissant" not in kept and "prd_espresso" in kept
+        # The search line keeps its room beside the filter's words.
+        assert screen.query_one("#search").region.width >= 20
+
+
+async def menu_of_after_open(pilot: Pilot[Any]) -> MenuScreen:
+    await open_menu(pilot, "1", "1")
+    return await menu_of(pilot)

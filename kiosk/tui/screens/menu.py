@@ -79,8 +79,6 @@ class DietBar(Static):
             # In words, reversed: the filter is on (not colour alone).
             text = Text("F6 diet: ", style="dim")
             text.append(f" {chosen.label} only ", style="bold reverse")
-            if chosen.avoids:
-                text.append(" ask staff about allergies", style="dim")
             text.append(" ")
         self.update(text)
 
@@ -195,6 +193,13 @@ class MenuScreen(KioskScreen):
             return
         self.diet_filter = diet.next_filter(self.diet_filter, self.diet_filters)
         self._apply_diet()
+        if self.diet_filter is not None and self.diet_filter.avoids:
+            # The data can only say what is marked: an allergy needs a person's word.
+            self.say(
+                "Showing dishes without a nut mark.",
+                kind="info",
+                hint="With an allergy, please ask staff.",
+            )
 
     def _apply_diet(self) -> None:
         chosen = self.diet_filter

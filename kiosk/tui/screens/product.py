@@ -196,7 +196,7 @@ class ProductScreen(KioskScreen):
             info.append(f" [{clean(label, 20)}]", style="italic cyan")
         why = diet.verdict(self.diet_filter, product) if self.diet_filter else None
         if why and self.diet_filter:
-            info.append(f"  {self.diet_filter.label} filter: {why}", style="bold")
+            info.append(f"  Fits your filter: {why}", style="bold")
         if product.description:
             info.append("\n")
             info.append(clean(product.description, 300), style="dim")
