@@ -98,6 +98,10 @@ def raw_tags(item: Any) -> list[str]:
         found.extend(nutrition["dietaryPreferences"])
     if isinstance(extra.get("allergens"), list):
         found.extend(extra["allergens"])
+    # The lean menu record (kiosk.api.models.MenuProduct) keeps these as fields.
+    found.extend(getattr(item, "dietary_preferences", None) or ())
+    if not extra:
+        found.extend(getattr(item, "allergens", None) or ())
     out: list[str] = []
     for tag in found:
         if tag is None or isinstance(tag, dict | list):

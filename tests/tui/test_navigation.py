@@ -22,7 +22,7 @@ from kiosk.tui.screens.payment import PaymentScreen
 from kiosk.tui.screens.product import ProductScreen
 from kiosk.tui.screens.welcome import WelcomeScreen
 
-from .conftest import FIXED_NOW, WESTSIDE, Kiosk, make_kiosk, settle
+from .conftest import FIXED_NOW, WESTSIDE, Kiosk, make_kiosk, no_thanks, settle
 from .test_flow import add_simple, banner, keys, open_menu, type_text
 
 
@@ -119,13 +119,14 @@ async def test_arrows_reach_every_control_on_every_screen(tmp_path: Path) -> Non
             "Button#add",
         ]
         await keys(pilot, "f2")
+        await no_thanks(pilot)  # the one suggestion after an add
         assert isinstance(app.screen, MenuScreen)
 
         # Cart: lines, code, tips, the time, suggestions, checkout, every one by arrows.
         await keys(pilot, "f4")
         assert isinstance(app.screen, CartScreen)
         wanted = await reaches_every_control(pilot)
-        for control in ("Input#discount", "Button#tip-none", "Button#asap", "Button#checkout"):
+        for control in ("Input#discount", "TipButton#tip-none", "Button#asap", "Button#checkout"):
             assert control in wanted, wanted
         assert "Select#later" in wanted and "CrossSell#cross-sell" in wanted
         # The tip buttons are a row: → and ← move along it.
@@ -134,7 +135,7 @@ async def test_arrows_reach_every_control_on_every_screen(tmp_path: Path) -> Non
         tips = [label(b) for b in app.screen.query("#tip-row Button")]
         assert label(app.focused) == tips[1]
         await keys(pilot, "left")
-        assert label(app.focused) == "Button#tip-none"
+        assert label(app.focused) == "TipButton#tip-none"
 
         # Checkout: name, email, continue.
         await keys(pilot, "f2")
@@ -374,7 +375,9 @@ async def test_a_long_name_cut_at_80x24_can_be_read_in_full(tmp_path: Path) -> N
 
         # The cart: the long line's name in full under the lines.
         await type_text(pilot, "slow-roasted")
-        await keys(pilot, "enter", "f2", "f4")
+        await keys(pilot, "enter", "f2")
+        await no_thanks(pilot)
+        await keys(pilot, "f4")
         cart = app.screen
         assert isinstance(cart, CartScreen)
         assert cart.query_one("#line-full-name", FullName).name_shown == LONG

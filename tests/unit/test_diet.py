@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from kiosk.api import MenuProduct, ProductDetail
+from kiosk.api.models import validate_as
 from kiosk.ordering import diet
 
 VEGAN = diet.BY_KEY["vegan"]
@@ -12,7 +13,7 @@ NO_NUTS = diet.BY_KEY["no-nuts"]
 
 
 def product(tags: list[str] | None = None, **extra: object) -> MenuProduct:
-    return MenuProduct.model_validate({"id": "p", "name": "P", "tags": tags or [], **extra})
+    return validate_as(MenuProduct, {"id": "p", "name": "P", "tags": tags or [], **extra})
 
 
 def detail(tags: list[str], options: list[dict[str, object]]) -> ProductDetail:
