@@ -174,6 +174,11 @@ class Settings:
     # The merchant takes payment at the counter too: the customer chooses QR or counter.
     pay_at_counter: bool = False
 
+    # Product pictures (issue 13): "auto" draws them where the terminal can (textual-image, the
+    # `pictures` extra), "off" never. None (not set): auto, except a kiosk-mode counter reached
+    # over SSH, where a picture costs the link more than it gives (`pictures_on`).
+    pictures: str | None = None
+
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
@@ -187,6 +192,17 @@ class Settings:
     def replace(self, **changes: Any) -> Settings:
         """A copy with some fields changed (checked like any other Settings)."""
         return replace(self, **changes)
+
+
+PICTURES = ("auto", "off")
+
+
+def pictures_on(settings: Settings, environ: Mapping[str, str]) -> bool:
+    """Whether product pictures are drawn: the merchant's setting, else on unless this is a
+    kiosk-mode counter over SSH (SSH_CONNECTION set)."""
+    if settings.pictures is not None:
+        return settings.pictures == "auto"
+    return not (settings.kiosk_mode and environ.get("SSH_CONNECTION"))
 
 
 SETTING_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Settings))
@@ -273,6 +289,12 @@ def _coerce(name: str, value: Any) -> Any:
         if not isinstance(value, list | tuple):
             raise ValueError("must be a list of [[delivery_zones]] tables")
         return tuple(_zone(raw, i) for i, raw in enumerate(value))
+    if name == "pictures":
+        if value is None:
+            return value
+        if not isinstance(value, str) or value.strip().lower() not in PICTURES:
+            raise ValueError(f"must be one of {', '.join(PICTURES)} (got {value!r})")
+        return value.strip().lower()
     if name == "terminal_id":
         if value is None:
             return value

@@ -377,6 +377,18 @@ def _shared_list(value: Any) -> Any:
     return value
 
 
+def _marked_words(value: Any) -> tuple[str, ...]:
+    # Diet and allergen words: the strings kept, anything else dropped (tolerant reader).
+    if not isinstance(value, list):
+        return ()
+    return tuple(_shared_text(v) for v in value if isinstance(v, str))
+
+
+def _dietary_preferences(value: Any) -> tuple[str, ...]:
+    # 2.0's `nutrition` object: only its diet words are kept on the lean record.
+    return _marked_words(value.get("dietaryPreferences")) if isinstance(value, dict) else ()
+
+
 LeanText = Annotated[str, _null_is("")]
 SharedText = Annotated[str, BeforeValidator(_shared_text)]
 SharedTexts = Annotated[tuple[str, ...], BeforeValidator(_shared_list)]
@@ -456,6 +468,12 @@ class MenuProduct(_Priced):
     tags: SharedTexts = ()
     calories: OptionalWholeNumber = None
     available_times: Annotated[tuple[AvailableTime, ...], _null_is(())] = ()
+    # What kiosk.ordering.diet reads beside the tags: an `allergens` list and 2.0's
+    # `nutrition.dietaryPreferences` (kept as its words only).
+    allergens: Annotated[tuple[str, ...], BeforeValidator(_marked_words)] = ()
+    dietary_preferences: Annotated[tuple[str, ...], BeforeValidator(_dietary_preferences)] = Field(
+        default=(), validation_alias="nutrition"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -582,7 +600,14 @@ class ProductDetail(_Priced, ApiModel):
     @classmethod
     def from_listed(cls, listed: MenuProduct) -> ProductDetail:
         """The detail of a listed product that names no modifier groups: nothing more to fetch."""
-        return cls.model_validate({**asdict(listed), "modifiers": []})
+        fields = asdict(listed)
+        # The diet words go back under the names the payload gave them (extras of the model).
+        allergens, preferences = fields.pop("allergens"), fields.pop("dietary_preferences")
+        if allergens:
+            fields["allergens"] = list(allergens)
+        if preferences:
+            fields["nutrition"] = {"dietaryPreferences": list(preferences)}
+        return cls.model_validate({**fields, "modifiers": []})
 
 
 # --------------------------------------------------------------------------- requests

@@ -32,7 +32,7 @@ from kiosk.demo.backend import Backend
 from kiosk.demo.edge import MAX_BODY, Edge
 from kiosk.demo.errors import SHAPE_A_CODES, ApiError, not_found, validation
 from kiosk.demo.money import fmt
-from kiosk.demo.openapi import FORM, HTML, JSON, Api, Doc, DocRoute, serve
+from kiosk.demo.openapi import FORM, HTML, JSON, PNG, Api, Doc, DocRoute, serve
 from kiosk.demo.store import IdempotencyConflict
 from kiosk.demo.storefront import errors as v2_errors
 from kiosk.demo.storefront.routes import PREFIX as V2_PREFIX
@@ -473,10 +473,11 @@ def _header(scope: Scope, name: bytes) -> str:
 
 def _demo_public(path: str) -> bool:
     # The checkout page and the processor are what a customer's phone reaches.
-    # So are the counter's list of orders to pay, from the staff's own device (pay at the counter).
-    return path.startswith(("/demo/checkout/", "/demo/processor/", "/demo/health")) or (
-        path == COUNTER_PATH
-    )
+    # So are the counter's list of orders to pay, from the staff's own device (pay at the counter),
+    # and the product pictures: what a kiosk on another machine (`demo --server`) shows.
+    return path.startswith(
+        ("/demo/checkout/", "/demo/processor/", "/demo/health", "/demo/pictures/")
+    ) or (path == COUNTER_PATH)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -688,6 +689,18 @@ async def demo_confirm(request: Request) -> Response:
     return JSONResponse(result)
 
 
+async def demo_picture(request: Request) -> Response:
+    """A product's picture (kiosk.demo.pictures), for products that have one in the menu."""
+    from kiosk.demo import pictures
+
+    backend: Backend = request.app.state.backend
+    product = backend.catalog.products.get(request.path_params["productId"])
+    image = pictures.png(product.id) if product is not None and product.picture else None
+    if image is None:
+        return error_response(not_found("No picture"))
+    return Response(image, media_type=PNG, headers={"Cache-Control": "public, max-age=3600"})
+
+
 async def index(request: Request) -> Response:
     return _page(
         "Kiosk demo backend",
@@ -709,6 +722,12 @@ def demo_routes() -> list[Route]:
         DocRoute("/demo/rate-limit/reset", demo_rate_limit_reset, methods=["POST"], doc=local),
         DocRoute("/demo/sold-out", demo_sold_out, methods=["POST"], doc=local_body),
         DocRoute(COUNTER_PATH, demo_counter, methods=["GET"], doc=Doc(media=(HTML,))),
+        DocRoute(
+            "/demo/pictures/{productId}.png",
+            demo_picture,
+            methods=["GET"],
+            doc=Doc(media=(PNG,), errors=(404,)),
+        ),
         DocRoute(
             "/demo/checkout/{paymentIntentId}",
             demo_checkout,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from kiosk.demo import data
+from kiosk.demo import data, pictures
 from kiosk.demo.errors import ApiError
 from kiosk.demo.money import dec, fmt
 
@@ -21,6 +21,7 @@ def _product(d: dict[str, Any]) -> data.Product:
         tuple(d["tags"]),
         d["calories"],
         tuple(d["modifier_ids"]),
+        bool(d.get("picture", False)),  # databases seeded before pictures have none
     )
 
 
@@ -33,6 +34,8 @@ def _group(d: dict[str, Any]) -> data.Group:
             int(o["max_quantity"]),
             bool(o["is_default"]),
             tuple(o["child_groups"]),
+            # Databases seeded before options had tags have none.
+            tuple(o.get("tags", ())),
         )
         for o in d["options"]
     )
@@ -129,7 +132,8 @@ class Catalog:
             "displayPrice": fmt(product.price, currency),
             "currency": currency,
             "availability": "unavailable" if product.id in sold_out else "available",
-            "images": [],
+            # Relative to this server's origin (the kiosk resolves it against the API's).
+            "images": [pictures.path_for(product.id)] if product.picture else [],
             "modifierIds": list(product.modifier_ids),
             "tags": list(product.tags),
             "availableTimes": self.available_times(lid, product.id),
@@ -161,6 +165,7 @@ class Catalog:
                     "maxQuantity": 0 if self.option_sold_out(o, sold_out) else o.max_quantity,
                     "isDefault": o.is_default,
                     "childGroups": children,
+                    **({"tags": list(o.tags)} if o.tags else {}),
                 }
             )
         return {

@@ -218,6 +218,7 @@ class OptionIn(_Record):
     max_quantity: Annotated[int, Field(ge=0, le=99)] = 1  # 0: sold out
     is_default: bool = Field(False, alias="default")
     child_groups: list[Id] = []
+    tags: list[Tag] = []
 
 
 class GroupIn(_Record):
@@ -250,6 +251,7 @@ class ProductIn(_Record):
     calories: Annotated[int, Field(ge=0, le=20_000)] | None = None
     modifier_groups: list[Id] = []
     sold_out: bool = False  # when the demo database is first created
+    picture: bool = False  # a plate drawn in code (kiosk.demo.pictures), served with the menu
 
 
 class CategoryIn(_Record):
@@ -558,7 +560,13 @@ def _build(r: RestaurantIn, source: str) -> records.Restaurant:
                 g.max,
                 tuple(
                     records.Option(
-                        o.id, o.name, o.price, o.max_quantity, o.is_default, tuple(o.child_groups)
+                        o.id,
+                        o.name,
+                        o.price,
+                        o.max_quantity,
+                        o.is_default,
+                        tuple(o.child_groups),
+                        tuple(o.tags),
                     )
                     for o in g.options
                 ),
@@ -575,6 +583,7 @@ def _build(r: RestaurantIn, source: str) -> records.Restaurant:
                 tuple(p.tags),
                 p.calories,
                 tuple(p.modifier_groups),
+                p.picture,
             )
             for p in r.products
         ),

@@ -29,6 +29,7 @@ OPENAPI = "3.1.0"
 JSON = "application/json"
 HTML = "text/html"
 FORM = "application/x-www-form-urlencoded"
+PNG = "image/png"
 
 
 @dataclass(frozen=True)

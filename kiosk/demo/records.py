@@ -56,6 +56,7 @@ class Option:
     max_quantity: int = 1
     is_default: bool = False
     child_groups: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()  # what the option changes of its product's diet ("meat", "vegan")
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,7 @@ class Product:
     tags: tuple[str, ...] = ()
     calories: int | None = None
     modifier_ids: tuple[str, ...] = ()
+    picture: bool = False  # served at kiosk.demo.pictures.path_for(id), drawn in code
 
 
 # Menus: per location, each with a window of local time (None = all day) and days.

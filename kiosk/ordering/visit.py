@@ -471,6 +471,11 @@ class Visit:
         self._learn_names(detail.modifiers)
         return detail
 
+    async def picture(self, url: str) -> bytes:
+        """A product picture's bytes, through the client (size and type checked, cached); a
+        failure raises the client's error, and the screen then shows no picture."""
+        return await self.client.get_image(url)
+
     def _learn_names(self, groups: Sequence[ModifierGroup]) -> None:
         """Remember option and group names from a product detail: a server that echoes only
         ids in cart lines (2.0) still reads as names on screen (`option_names`)."""

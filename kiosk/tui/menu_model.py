@@ -9,7 +9,7 @@ not available at the menu's moment (sold out, not now), by id.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -159,4 +159,21 @@ def rows(categories: Iterable[Category], query: str = "") -> list[Row]:
             seen.update(p.id for p in matches)
             out.append(Header(group.id, group.name, len(matches)))
             out.extend(matches)
+    return out
+
+
+def keep_only(categories: Iterable[Category], keep: Callable[[Any], bool]) -> list[Category]:
+    """The categories with only the products `keep` accepts, empty ones dropped (the diet
+    filter: hidden products are not rows, so the cursor, the counts and search skip them)."""
+    out: list[Category] = []
+    for group in categories:
+        kept = [(p, k) for p, k in zip(group.products, group.keys, strict=True) if keep(p)]
+        if kept:
+            products = tuple(p for p, _ in kept)
+            unavailable = {
+                p.id: group.unavailable[p.id] for p in products if p.id in group.unavailable
+            }
+            out.append(
+                Category(group.id, group.name, products, unavailable, tuple(k for _, k in kept))
+            )
     return out

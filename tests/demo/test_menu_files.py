@@ -65,9 +65,11 @@ def test_lantern_is_what_the_demo_served_before_it_became_a_file() -> None:
         "Caffè Latte",
         "Espresso and steamed milk",
         475,
-        (),
+        # Issue 13: tagged since (a latte is vegetarian, and offers oat, almond and soy milk).
+        ("vegetarian", "vegan-option"),
         190,
         ("grp_drink_size", "grp_milk", "grp_extra_shots", "grp_syrups"),
+        True,  # issue 13: a picture drawn by kiosk.demo.pictures
     )
     groups = {g.id: g for g in r.groups}
     (combo,) = groups["grp_combo"].options

@@ -386,7 +386,7 @@ async def test_a_long_name_cut_at_80x24_can_be_read_in_full(tmp_path: Path) -> N
         # The cart: the long line's name in full under the lines.
         await type_text(pilot, "slow-roasted")
         await keys(pilot, "enter", "f2")
-        await no_thanks(pilot)  # the one suggestion after an add
+        await no_thanks(pilot)
         await keys(pilot, "f4")
         cart = app.screen
         assert isinstance(cart, CartScreen)

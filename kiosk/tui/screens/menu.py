@@ -8,7 +8,7 @@ from bisect import bisect_right
 from collections.abc import Hashable, Iterator, Sequence
 from datetime import datetime
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import events
@@ -18,6 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
 from kiosk.i18n import N_, _, money_locale
+from kiosk.ordering import diet
 from kiosk.tui import menu_model
 from kiosk.tui.a11y import large_text
 from kiosk.tui.menu_model import Header
@@ -84,6 +85,17 @@ class ProductList(RowList["menu_model.Row"]):
             if found is not None:
                 yield found
 
+    _labels: dict[str, list[str]] | None = None
+
+    def labels(self, product: Any) -> list[str]:
+        """A product's diet and allergen marks as words, worked out once per product."""
+        if self._labels is None:
+            self._labels = {}
+        found = self._labels.get(product.id)
+        if found is None:
+            found = self._labels[product.id] = diet.marks(product).labels()
+        return found
+
     def key_at(self, index: int) -> Hashable | None:
         row = self.rows[index]
         if isinstance(row, Header):
@@ -113,14 +125,14 @@ class ProductList(RowList["menu_model.Row"]):
         found = self.entry_at(index)
         state = found[0].state(row)[0] if found else menu_model.AVAILABLE
         left = Text("  ")
-        large = large_text(self.app)  # large text: the name in bold, no secondary tags
+        large = large_text(self.app)  # large text: the name in bold, no secondary marks
         left.append(
             product_name(row),
             style=("bold" if large else "") if state == menu_model.AVAILABLE else "dim",
         )
-        for tag in () if large else row.tags[:3]:
+        for label in () if large else self.labels(row)[:3]:
             left.append(" ")
-            left.append(f"[{_shown(tag, 20)}]", style="italic cyan")
+            left.append(f"[{_shown(label, 20)}]", style="italic cyan")
         if state == menu_model.SOLD_OUT:
             right = Text(_("Sold out"), style="bold red")
         elif state == menu_model.NOT_NOW:
@@ -135,12 +147,38 @@ class CategoryList(TextRowList):
     pass
 
 
+class DietBar(Static):
+    """The diet filter's line: which filter is on (in words), the key that changes it; a click
+    changes it too. Hidden on a menu whose data marks no diet nor allergen."""
+
+    def show(self, chosen: diet.DietFilter | None, offered: tuple[diet.DietFilter, ...]) -> None:
+        self.display = bool(offered)
+        if chosen is None:
+            text = Text(_("F6 diet: all") + " ", style="dim")
+        else:
+            # In words, reversed: the filter is on (not colour alone).
+            text = Text(_("F6 diet:") + " ", style="dim")
+            text.append(
+                " " + _("{diet} only").format(diet=chosen.label) + " ", style="bold reverse"
+            )
+            text.append(" ")
+        self.update(text)
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+        screen = self.screen
+        if isinstance(screen, MenuScreen):
+            screen.action_diet_filter()
+
+
 class MenuScreen(KioskScreen):
     TITLE = N_("Menu")
     # Letters go to the search, so retrying is F5 here.
     TYPE_AHEAD = True
     BINDINGS = [
         Binding("f4", "view_cart", N_("Your order")),
+        # Said on the search line ("F6 diet: ..."): the footer at 80 columns has no room left.
+        Binding("f6", "diet_filter", N_("Diet filter"), show=False),
         Binding("escape", "back", N_("Back")),
         Binding("left", "focus_categories", show=False),
         Binding("right", "focus_products", show=False),
@@ -152,12 +190,19 @@ class MenuScreen(KioskScreen):
         self.query_text = ""
         self.loaded_for: tuple[str, str] | None = None
         self._no_match_shown = False
+        # The diet filter lives with this screen, and a new visit gets a new menu screen: it is
+        # cleared at the end of each visit without anyone having to remember it.
+        self.diet_filter: diet.DietFilter | None = None
+        self.diet_filters: tuple[diet.DietFilter, ...] = ()
+        self.shown: list[menu_model.Category] = []
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="menu-body"):
             yield CategoryList(id="categories")
             with Vertical(id="products-column"):
-                yield Static(id="search")
+                with Horizontal(id="search-row"):
+                    yield Static(id="search")
+                    yield DietBar(id="diet-filter")
                 yield ProductList(id="products")
                 yield FullName(id="product-full-name")
             yield CartPanel(id="cart-panel")
@@ -202,15 +247,16 @@ class MenuScreen(KioskScreen):
     def _loaded(self, menus: MenusResponse) -> None:
         self.loaded_for = self._order_time()
         self.categories = menu_model.build(menus, self._now())
+        self.diet_filters = diet.available(p for c in self.categories for p in c.products)
+        if self.diet_filter not in self.diet_filters:
+            self.diet_filter = None
         cats = self.query_one("#categories", CategoryList)
-        cats.set_rows([TextRow(c.id, Text(" " + c.name)) for c in self.categories])
         products = self.query_one("#products", ProductList)
-        products.categories = {c.id: c for c in self.categories}
         # Each list follows the other in the same frame, and without announcing it, so the two
         # never chase each other.
         cats.follow = self._category_moved
         products.follow = self._product_moved
-        self._refilter()
+        self._apply_diet()
         products.focus()
         if not self.categories:
             self.say(_("The menu is empty right now."), hint=_("Please ask a member of staff."))
@@ -227,9 +273,45 @@ class MenuScreen(KioskScreen):
             text = Text(" " + _("Type to search the menu"), style="dim")
         search.update(text, layout=False)  # one line, always: no layout pass for a keystroke
 
+    # Diet filter ----------------------------------------------------------------------------------
+    def action_diet_filter(self) -> None:
+        """One press, one step: off -> each filter this menu's data can answer -> off."""
+        if not self.diet_filters:
+            self.say(_("This menu does not mark diets or allergens."), hint=_("Please ask staff."))
+            return
+        self.diet_filter = diet.next_filter(self.diet_filter, self.diet_filters)
+        self._apply_diet()
+        if self.diet_filter is not None and self.diet_filter.avoids:
+            # The data can only say what is marked: an allergy needs a person's word.
+            self.say(
+                _("Showing dishes without a nut mark."),
+                kind="info",
+                hint=_("With an allergy, please ask staff."),
+            )
+
+    def _apply_diet(self) -> None:
+        chosen = self.diet_filter
+        if chosen is None:
+            self.shown = self.categories
+        else:
+            self.shown = menu_model.keep_only(self.categories, lambda p: diet.keeps(chosen, p))
+        # The product rows find their category (state, key) by the header above them.
+        self.query_one("#products", ProductList).categories = {c.id: c for c in self.shown}
+        cats = self.query_one("#categories", CategoryList)
+        cats.set_rows(
+            [
+                TextRow(c.id, Text(" " + c.name), Text(f"{len(c.products)} ", style="dim"))
+                if chosen is not None
+                else TextRow(c.id, Text(" " + c.name))
+                for c in self.shown
+            ]
+        )
+        self.query_one("#diet-filter", DietBar).show(chosen, self.diet_filters)
+        self._refilter()
+
     def _refilter(self) -> None:
         products = self.query_one("#products", ProductList)
-        products.set_rows(menu_model.rows(self.categories, self.query_text))
+        products.set_rows(menu_model.rows(self.shown, self.query_text))
         self._show_search()
         if self.query_text and not products.rows:
             self.say(
@@ -339,4 +421,6 @@ class MenuScreen(KioskScreen):
                 self.say(message, kind="ok", hint=_("F4 shows your order."))
 
         self.clear_search()
-        self.app.push_screen(ProductScreen(product.id, name, product), closed)
+        screen = ProductScreen(product.id, name, product)
+        screen.diet_filter = self.diet_filter
+        self.app.push_screen(screen, closed)

@@ -18,11 +18,13 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from kiosk.i18n import N_, _, money_locale
+from kiosk.ordering import diet
 from kiosk.tui.errors import Failure
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.chrome import FullName
 from kiosk.tui.widgets.lists import two_columns
+from kiosk.tui.widgets.picture import Picture
 from kiosk.tui.widgets.rowlist import RowList
 
 if TYPE_CHECKING:
@@ -58,6 +60,9 @@ class ModifierList(RowList[ModifierRow]):
 
     currency = "usd"
     locale: str | None = None
+    # The product and the menu's diet filter, for each option's marks (kiosk.ordering.diet).
+    product: ProductDetail | None = None
+    diet_filter: diet.DietFilter | None = None
 
     def row_key(self, row: ModifierRow) -> Hashable | None:
         return row.option.key if isinstance(row, OptionRow) else None
@@ -89,6 +94,8 @@ class ModifierList(RowList[ModifierRow]):
         text.append(mark, style="bold" if option.chosen else "")
         text.append(" ")
         text.append(clean(option.item.name, 80), style="dim strike" if option.sold_out else "")
+        for label in diet.option_labels(self.diet_filter, option.item, self.product):
+            text.append(f" [{label}]", style="italic cyan")
         if option.max_quantity > 1 and not view.single and not option.sold_out:
             text.append("  " + _("up to {n}, +/−").format(n=option.max_quantity), style="dim")
         if option.sold_out:
@@ -223,13 +230,17 @@ class ProductScreen(KioskScreen):
         self.quantity = 1
         # True while an add is on its way (a second F2 must not add again, nor leave twice).
         self._adding = False
+        # The menu's diet filter when this product was opened (its choices are marked against it).
+        self.diet_filter: diet.DietFilter | None = None
 
     def header_subtitle(self) -> str:
         return self.product_name
 
     def compose_body(self) -> ComposeResult:
         with Vertical(id="product-body"):
-            yield Static(id="product-info")
+            with Horizontal(id="product-head"):
+                yield Picture(id="product-picture")
+                yield Static(id="product-info")
             yield ModifierList(id="modifiers")
             yield FullName(id="option-full-name")
             yield Static(
@@ -281,17 +292,22 @@ class ProductScreen(KioskScreen):
         modifiers = self.query_one("#modifiers", ModifierList)
         modifiers.currency = currency
         modifiers.locale = self.kiosk.visit.locale
+        modifiers.product, modifiers.diet_filter = product, self.diet_filter
         info = Text(clean(product.name, 200), style="bold")
         info.append("  ")
         info.append(clean(product.price_text(currency, money_locale()), 20), style="bold")
         if product.calories:
             info.append(f"  {product.calories} kcal", style="dim")
-        for tag in product.tags[:5]:
-            info.append(f" [{clean(tag, 20)}]", style="italic cyan")
+        for label in diet.marks(product).labels()[:5]:
+            info.append(f" [{clean(label, 20)}]", style="italic cyan")
+        why = diet.verdict(self.diet_filter, product) if self.diet_filter else None
+        if why and self.diet_filter:
+            info.append("  " + _("Fits your filter: {why}").format(why=why), style="bold")
         if product.description:
             info.append("\n")
             info.append(clean(product.description, 300), style="dim")
         self.query_one("#product-info", Static).update(info)
+        self.query_one(Picture).load(product, self.kiosk.visit.picture, self.kiosk.settings)
         if self.editing is not None:
             from kiosk.ordering.visit import selection_for_line
 

@@ -98,7 +98,12 @@ class Banner(Static):
         if hint:
             text.append("  ")
             text.append(hint)
-        self.update(text)
+        # A shown one-line banner that stays one line keeps its size: repaint it without laying
+        # out the screen again (type-ahead's "Nothing matches…" changes with every key).
+        same_size = (
+            self.shown and self.size.height == 1 and text.cell_len <= self.content_region.width
+        )
+        self.update(text, layout=not same_size)
         self.set_class(kind == "error", "-error")
         # "wait": a live countdown (a rate-limit wait), drawn as information but not a passing
         # message: a key press does not clear it.
@@ -108,6 +113,8 @@ class Banner(Static):
         self.add_class("-shown")
 
     def clear(self) -> None:
+        if not self.shown and not self._plain:
+            return  # nothing to take down: no layout of the screen for it (type-ahead keys)
         self._plain = ""
         self.update("")
         self.remove_class("-shown", "-error", "-info", "-ok", "-wait")
