@@ -10,7 +10,7 @@ from kiosk.config import Settings
 from kiosk.tui.screens.cart import CartLines, CartScreen
 from kiosk.tui.screens.product import ProductScreen
 
-from .conftest import make_kiosk, settle
+from .conftest import make_kiosk, no_thanks, settle
 from .test_flow import keys, open_menu, type_text
 
 
@@ -24,6 +24,7 @@ async def test_a_2_0_cart_line_names_its_options(tmp_path: Path) -> None:
         assert isinstance(app.screen, ProductScreen)
         await keys(pilot, "f2")
         await settle(pilot)
+        await no_thanks(pilot)  # the one suggestion after an add
         assert app.cart is not None and app.cart.items
         # The server sent ids only.
         assert "optionId" in str(app.cart.items[0].selections)

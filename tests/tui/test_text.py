@@ -13,7 +13,7 @@ from kiosk.tui.screens.cart import CartScreen
 from kiosk.tui.screens.menu import MenuScreen
 from kiosk.tui.screens.product import ProductScreen
 
-from .conftest import make_kiosk, settle
+from .conftest import make_kiosk, no_thanks, settle
 from .test_flow import keys
 
 NAME = "[bold]Esp[/] \x1b[31mRED\x1b[0m [link=http://x]y[/link] ﺳﻼﻡ 漢字 " + "A" * 10_000
@@ -45,6 +45,7 @@ async def test_hostile_product_name_is_drawn_literally(tmp_path: Path) -> None:
         assert "[bold]Esp[/]" in shown and "[i]desc[/i]" in shown and "\x07" not in shown
         await pilot.press("f2")
         await settle(pilot)
+        await no_thanks(pilot)  # the one suggestion after an add
         await pilot.press("f4")
         await settle(pilot)
         assert isinstance(app.screen, CartScreen)
