@@ -197,6 +197,9 @@ class KioskApp(KioskMode, Accessibility, App[None]):
             stylesheet.read(path)
         stylesheet.parse()
         stylesheet.update(self)
+        # Sizes may change with the new rules (the footer's keys): lay the screens out again.
+        for screen in self.screen_stack:
+            screen.refresh(layout=True)
         self.css_path = [*self.css_path, *(Path(p) for p in missing)]
         if self.css_monitor is not None:  # `textual run --dev`: watch them too
             self.css_monitor.add_paths(self.css_path)

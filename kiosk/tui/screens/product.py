@@ -14,7 +14,6 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from kiosk.i18n import N_, _, money_locale
@@ -23,6 +22,7 @@ from kiosk.tui.errors import Failure
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.chrome import FullName
+from kiosk.tui.widgets.dialogs import YesNoDialog
 from kiosk.tui.widgets.lists import two_columns
 from kiosk.tui.widgets.picture import Picture
 from kiosk.tui.widgets.rowlist import RowList
@@ -114,7 +114,7 @@ class ModifierList(RowList[ModifierRow]):
         return two_columns(text, right, width)
 
 
-class SuggestionDialog(ModalScreen[bool]):
+class SuggestionDialog(YesNoDialog):
     """One suggestion after an add: Enter or Y adds it, Escape or N says no thanks."""
 
     BINDINGS = [
@@ -122,6 +122,7 @@ class SuggestionDialog(ModalScreen[bool]):
         Binding("y", "answer(True)", N_("Add it")),
         Binding("left,right", "switch", show=False),
     ]
+    FIRST = "yes"
 
     def __init__(self, product: MenuProduct, price: str) -> None:
         super().__init__(classes="suggestion")
@@ -140,19 +141,6 @@ class SuggestionDialog(ModalScreen[bool]):
             with Horizontal(id="dialog-buttons"):
                 yield Button(_("Add it (Y)"), id="yes", variant="primary")
                 yield Button(_("No thanks (N)"), id="no")
-
-    def on_mount(self) -> None:
-        self.query_one("#yes", Button).focus()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.dismiss(event.button.id == "yes")
-
-    def action_answer(self, value: bool) -> None:
-        self.dismiss(value)
-
-    def action_switch(self) -> None:
-        self.focus_next(Button)
 
 
 def offer_suggestion(app: App[Any], product: MenuProduct) -> None:

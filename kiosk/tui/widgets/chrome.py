@@ -161,6 +161,8 @@ class FullName(Static):
         self.name_shown = ""
 
     def show(self, name: str) -> None:
+        if name == self.name_shown:
+            return  # most cursor moves: nothing to lay out or repaint
         self.name_shown = name
         self.update(Text(name))
         self.set_class(bool(name), "-shown")
