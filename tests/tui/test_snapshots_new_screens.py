@@ -1,0 +1,52 @@
+"""Snapshots of the screens issue 13 added, at 80x24 and 120x40, in the default and the
+high-contrast theme: the one suggestion after an add, the counter code (pay at the counter) and
+the menu under a diet filter. The same deterministic set-up as test_snapshots.py; update with
+`--snapshot-update` on this file after reading the new SVGs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kiosk.config import Settings
+
+from .conftest import make_kiosk
+from .test_snapshots import fill_customer, order_with_items, press, steps
+
+VARIANTS = [
+    pytest.param(theme, size, id=f"{theme}-{size[0]}x{size[1]}")
+    for theme in ("default", "high-contrast")
+    for size in ((80, 24), (120, 40))
+]
+
+
+def snap(
+    snap_compare: Any, tmp_path: Path, settings: Settings, size: tuple[int, int], *run: Any
+) -> bool:
+    app = make_kiosk(tmp_path, settings=settings, clock=lambda: 1000.0).app
+    return bool(snap_compare(app, terminal_size=size, run_before=steps(*run)))
+
+
+@pytest.mark.parametrize(("theme", "size"), VARIANTS)
+def test_suggestion_after_an_add(
+    snap_compare: Any, tmp_path: Path, theme: str, size: tuple[int, int]
+) -> None:
+    run = (press("1", "1", "e", "s", "p", "r", "e", "s", "s", "o", "enter", "f2"),)
+    assert snap(snap_compare, tmp_path, Settings(theme=theme), size, *run)
+
+
+@pytest.mark.parametrize(("theme", "size"), VARIANTS)
+def test_counter_code(snap_compare: Any, tmp_path: Path, theme: str, size: tuple[int, int]) -> None:
+    settings = Settings(theme=theme, pay_at_counter=True)
+    run = (order_with_items, press("f4", "f2"), fill_customer, press("f2", "c"))
+    assert snap(snap_compare, tmp_path, settings, size, *run)
+
+
+@pytest.mark.parametrize(("theme", "size"), VARIANTS)
+def test_menu_under_a_diet_filter(
+    snap_compare: Any, tmp_path: Path, theme: str, size: tuple[int, int]
+) -> None:
+    run = (press("1", "1", "f6"),)
+    assert snap(snap_compare, tmp_path, Settings(theme=theme), size, *run)
