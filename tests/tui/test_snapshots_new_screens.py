@@ -1,7 +1,8 @@
 """Snapshots of the screens issue 13 added, at 80x24 and 120x40, in the default and the
-high-contrast theme: the one suggestion after an add, the counter code (pay at the counter) and
-the menu under a diet filter. The same deterministic set-up as test_snapshots.py; update with
-`--snapshot-update` on this file after reading the new SVGs."""
+high-contrast theme: the one suggestion after an add and the menu under a diet filter. The
+counter code carries the cart's id and the time left, which no fixed set-up holds still: its
+Pilot tests are in test_pay_at_counter.py. The same deterministic set-up as test_snapshots.py;
+update with `--snapshot-update` on this file after reading the new SVGs."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 from kiosk.config import Settings
 
 from .conftest import make_kiosk
-from .test_snapshots import fill_customer, order_with_items, press, steps
+from .test_snapshots import press, steps
 
 VARIANTS = [
     pytest.param(theme, size, id=f"{theme}-{size[0]}x{size[1]}")
@@ -35,13 +36,6 @@ def test_suggestion_after_an_add(
 ) -> None:
     run = (press("1", "1", "e", "s", "p", "r", "e", "s", "s", "o", "enter", "f2"),)
     assert snap(snap_compare, tmp_path, Settings(theme=theme), size, *run)
-
-
-@pytest.mark.parametrize(("theme", "size"), VARIANTS)
-def test_counter_code(snap_compare: Any, tmp_path: Path, theme: str, size: tuple[int, int]) -> None:
-    settings = Settings(theme=theme, pay_at_counter=True)
-    run = (order_with_items, press("f4", "f2"), fill_customer, press("f2", "c"))
-    assert snap(snap_compare, tmp_path, settings, size, *run)
 
 
 @pytest.mark.parametrize(("theme", "size"), VARIANTS)
