@@ -63,6 +63,8 @@ async def test_the_app_paints_before_its_services_exist() -> None:
 
 async def booted_location_screen(tmp_path: Path, **app_kwargs: object) -> tuple[KioskApp, str]:
     """A kiosk started from a services factory, as `kiosk demo` starts: its first screen."""
+    from textual.widgets._footer import FooterKey
+
     from kiosk.tui.screens.location import LocationScreen
 
     from .conftest import FIXED_NOW, make_kiosk, settle
@@ -78,6 +80,14 @@ async def booted_location_screen(tmp_path: Path, **app_kwargs: object) -> tuple[
         await settle(pilot)
         assert isinstance(app.screen, LocationScreen)
         assert [Path(p).name for p in app.css_path] == list(STYLESHEETS)
+        # The footer lays out its keys a few frames after the screen (more under load): wait
+        # for them, as a customer's eye would, before comparing.
+        for _ in range(100):
+            keys = app.screen.query(FooterKey)
+            if keys and all(k.size.width for k in keys):
+                break
+            await pilot.pause()
+        await pilot.pause()
         return app, " ".join(first) + "\n" + app.export_screenshot()
 
 
