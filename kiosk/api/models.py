@@ -73,6 +73,7 @@ __all__ = [
     "ModifierRule",
     "OpeningHours",
     "OrderDay",
+    "OrderProgress",
     "OrderingSession",
     "PaymentIntent",
     "ProductDetail",
@@ -861,6 +862,27 @@ class PaymentIntent(ApiModel):
 
     def amount_text(self) -> str | None:
         return None if self.amount is None else to_decimal_string(self.amount)
+
+
+@dataclass(frozen=True, slots=True)
+class OrderProgress:
+    """Where a handed-off cart's payment stands, as the server's payment poll says it (2.0's
+    `order-result`, contract section 7): `state` is "payment_pending", "order_pending",
+    "completed" or "failed"; a completed order's `order.shortId` is `order_number` (the number
+    the customer is told); a failed one's `code` is `failure_code`. An unknown state is kept as
+    sent (the kiosk then keeps waiting)."""
+
+    state: str
+    order_number: str | None = None
+    failure_code: str | None = None
+
+    @property
+    def completed(self) -> bool:
+        return self.state == "completed"
+
+    @property
+    def failed(self) -> bool:
+        return self.state == "failed"
 
 
 # --------------------------------------------------------------------------- other vendor shapes
