@@ -23,7 +23,7 @@ import pytest
 
 from kiosk.config import hash_pin
 from tests.bench.conftest import Figures
-from tests.bench.pty_run import PtyApp
+from tests.bench.pty_run import PtyApp, visible_text
 
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = str(Path(sys.executable))
@@ -64,21 +64,33 @@ def at_rest(app: PtyApp) -> float:
 Step = tuple[str, Callable[[PtyApp], None]]
 
 
+def wait_new(app: PtyApp, text: str, mark: int, timeout: float = 60.0) -> None:
+    """Wait for `text` in what was written after `mark` (not in an earlier screen's bytes)."""
+    ends = time.perf_counter() + timeout
+    while text not in visible_text(bytes(app.output[mark:])):
+        if time.perf_counter() > ends:
+            raise TimeoutError(f"{text!r} did not appear in {timeout} s")
+        app._read_once(0.05)
+
+
 def _welcome(app: PtyApp) -> None:
-    app.wait_for_text("How would you like", 60)
+    wait_new(app, "How would you like", 0)
 
 
 def _menu(app: PtyApp) -> None:
+    mark = len(app.output)
     app.send("1")
-    app.wait_for_text("Your order", 30)
+    wait_new(app, "Type to search the menu", mark)
 
 
 def _staff(app: PtyApp) -> None:
+    mark = len(app.output)
     app.send("\x1b[24~")  # F12
-    app.wait_for_text("PIN", 30)
+    wait_new(app, "PIN", mark)
     app.read_until_quiet(0.3)
+    mark = len(app.output)
     app.send(PIN, "enter")
-    app.wait_for_text("Back to the kiosk", 30)
+    wait_new(app, "Back to the kiosk", mark)
 
 
 STEPS: list[Step] = [("welcome", _welcome), ("menu", _menu), ("staff", _staff)]
