@@ -144,6 +144,13 @@ class IdleWatcher:
 
     async def _reset(self) -> None:
         try:
+            answers = getattr(self.app, "terminal_answers", None)
+            if answers is not None and not await answers():
+                # Nobody answered because nothing is there: a link that dropped (no FIN) before
+                # sshd noticed. Keep the order for the counter's next login.
+                log.info("idle: the terminal does not answer; leaving, the order is kept")
+                self.app.leave_terminal("not answering")  # type: ignore[attr-defined]
+                return
             log.info("idle: no answer, the session is reset")
             await self.kiosk.go_home()
             self.resets += 1

@@ -23,6 +23,7 @@ these concerns out of the ordering flow:
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import os
@@ -49,6 +50,9 @@ log = logging.getLogger("kiosk.tui")
 LEFT_FOR_ANOTHER_SESSION = 75
 # Seconds a leaving kiosk has before the watchdog ends it (its terminal may block every write).
 LEAVE_GRACE = 3.0
+# Seconds a terminal has to answer "where is your cursor?" before the idle reset (over SSH a reply
+# crosses the link twice).
+TERMINAL_ANSWER_WAIT = 5.0
 
 # Keys: F12 is passed by every terminal and SSH client; Ctrl+S too (Textual turns off XON/XOFF),
 # and it is the one to use where F12 is taken (a browser's developer tools under textual-serve).
@@ -84,9 +88,14 @@ class KioskMode(_Host):
     IDLE_CHECK_INTERVAL: ClassVar[float] = 0.5
     # How often the kiosk looks for a takeover request and at its terminal.
     TERMINAL_CHECK_INTERVAL: ClassVar[float] = 0.5
+    TERMINAL_ANSWER_WAIT: ClassVar[float] = TERMINAL_ANSWER_WAIT
 
     def __init__(self, *, settings: Settings | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        from kiosk.tui import escape_keys
+
+        # An Esc then a key at once is an Esc and a key, not Alt+key (kiosk.tui.escape_keys).
+        escape_keys.install()
         # The settings known before the services exist (the CLI's), so that kiosk mode holds on
         # the boot screen too; the services' settings take over once they are built.
         self._early_settings = settings
@@ -98,6 +107,7 @@ class KioskMode(_Host):
         self._resume_started = False
         # Set when the kiosk leaves its terminal (another session took it, or it hung up).
         self.left_terminal: str | None = None
+        self._cursor_answer: asyncio.Event | None = None
         if settings is not None and settings.kiosk_mode:
             # Textual leaves the terminal's signal keys on when this is set: not in a kiosk.
             os.environ.pop("TEXTUAL_ALLOW_SIGNALS", None)
@@ -155,6 +165,8 @@ class KioskMode(_Host):
 
     # Activity (for the idle watcher) --------------------------------------------------------------
     async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.CursorPosition) and self._cursor_answer is not None:
+            self._cursor_answer.set()
         if isinstance(
             event,
             events.Key
@@ -227,6 +239,29 @@ class KioskMode(_Host):
         except (OSError, ValueError):
             return True
         return fd < 0 or tty_gone(fd)
+
+    async def terminal_answers(self) -> bool:
+        """Whether a terminal is still at the other end: it is asked where its cursor is (DSR,
+        CSI 6n), which every terminal answers by itself. A frozen client or a dropped link whose
+        server has not hung up yet does not answer: the idle reset then keeps the order."""
+        if self.is_headless:
+            return True
+        if self.terminal_lost():
+            return False
+        driver = self._driver
+        if driver is None:
+            return True
+        answered = asyncio.Event()
+        self._cursor_answer = answered
+        try:
+            driver.write("\x1b[6n")
+            driver.flush()
+            await asyncio.wait_for(answered.wait(), self.TERMINAL_ANSWER_WAIT)
+        except (TimeoutError, OSError):
+            return False
+        finally:
+            self._cursor_answer = None
+        return True
 
     def watch_terminal(self) -> None:
         if self.left_terminal is not None:

@@ -8,6 +8,9 @@ the tests, the kiosk in kiosk mode on a demo server, and an `ssh -tt` client in 
 - A power-cycled counter (the client killed with SIGKILL; its kernel closes the connection): sshd
   hangs up, the kiosk goes at once, and the order waits in the resume file and on the server.
 - A session without a terminal (`ssh -T`): refused in one line, exit status 2.
+- A dropped link with no reconnect: the idle reset asks the terminal where its cursor is; a frozen
+  client does not answer, so the kiosk leaves and keeps the order (sshd on this machine took
+  126 s to hang up such a session, after the default idle reset had already deleted the order).
 The times are printed (run with -s): they are what the issue asks to be measured, not asserted
 beyond "within seconds". Skipped, with the reason, where sshd or ssh is missing.
 """
@@ -221,3 +224,49 @@ def test_a_counter_over_ssh_survives_the_network(counter: tuple[Any, Sshd, Path]
                 os.kill(app.pid, signal.SIGKILL)
                 os.waitpid(app.pid, 0)
                 app.pid = 0
+
+
+def order_a_cookie(app: PtyApp, backend: Any) -> str:
+    app.wait_for_text("Lantern Downtown", 60)
+    app.send("1")
+    app.wait_for_text("How would you like", 30)
+    app.send("1")
+    app.wait_for_text("Type to search", 30)
+    cart_id: str = wait_until("a cart", lambda: next(iter(backend.carts.ids()), None))
+    app.send("cookie")
+    app.wait_for_text("Chocolate Chip Cookie", 30)
+    app.send("\r")
+    app.wait_for_text("Add", 30)
+    app.send(F2)
+    wait_until("the cookie in the cart", lambda: backend.get_cart_json(cart_id)["items"])
+    return cart_id
+
+
+def test_a_frozen_counter_keeps_its_order_past_the_idle_reset(
+    counter: tuple[Any, Sshd, Path],
+) -> None:
+    backend, sshd, home = counter
+    config = home / "config" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text("idle_timeout = 12\nidle_countdown = 4\n")
+    client = PtyApp(sshd.client("-tt"), env={"TERM": "xterm-256color"}, columns=80, rows=24)
+    client.start()
+    try:
+        cart_id = order_a_cookie(client, backend)
+        kiosk_pid = holder(home)
+        client.read_until_quiet(0.5, 5)
+        os.kill(client.pid, signal.SIGSTOP)  # the link drops: no FIN, sshd does not know yet
+        started = time.monotonic()
+        wait_until("the kiosk to leave", lambda: not alive(kiosk_pid), timeout=90)
+        left = time.monotonic() - started
+        assert backend.get_cart_json(cart_id)["status"] == "OPEN"
+        assert cart_id in home.joinpath(*TERMINAL, "open-cart.json").read_text()
+        print(
+            f"\nfrozen client, no reconnect, idle 12 + 4 s: the kiosk left after {left:.1f} s, "
+            "the order kept"
+        )
+    finally:
+        os.kill(client.pid, signal.SIGCONT)
+        os.kill(client.pid, signal.SIGKILL)
+        os.waitpid(client.pid, 0)
+        client.pid = 0
