@@ -448,7 +448,9 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         if visit is not None:
             self._unsubscribe()
             # A normal quit deletes an open order's cart, unless staff chose to keep it.
-            await visit.quit(keep_cart=self.keep_cart_on_quit)
+            # A terminal that hung up is a dropped link, not a customer who left: keep the order.
+            keep = self.keep_cart_on_quit or self.terminal_lost()
+            await visit.quit(keep_cart=keep)
         if self._services is not None:
             await self._services.aclose()
 
