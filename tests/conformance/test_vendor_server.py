@@ -810,6 +810,13 @@ async def test_a_closed_location_has_no_slot_today_and_says_why_per_location() -
         assert [d["label"] for d in days] == ["Tomorrow"]  # nothing today
         menus = (await api.call("GET", "/locations/{locationId}/menus", locationId=LOC)).json()
         assert menus["menus"][0]["isActive"] is False
+        later = await api.call(
+            "GET",
+            "/locations/{locationId}/menus",
+            params={"orderDate": days[0]["value"], "orderTime": "12:00"},
+            locationId=LOC,
+        )
+        assert later.json()["menus"][0]["isActive"] is True
         cart, token = await api.session()
         cart = (await api.write("POST", "/items", cart, token, GYOZA)).json()
         r = await api.write("PUT", "/update-order-time", cart, token, {"pickupType": "ASAP"})

@@ -1609,6 +1609,7 @@ def gratuity_config(ctx: Ctx) -> Reply:
 
 def menus(ctx: Ctx) -> Reply:
     loc = _loc(ctx)
+    today = ctx.store.local_now(loc).date().isoformat()
     categories = [
         {
             "id": cat_id,
@@ -1627,8 +1628,10 @@ def menus(ctx: Ctx) -> Reply:
                 {
                     "id": "menu_all_day",
                     "name": "All day",
-                    # Closed today: the menu is shown, not active (for tomorrow's slots).
-                    "isActive": loc.closed_reason is None,
+                    # Closed today: the menu is shown but not active, unless asked for
+                    # another day (orderDate, contract line 55): tomorrow's slots are open.
+                    "isActive": loc.closed_reason is None
+                    or ctx.query.get("orderDate") not in (None, today),
                     "time": "00:00-24:00",
                     "imageUrl": "",
                     "categories": categories,

@@ -31,7 +31,7 @@ import itertools
 import shutil
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -44,7 +44,7 @@ from kiosk.config import Settings
 from kiosk.ordering.services import KioskServices
 from kiosk.runtime import build_remote_services, make_app
 from kiosk.tui.app import KioskApp, resume_file
-from tests.conformance.vendor_server import Faults, Seed, make_vendor_app
+from tests.conformance.vendor_server import Faults, Seed, harbour_noodles, make_vendor_app
 
 BASE_URL = "http://127.0.0.1/api/v1/storefront"
 LOCATION_ID = "66a1f0c2b3d4e5f60718293a"  # the strict server's seed location (Harbour Noodles)
@@ -476,6 +476,15 @@ class Journey:
 
 
 JourneyFactory = Callable[..., Any]
+
+
+def seed_with(**location_changes: Any) -> Seed:
+    """The strict server's seed with its one location changed, e.g.
+    `seed_with(require_scheduled=True)` (a scheduled-only location) or
+    `seed_with(closed_reason="Closed for a private event")` (closed today)."""
+    seed = harbour_noodles()
+    seed.locations[0] = replace(seed.locations[0], **location_changes)
+    return seed
 
 
 @asynccontextmanager
