@@ -7,8 +7,10 @@ budget, caches, retry sleeps), the CartStore's (payment polls, countdowns, hand-
 Visit's wall clock: time moves only when the journey says so (`advance`, `wait_for`), so a 5-minute
 payment wait costs no real time and the screen can be read at any moment of it.
 
-The app's own `clock` (idle prompt, done-screen countdown, PIN lockout) stays the real monotonic
-clock: Textual drives those with real-time timers, and a journey lasts a second or two.
+The app's own `clock` (idle prompt, rate-limit countdowns of reads, the done screen's return to the
+start, PIN lockout) is the same virtual clock. Textual drives those checks with real-time interval
+timers; whenever the journey moves the clock, the kiosk's own timers (callbacks in kiosk.*) are
+fired once, as their next tick would, so what they show follows virtual time.
 
 Usage (see tests/journeys/test_example.py):
 
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import heapq
+import inspect
 import io
 import itertools
 import shutil
@@ -168,6 +171,7 @@ class Journey:
     services: KioskServices = field(init=False)
     transport: KillableTransport = field(init=False)
     runs: int = field(init=False, default=0)
+    _ticked_at: float = field(init=False, default=0.0)
     _stack: AsyncExitStack = field(init=False)
 
     # -- the kiosk process ------------------------------------------------------------------------
@@ -200,6 +204,7 @@ class Journey:
         self.services.state_dir = self.state_dir
         return make_app(
             services=self.services,
+            clock=self.clock,
             wall_clock=self.clock,
             store_options={"sleep": self.clock.sleep},
         )
@@ -242,6 +247,24 @@ class Journey:
             tuple(id(w) for w in self._busy()),
         )
 
+    async def _tick_kiosk_timers(self) -> None:
+        """The clock moved: fire each running interval timer the kiosk set (idle check, a
+        countdown, a rate-limit wait), as its next real tick would. They read the clock."""
+        if self.clock.now == self._ticked_at:
+            return
+        self._ticked_at = self.clock.now
+        pumps: list[Any] = [self.app]
+        for screen in self.app.screen_stack:
+            pumps += [screen, *screen.walk_children(with_self=False)]
+        for pump in pumps:
+            for timer in list(getattr(pump, "_timers", ())):
+                callback = timer._callback
+                module = getattr(callback, "__module__", "") or ""
+                if timer._repeat is None and module.startswith("kiosk.") and timer._active.is_set():
+                    result = callback()
+                    if inspect.isawaitable(result):
+                        await result
+
     async def settle(self, rounds: int = 400) -> None:
         """Until the kiosk is quiet: its messages handled, its workers finished or asleep on the
         virtual clock. Asleep with a customer waiting (not the payment wait): the clock moves to
@@ -249,6 +272,7 @@ class Journey:
         quiet = 0
         moved = 0.0
         previous = None
+        await self._tick_kiosk_timers()
         await self.pilot.pause(0)
         for _ in range(rounds):
             # Plain yields (a Pilot pause walks every widget and redraws: 10x the cost).
@@ -272,6 +296,7 @@ class Journey:
             moved += deadline - self.clock.now
             self.clock.now = deadline
             self.clock.wake_due()
+            await self._tick_kiosk_timers()
             quiet = 0
         raise JourneyError(f"the kiosk did not settle; busy: {[w.group for w in self._busy()]}")
 
@@ -356,14 +381,25 @@ class Journey:
         console.print(render)
         return console.export_text()
 
-    def walk(self, **options: Any) -> Any:
-        """The benches' key-driven walk (tests/bench/tui_walk.py) on this kiosk, with the strict
-        server's standard order. Its steps up to checkout work as they are; for paying use
-        `pay` + `wait_for_screen("DoneScreen")` (Walk.pay waits in real time)."""
+    def walk(self, *, within: float = 60.0, **options: Any) -> Any:
+        """The benches' key-driven walk (tests/bench/tui_walk.py: start, add_line, fill_cart,
+        edit_cart, checkout, ...) on this kiosk, with the strict server's standard order, its
+        waits in virtual time: a step waits up to `within` virtual seconds, moving the clock
+        one wake-up at a time (a retry's back-off, a rate-limit wait). For paying use `pay` +
+        `wait_for_screen("DoneScreen")`, not Walk.pay."""
         from tests.bench.test_tui_requests_foreign import HARBOUR_PLAN
         from tests.bench.tui_walk import Walk
 
-        return Walk(self.app, self.pilot, plan=options.pop("plan", HARBOUR_PLAN), **options)
+        journey = self
+
+        class JourneyWalk(Walk):
+            async def settle(self) -> None:
+                await journey.settle()
+
+            async def until(self, what: str, test: Callable[[], bool]) -> None:
+                await journey.wait_for(test, within=within, what=what)
+
+        return JourneyWalk(self.app, self.pilot, plan=options.pop("plan", HARBOUR_PLAN), **options)
 
     # -- the server -------------------------------------------------------------------------------
 

@@ -40,3 +40,7 @@ async def test_a_takeout_order_paid_on_the_phone(journey: JourneyFactory) -> Non
         # The total the customer reads is the server's.
         assert j.server_cart(cart_id)["orderTotalWithServiceFeeFormatted"] == "£6.71"
         assert "Total" in text and "£6.71" in text
+        # The done screen's countdown runs on the same virtual clock: back to the start in 15 s.
+        assert "Back to the start in 15 s" in text
+        took = await j.wait_for_screen("WelcomeScreen", within=30)
+        assert 14 <= took <= 16, took
