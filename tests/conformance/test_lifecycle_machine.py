@@ -191,8 +191,9 @@ class OrderMachine(RuleBasedStateMachine):
         self.attempt(self.visit.reopen_order())
 
     @precondition(
-        lambda self: self.phase is Phase.ORDERING
-        and self.visit.state.order.checkout_url is not None
+        lambda self: (
+            self.phase is Phase.ORDERING and self.visit.state.order.checkout_url is not None
+        )
     )
     @rule(product=st.sampled_from(PRODUCTS))
     def old_code_paid_then_an_add(self, product: str) -> None:

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 
 from kiosk.config import Settings
 from kiosk.ordering.payment import PaymentOutcome
@@ -88,10 +87,6 @@ async def test_the_wait_polls_order_result_and_reads_the_cart_once_paid(tmp_path
     assert app.state.violations == [] and app.state.answer_errors == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 19: the kiosk takes the number from fulfillmentIdentifier; lifecycle fix pending",
-)
 async def test_the_number_is_the_order_results_short_id(tmp_path: Path) -> None:
     waited, app, _, cart_id = await _paid_wait(tmp_path)
     order = app.state.store.carts[cart_id].order
