@@ -90,6 +90,8 @@ class PollSchedule:
     max_interval: float = 30.0
     # After a failed poll: wait at least this long before the next.
     error_interval: float = 10.0
+    # After "order_pending" (paid, the order being placed): the number is one look away.
+    placing_interval: float = 1.0
 
     def interval(
         self,
@@ -226,9 +228,13 @@ async def wait_for_payment(
             polls += 1
             wait = schedule.for_budget(polls, budget)
             try:
-                await store.check_payment()
+                progress = await store.check_payment()
                 cart = store.cart
                 last_error = None
+                if progress is not None and progress.state == "order_pending":
+                    # The money is in and the order is being placed: the customer is watching
+                    # the screen for the number, and it is one look away.
+                    wait = min(wait, schedule.placing_interval)
             except NotFoundError:
                 return done(PaymentOutcome.GONE)
             except StorefrontError as exc:

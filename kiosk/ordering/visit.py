@@ -894,20 +894,24 @@ class Visit:
         the order is paid (the app then shows the number), the code has expired, or the phase
         moves on. Returns the phase it leaves."""
         store = self._need_store()
+        pace = every
         while True:
             left = self.kept_handoff_seconds_left()
             if left is None or left <= 0:
                 return self.state.order.phase
-            await store.sleep(min(every, left))
+            await store.sleep(min(pace, left))
             if self.kept_handoff_seconds_left() is None:
                 return self.state.order.phase
             budget = store.client.rate_budget
             if budget.is_low:
                 continue  # the customer's own writes come first
+            progress = None
             with contextlib.suppress(StorefrontError):
-                await self._on_store(lambda s: s.check_payment())
+                progress = await self._on_store(lambda s: s.check_payment())
             if store.lifecycle.phase is not Phase.ORDERING:
                 return store.lifecycle.phase
+            # Paid, the order being placed: its number is one look away.
+            pace = 1.0 if progress is not None and progress.state == "order_pending" else every
 
     async def wait_for_payment(
         self,

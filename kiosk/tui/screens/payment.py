@@ -252,8 +252,9 @@ class PaymentScreen(KioskScreen):
             self.query_one("#pay-url", Static).update("")
             return
         existing = self.query("#qr")
-        if not (existing and existing.first(QRCode).data == url):
-            existing.remove()
+        if existing:
+            existing.first(QRCode).show(url)
+        else:
             holder.display = False
             self.query_one("#qr-column", Vertical).mount(QRCode(url, id="qr"), before=0)
         if self._phone_can_pay(cart):
