@@ -515,8 +515,28 @@ class ModifierRule(ApiModel):
 
 
 class ChildGroup(ApiModel):
+    """A ModifierChildLink: the group an option opens. 2.0's link may carry `overrides` {min,
+    max} (openapi-facts ModifierChildLink): the same group can be optional under one option and
+    required under another. The link's rule is the one that holds, so it is applied here, once,
+    to the group this link carries: everything after (the rules, the screen, the preview) reads
+    one rule."""
+
     group_id: str = ""
     group: ModifierGroup | None = None
+    overrides: ModifierRule | None = None
+
+    @model_validator(mode="after")
+    def _apply_overrides(self) -> ChildGroup:
+        if self.overrides is not None and self.group is not None:
+            given = self.overrides.model_fields_set
+            rule = self.group.rule.model_copy(
+                update={k: getattr(self.overrides, k) for k in ("min", "max") if k in given}
+            )
+            group = self.group.model_copy(
+                update={"rule": rule, "required": None, "quantity": None, "is_fixed": None}
+            )
+            return self.model_copy(update={"group": group})
+        return self
 
 
 class ModifierItem(ApiModel):
