@@ -300,6 +300,7 @@ class KioskApp(KioskMode, Accessibility, App[None]):
                 store_options=self.store_options,
                 merchant_slug=services.merchant_slug,
                 delivery_zones=services.settings.delivery_zones,
+                observer=services.metrics,
             )
             self._unsubscribe = self._visit.subscribe(self._visit_published)
             self._visit_published(self._visit.state)
@@ -325,10 +326,13 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         self.location = state.location
         self.status_text = describe_status(state.status)
 
-    async def go_home(self) -> None:
+    async def go_home(self, *, abandoned: bool = False) -> None:
         """Back to the first screen with nothing left of this visit: every field cleared now, the
-        cart discarded on the server in the background (Visit.end)."""
-        self.visit.end()
+        cart discarded on the server in the background (Visit.end). `abandoned`: nobody asked
+        (the idle timeout), which the fleet's metrics tell apart from a start over."""
+        from kiosk.ordering.events import OrderEvent
+
+        self.visit.end(OrderEvent.ABANDONED if abandoned else OrderEvent.RESET)
         await self._show_start()
 
     async def serve_locations(self, location_ids: Sequence[str]) -> None:

@@ -138,7 +138,7 @@ class IdleWatcher:
     async def _reset(self) -> None:
         try:
             log.info("idle: no answer, the session is reset")
-            await self.kiosk.go_home()
+            await self.kiosk.go_home(abandoned=True)
             self.resets += 1
             await self._push_attract()
         finally:
