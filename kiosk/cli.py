@@ -7,7 +7,7 @@
     kiosk doctor                               check key, location, menus, rate budget, a cart
     kiosk config path|show                     where the config is; what is in effect (key redacted)
     kiosk set-pin [--stdin]                    set the staff PIN (stored hashed)
-    kiosk serve [--port N]                     `kiosk demo` in a browser (textual-serve, 127.0.0.1)
+    kiosk serve [--port N] [--public-url URL]  `kiosk demo` in a browser (textual-serve, 127.0.0.1)
     kiosk install-files [--write DIR]          the sshd block and systemd unit of a counter
 
 Common flags: --profile NAME, --log-level LEVEL; run, demo and serve also take --kiosk. Exit
@@ -336,6 +336,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=DEFAULT_SERVE_PORT,
         help=f"TCP port to listen on (default {DEFAULT_SERVE_PORT})",
+    )
+    serve.add_argument(
+        "--public-url",
+        metavar="URL",
+        default=None,
+        help="the address browsers use, when a tunnel or proxy puts the page elsewhere "
+        "(e.g. https://demo.example.com); default: wherever the page was loaded from",
     )
     serve.add_argument(
         "--location",
@@ -770,10 +777,19 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from kiosk.runtime import require_demo_extra
 
     require_demo_extra("starlette")  # each session runs `kiosk demo` on the embedded backend
+    public_url = args.public_url
+    if public_url is not None:
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(public_url)
+        if parts.scheme not in ("http", "https") or not parts.netloc or parts.query:
+            raise UsageError(f"--public-url must be an http(s) URL (got {public_url!r})")
     try:
-        from textual_serve.server import Server
+        from kiosk.serve import KioskServer
     except ImportError:
         raise UsageError("textual-serve is not installed: pip install 'kiosk[serve]'") from None
+    from kiosk import paths
+
     # Each browser visitor gets a `kiosk demo` process; it reads the same config and env.
     command = [sys.executable, "-m", "kiosk"]
     if getattr(args, "log_level", None):
@@ -789,8 +805,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
         # Each session's process may start elsewhere: a file is named by its absolute path.
         menu = args.menu
         command += ["--menu", str(Path(menu).resolve()) if Path(menu).is_file() else menu]
-    server = Server(shlex.join(command), host=host, port=args.port, title="Kiosk demo")
-    print(f"serving `kiosk demo` on http://{host}:{args.port} (Ctrl+C stops)", flush=True)
+    server = KioskServer(
+        shlex.join(command),
+        host=host,
+        port=args.port,
+        title="Kiosk demo",
+        public_url=public_url,
+        # Where each session's `kiosk demo` (the demo profile) keeps its terminal's folder.
+        terminals=paths.state_dir() / "demo" / "terminals",
+    )
+    where = f" (browsers use {public_url})" if public_url else ""
+    print(f"serving `kiosk demo` on http://{host}:{args.port}{where} (Ctrl+C stops)", flush=True)
     server.serve()
     return 0
 

@@ -179,6 +179,11 @@ class Settings:
     # over SSH, where a picture costs the link more than it gives (`pictures_on`).
     pictures: str | None = None
 
+    # Fleet metrics for Prometheus (kiosk.metrics, the `metrics` extra): None (off), a port
+    # ("9464": http://127.0.0.1:9464/metrics), or a textfile for node_exporter's textfile
+    # collector ("/var/lib/node_exporter/textfile/kiosk-{terminal}.prom": one file a terminal).
+    metrics: str | None = None
+
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
@@ -295,6 +300,8 @@ def _coerce(name: str, value: Any) -> Any:
         if not isinstance(value, str) or value.strip().lower() not in PICTURES:
             raise ValueError(f"must be one of {', '.join(PICTURES)} (got {value!r})")
         return value.strip().lower()
+    if name == "metrics":
+        return _coerce_metrics(value)
     if name == "terminal_id":
         if value is None:
             return value
@@ -318,6 +325,27 @@ def _coerce(name: str, value: Any) -> Any:
             raise ValueError(f"must be a non-empty string (got {value!r})")
         return value.strip()
     raise ValueError("is not a setting")
+
+
+def _coerce_metrics(value: Any) -> str | None:
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("", "off")):
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str):
+        raise ValueError(f"must be a port (9464), a .prom file path, or off (got {value!r})")
+    text = value.strip()
+    if text.isdigit():
+        if not 1 <= int(text) <= 65535:
+            raise ValueError(f"must be a port from 1 to 65535 (got {value!r})")
+        return str(int(text))
+    if text.endswith(".prom") and ("/" in text or "\\" in text):
+        return text
+    # Only a port: the endpoint listens on 127.0.0.1 alone (a scraper on the host, or a tunnel).
+    raise ValueError(
+        "must be a port (9464: http://127.0.0.1:9464/metrics), a path ending in .prom (a "
+        f"textfile for node_exporter), or off (got {value!r})"
+    )
 
 
 def _coerce_receipt(name: str, value: Any) -> Any:

@@ -247,15 +247,17 @@ def build_demo_services(
         )
         clients[location_id] = client
         closers.append(client.aclose)
-    return KioskServices(
-        settings=settings,
-        clients=clients,
-        location_ids=location_ids,
-        merchant_slug=restaurant.merchant_slug,
-        demo=True,
-        state_dir=state_dir if state_dir is not None else state_dir_for(settings),
-        closers=closers,
-        demo_backend=backend,
+    return watched(
+        KioskServices(
+            settings=settings,
+            clients=clients,
+            location_ids=location_ids,
+            merchant_slug=restaurant.merchant_slug,
+            demo=True,
+            state_dir=state_dir if state_dir is not None else state_dir_for(settings),
+            closers=closers,
+            demo_backend=backend,
+        )
     )
 
 
@@ -277,15 +279,42 @@ def build_remote_services(
         client_options,
         disk_cache,
     )
-    return KioskServices(
-        settings=settings,
-        clients={settings.location: client},
-        location_ids=[settings.location],
-        merchant_slug=settings.merchant,
-        demo=False,
-        state_dir=state_dir_for(settings),
-        closers=[client.aclose],
+    return watched(
+        KioskServices(
+            settings=settings,
+            clients={settings.location: client},
+            location_ids=[settings.location],
+            merchant_slug=settings.merchant,
+            demo=False,
+            state_dir=state_dir_for(settings),
+            closers=[client.aclose],
+        )
     )
+
+
+def watched(services: KioskServices) -> KioskServices:
+    """The services with this terminal's counters (kiosk.metrics) wired in: each client tells
+    them every request's time and outcome; the Visit is given them by the app (its observer).
+    Published for Prometheus only when the `metrics` setting says where (prometheus_client is
+    imported then, not before); the exporter stops when the services close."""
+    from kiosk.metrics import FleetMetrics, metrics_target, start_export
+    from kiosk.terminal import terminal_id_for
+
+    settings = services.settings
+    terminal = terminal_id_for(settings)
+    metrics = FleetMetrics(terminal)
+    metrics.watch(services.clients)
+    services.metrics = metrics
+    target = metrics_target(settings, terminal)
+    if target is not None:
+        stop = start_export(metrics, target)
+
+        async def stop_export() -> None:
+            stop()
+
+        # Closers run last-first: the exporter stops before the clients it reads.
+        services.closers.append(stop_export)
+    return services
 
 
 def check_remote_settings(settings: Settings) -> None:

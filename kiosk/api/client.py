@@ -304,6 +304,10 @@ def _header_int(headers: httpx.Headers, name: str) -> int | None:
     return None if value is None else int(value)
 
 
+# Told of each contract row's outcome: (operation, seconds, None or the error it raised). The
+# client knows nothing of who listens (kiosk.metrics, wired by kiosk.runtime).
+RequestObserver = Callable[[str, float, StorefrontError | None], None]
+
 # httpx errors raised before any byte of the request left: safe to retry any request.
 _NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 
@@ -378,6 +382,8 @@ class StorefrontClient:
         self.last_error: StorefrontError | None = None
         self.last_error_at: float | None = None
         self.last_success_at: float | None = None
+        # Told of every contract row's outcome (kiosk.metrics, set by the composition root).
+        self.observer: RequestObserver | None = None
         self._cache: dict[tuple[Hashable, ...], _Entry] = {}
         # The site's shared cache on disk (DISK_KINDS only); `cache_namespace` names the backend
         # where the base URL does not (the embedded demo's database).
@@ -524,6 +530,7 @@ class StorefrontClient:
         `etag`: sent as If-None-Match; a 304 returns NOT_MODIFIED. `meta` receives the answer's
         ETag and Cache-Control.
         """
+        started = time.perf_counter()
         try:
             result = await self._attempts(
                 endpoint, path_params, body, query, tuple(secrets), gone_is_done, etag, meta
@@ -531,9 +538,20 @@ class StorefrontClient:
         except StorefrontError as exc:
             self.last_error = exc
             self.last_error_at = self._clock()
+            self._observed(endpoint.name, started, exc)
             raise
         self.last_success_at = self._clock()
+        self._observed(endpoint.name, started, None)
         return result
+
+    def _observed(self, operation: str, started: float, error: StorefrontError | None) -> None:
+        # The whole operation, retries and waits included: what the customer waited for.
+        if self.observer is None:
+            return
+        try:
+            self.observer(operation, time.perf_counter() - started, error)
+        except Exception:
+            log.warning("the request observer failed", exc_info=True)
 
     async def _attempts(
         self,

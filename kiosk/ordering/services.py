@@ -15,6 +15,7 @@ from kiosk.config import Settings
 
 if TYPE_CHECKING:
     from kiosk.api import StorefrontClient
+    from kiosk.metrics import FleetMetrics
 
 
 @dataclass
@@ -40,6 +41,9 @@ class KioskServices:
     # The receipt printer's last failure, for the staff screen (None: none since the last print
     # that worked, or no printer).
     printer_problem: str | None = None
+    # This terminal's counters (kiosk.metrics): the Visit and the clients tell it; the staff
+    # screen and the Prometheus exporter (when the `metrics` setting is on) read it.
+    metrics: FleetMetrics | None = None
 
     def client_for(self, location_id: str) -> StorefrontClient:
         try:

@@ -41,6 +41,7 @@ from kiosk.ordering.cart_store import (
 )
 from kiosk.ordering.clock import LocationClock
 from kiosk.ordering.delivery import DeliveryOffer, delivery_offer, zone_for
+from kiosk.ordering.events import OrderEvent, OrderObserver, tell
 from kiosk.ordering.lifecycle import Event, OrderSnapshot, Phase
 
 if TYPE_CHECKING:
@@ -254,8 +255,13 @@ class Visit:
         store_options: Mapping[str, Any] | None = None,
         merchant_slug: str | None = None,
         delivery_zones: Sequence[DeliveryZone] = (),
+        observer: OrderObserver | None = None,
     ) -> None:
         self._client_for = client_for
+        # Told when an order starts, is paid, declined, abandoned or reset (kiosk.metrics).
+        self.observer = observer
+        # The order this visit counts: None (none yet), "open", or "paid" (each told once).
+        self._order: str | None = None
         self.location_ids = list(location_ids)
         self.wall_clock = wall_clock
         self.cart_id_file = cart_id_file
@@ -420,7 +426,15 @@ class Visit:
         self._sync_store()
 
     def _order_published(self, snapshot: OrderSnapshot) -> None:
+        before = self.state.order.phase
         self._set(order=snapshot)
+        # The lifecycle is the one place an order's fate is decided, so it is counted here
+        # (kiosk.metrics): paid once per order, each decline as it is told.
+        if snapshot.phase is Phase.PAID and self._order == "open":
+            self._order = "paid"
+            tell(self.observer, OrderEvent.PAID)
+        elif snapshot.phase is Phase.DECLINED and before is not Phase.DECLINED:
+            tell(self.observer, OrderEvent.DECLINED)
 
     def _status_published(self, status: StoreStatus) -> None:
         self._set(status=status)
@@ -609,6 +623,9 @@ class Visit:
                 cart = await store.refresh()
         finally:
             self._sync_store()
+        if self._order is None:
+            self._order = "open"
+            tell(self.observer, OrderEvent.STARTED)
         self._set(
             fulfillment_method=str(fulfillment_method),
             table_number=table_number,
@@ -845,7 +862,13 @@ class Visit:
         return ReopenResult(dropped=tuple(dropped))
 
     async def confirm_demo_payment(self, card_number: str) -> None:
-        await self._on_store(lambda s: s.confirm_demo_payment(card_number))
+        from kiosk.api.errors import PaymentDeclinedError
+
+        try:
+            await self._on_store(lambda s: s.confirm_demo_payment(card_number))
+        except PaymentDeclinedError:
+            tell(self.observer, OrderEvent.DECLINED)
+            raise
 
     async def check_payment(self) -> Phase:
         """One look at the payment now ("I have paid", a last look): the phase it leaves."""
@@ -935,11 +958,15 @@ class Visit:
 
     # ------------------------------------------------------------------ idle, reset, quit
 
-    def end(self) -> Awaitable[bool]:
+    def end(self, reason: OrderEvent = OrderEvent.RESET) -> Awaitable[bool]:
         """Start over now: every field cleared at once, the cart discarded on the server in the
         background (a completed order's cart is only forgotten). With a fixed location the next
         customer's writes queue behind the discard on the same store (its lock is FIFO). Returns
-        the discard, for whoever wants to wait for it (True: the server confirmed the delete)."""
+        the discard, for whoever wants to wait for it (True: the server confirmed the delete).
+        `reason` is what an unpaid order's end counts as: RESET (asked for) or ABANDONED (idle)."""
+        if self._order == "open":
+            tell(self.observer, reason)
+        self._order = None
         store = self._store
         self._cross_sell_memo = None
         self._suggested.clear()
@@ -1049,6 +1076,8 @@ class Visit:
             # As the server spells it; the screens read it through their alias table.
             self._set(fulfillment_method=str(getattr(method, "value", method)))
         log.info("crash resume: cart resumed (%s)", "locked" if cart.is_locked else "open")
+        # An order a previous run started (and counted): its payment or reset counts here.
+        self._order = "paid" if cart.is_completed else "open"
         return ResumeOutcome("locked" if cart.is_locked else "open", cart)
 
     async def _resume_order(
@@ -1091,6 +1120,8 @@ class Visit:
         if method:
             self._set(fulfillment_method=str(getattr(method, "value", method)))
         kind = {Phase.PAID: "paid", Phase.DECLINED: "declined"}.get(phase, "locked")
+        # An order a previous run started (and counted): its payment or reset counts here.
+        self._order = "paid" if phase is Phase.PAID else "open"
         log.info("crash resume: the order comes back %s", phase)
         return ResumeOutcome(kind, cart)
 

@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from textual import events
 from textual.app import App
 from textual.binding import Binding
 from textual.reactive import reactive
@@ -131,8 +132,15 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         self.store_options = dict(store_options or {})
         self._visit: Visit | None = None
         self._unsubscribe: Callable[[], object] = lambda: None
+        # A `kiosk serve` browser tab (textual's web driver): the tab is a counter terminal whose
+        # customer may reload or lose the connection and come back (kiosk.serve), so its staff
+        # keys ask for the PIN and its cart is kept when the browser goes.
+        self.browser_session = "web_driver" in os.environ.get("TEXTUAL_DRIVER", "")
         # Staff may keep the open order's cart when the kiosk quits (the next start resumes it).
-        self.keep_cart_on_quit = False
+        self.keep_cart_on_quit = self.browser_session
+        # Textual's web driver blurs the app as it starts, after the page may already have focused
+        # the terminal (kiosk/web does on load): that first blur is ignored (on_app_blur).
+        self._start_blur_pending = self.browser_session
         self._thread = threading.get_ident()
         if services is not None:
             self._services_ready(services)
@@ -301,6 +309,7 @@ class KioskApp(KioskMode, Accessibility, App[None]):
                 store_options=self.store_options,
                 merchant_slug=services.merchant_slug,
                 delivery_zones=services.settings.delivery_zones,
+                observer=services.metrics,
             )
             self._unsubscribe = self._visit.subscribe(self._visit_published)
             self._visit_published(self._visit.state)
@@ -362,10 +371,13 @@ class KioskApp(KioskMode, Accessibility, App[None]):
             await self.pop_screen()
         await self.push_screen(DoneScreen(state.cart, state.order.order_number))
 
-    async def go_home(self) -> None:
+    async def go_home(self, *, abandoned: bool = False) -> None:
         """Back to the first screen with nothing left of this visit: every field cleared now, the
-        cart discarded on the server in the background (Visit.end)."""
-        self.visit.end()
+        cart discarded on the server in the background (Visit.end). `abandoned`: nobody asked
+        (the idle timeout), which the fleet's metrics tell apart from a start over."""
+        from kiosk.ordering.events import OrderEvent
+
+        self.visit.end(OrderEvent.ABANDONED if abandoned else OrderEvent.RESET)
         await self._show_start()
 
     async def serve_locations(self, location_ids: Sequence[str]) -> None:
@@ -442,6 +454,12 @@ class KioskApp(KioskMode, Accessibility, App[None]):
             ),
             answered,
         )
+
+    def on_app_blur(self, event: events.AppBlur) -> None:
+        if self._start_blur_pending:
+            # Keys and the footer's keys work from the first frame, without a click.
+            self._start_blur_pending = False
+            event.prevent_default()
 
     async def on_unmount(self) -> None:
         visit, self._visit = self._visit, None

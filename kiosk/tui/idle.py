@@ -152,7 +152,7 @@ class IdleWatcher:
                 self.app.leave_terminal("not answering")  # type: ignore[attr-defined]
                 return
             log.info("idle: no answer, the session is reset")
-            await self.kiosk.go_home()
+            await self.kiosk.go_home(abandoned=True)
             self.resets += 1
             await self._push_attract()
         finally:

@@ -299,8 +299,8 @@ class KioskMode(_Host):
         self.idle.keep()
         settings = self.kiosk_settings
         pin_hash = settings.staff_pin_hash if settings is not None else None
-        if not pin_hash and not self.kiosk_mode:
-            # A developer's kiosk without a PIN: nothing to protect.
+        if not pin_hash and not self.kiosk_mode and not getattr(self, "browser_session", False):
+            # A developer's kiosk without a PIN: nothing to protect (a browser tab is a counter).
             self.push_screen(StaffScreen())
             return
 

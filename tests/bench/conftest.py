@@ -1,6 +1,6 @@
 """The benchmarks' figures: each test records them with `figures.add(...)`; they are printed as a
 table line at once, again as one table at the end, and written to tests/bench/results.json
-(overwritten each run) for the README's table.
+(overwritten each run) for the table of docs/benchmarks.md (tests/bench/report.py).
 
 Timings are never asserted: a figure that misses its goal is printed as MISS and the run goes on.
 What the benchmarks do assert is correctness (no order lost, the right cart on the server), since a

@@ -305,5 +305,5 @@ def test_three_terminals_share_one_budget(figures: Figures, tmp_path: Path) -> N
         passed=not refused,
     )
     # The benchmark must have loaded the limiter; lost orders are reported above as MISS (not
-    # asserted: the known cause is in kiosk/ordering/payment.py, see the README's notes).
+    # asserted: the known cause is in kiosk/ordering/payment.py, see docs/benchmarks.md).
     assert waits, "the budget never ran out: the benchmark did not load the limiter"

@@ -84,6 +84,10 @@ async def test_prompt_countdown_then_full_reset_and_attract(tmp_path: Path) -> N
         assert not app.visit.state.has_order and app.cart is None and app.location_id is None
         assert app.visit.state.customer_name == "" and app.visit.state.fulfillment_method is None
         assert not (tmp_path / "state" / "open-cart.json").exists()
+        # The fleet's metrics count it as abandoned, not as a customer's start over.
+        metrics = app.services.metrics
+        assert metrics is not None
+        assert (metrics.orders["abandoned"], metrics.orders["reset"]) == (1, 0)
         # Underneath: a fresh first screen and nothing else.
         assert len(app.screen_stack) == 3
         assert isinstance(app.screen_stack[1], LocationScreen)

@@ -206,3 +206,22 @@ async def test_on_2_0_delivery_needs_zones_and_staff_see_why(
             assert "Delivery: 1 delivery zone(s), 1 postal code(s)" in health
         else:
             assert "Delivery: hidden: Storefront 2.0 needs coordinates" in health
+
+
+async def test_the_staff_screen_shows_the_fleet_metrics(tmp_path: Path) -> None:
+    # The same counters Prometheus scrapes (kiosk.metrics), fed by the app's own Visit.
+    k, _ = kiosk_with(tmp_path, kiosk_mode=True, staff_pin_hash=pin_hash())
+    app = k.app
+    async with app.run_test(size=(120, 40)) as pilot:
+        await to_menu_with_cookie(k, pilot)
+        await keys(pilot, "f12")
+        await type_pin(pilot, PIN)
+        assert isinstance(app.screen, StaffScreen)
+        health = staff_text(pilot, "#staff-health")
+        assert "Orders since start: 1 started · 0 paid" in health
+        assert "Metrics for Prometheus: off" in health
+        # Staff reset the order in progress: counted as a reset, not as abandoned.
+        await choose(pilot, "reset")
+        metrics = app.services.metrics
+        assert metrics is not None
+        assert metrics.orders["reset"] == 1 and metrics.orders["abandoned"] == 0

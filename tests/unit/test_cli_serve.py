@@ -54,9 +54,11 @@ def test_serve_publishes_kiosk_demo_on_loopback(kiosk_home: Path) -> None:
                 time.sleep(0.1)  # waiting for a server process to listen, not for a UI
         assert page is not None, "kiosk serve did not start listening"
         assert page.status_code == 200
-        # The page connects a websocket that runs `<python> -m kiosk demo --kiosk` per visitor.
-        assert f"ws://127.0.0.1:{port}/ws" in page.text
-        assert "Kiosk demo" in page.text
+        # The page connects a websocket (to the address it was loaded from: kiosk/web) that runs
+        # `<python> -m kiosk demo --kiosk` per browser tab; tests/browser drives it for real.
+        assert 'data-session-websocket-url=""' in page.text
+        assert "<title>Kiosk demo</title>" in page.text
+        assert "googleapis" not in page.text  # the font is served from this machine
         # Only loopback: the server is not reachable on this machine's other address, if any.
         other = _non_loopback_address()
         if other is not None:
