@@ -343,6 +343,12 @@ class OrderDay(ApiModel):
 class TimeIntervals(ApiModel):
     order_days: list[OrderDay] = Field(default_factory=list)
     schedule_allowed: bool = False
+    # 2.0's OrderTimes: the location takes orders for later only (no "as soon as possible").
+    require_scheduled_orders: bool = False
+
+    def first_slot(self) -> tuple[OrderDay, str] | None:
+        """The earliest slot offered (the day and its time), None when there is none."""
+        return next(((day, at) for day in self.order_days for at in day.intervals), None)
 
 
 class TipSettings(ApiModel):

@@ -557,6 +557,21 @@ class Visit:
     async def time_intervals(self) -> TimeIntervals:
         return await self.client.get_time_intervals(self.state.location_id or "")
 
+    async def schedule_if_required(self) -> tuple[str, str] | None:
+        """A location that takes orders for later only (time-intervals' requireScheduledOrders):
+        an order still set for as soon as possible is set to the first slot, which the customer
+        is then told of. Returns (the day's label, the time) when it set one, else None."""
+        cart = self.state.cart
+        if cart is not None and (cart.pickup_type or "").upper() == "LATER":
+            return None
+        slots = await self.time_intervals()
+        first = slots.first_slot() if slots.require_scheduled_orders else None
+        if first is None:
+            return None
+        day, at = first
+        await self.set_order_time_later(day.value, at)
+        return (day.label or day.value, at)
+
     async def cross_sell(self) -> list[MenuProduct]:
         """Suggestions for the cart, asked again only when its products changed; none when the
         rate budget runs low (an optional read: the order's requests come first)."""
@@ -799,6 +814,9 @@ class Visit:
     async def checkout(self, name: str, email: str) -> CheckoutResult:
         """Customer details, validation and, when valid, the payment intent (one cart read)."""
         self.remember_customer(name, email)
+        # A later-only location refuses an order for as soon as possible (the cart screen set
+        # and said the first slot already; this covers a checkout that came before it could).
+        await self.schedule_if_required()
         return await self._on_store(lambda s: s.checkout(name, email))
 
     async def begin_payment(self) -> PaymentIntent:

@@ -3,7 +3,7 @@ strict 2.0 server at 80x24 and 120x40."""
 
 from __future__ import annotations
 
-from tests.journeys.harness import Journey, JourneyFactory
+from tests.journeys.harness import Journey, JourneyFactory, seed_with
 
 
 def item_posts(j: Journey) -> int:
@@ -36,3 +36,34 @@ async def test_journey_7_a_required_choice_inside_a_choice_is_required(
         (base,) = groups["grp_base"]["selectedOptions"]
         assert [c["groupId"] for c in base["children"]] == ["grp_sauce"]
         assert j.refusals == []
+
+
+async def test_journey_10_a_scheduled_only_location_offers_no_asap_and_says_the_slot(
+    journey: JourneyFactory,
+) -> None:
+    async with journey(seed=seed_with(require_scheduled=True)) as j:
+        await j.settle()
+        await j.press("1")
+        await j.wait_for_screen("MenuScreen")
+        await j.walk().add_line("prod_gyoza")
+        await j.press("f4")
+        await j.wait_for_screen("CartScreen")
+        await j.wait_for(lambda: j.server_cart()["pickupType"] == "LATER", within=10, what="LATER")
+        cart = j.server_cart()
+        text = " ".join(j.screen_text().split())
+        assert "for later only" in text, text
+        assert f"Today {cart['orderTime']}" in text or f"Tomorrow {cart['orderTime']}" in text
+        assert "As soon as possible" not in text
+        # The first slot offered is the one set.
+        first_day = j.store.order_days(j.store.seed.locations[0])[0]
+        assert (cart["orderDate"], cart["orderTime"]) == (
+            first_day["value"],
+            first_day["intervals"][0],
+        )
+        # And the order goes on to payment (the server refuses a hand-off for ASAP here).
+        await j.press("f2")
+        await j.wait_for_screen("CheckoutScreen")
+        await j.type("#name", "Ada Lovelace")
+        await j.type("#email", "ada@example.com", then="enter")
+        await j.wait_for_screen("PaymentScreen", within=10)
+        await j.wait_for(lambda: bool(j.handoffs()), within=10, what="a hand-off")

@@ -261,14 +261,42 @@ class CartScreen(KioskScreen):
             label = clean(day.label or day.value, 20)
             for at in day.intervals:
                 options.append((Text(f"{label} {clean(at, 5)}"), f"{day.value} {at}"))
-        if not slots.schedule_allowed or not options:
+        later_only = slots.require_scheduled_orders
+        if not (slots.schedule_allowed or later_only) or not options:
             return
+        # Orders for later only: "as soon as possible" is not offered, the first slot is set.
+        self.query_one("#asap", Button).display = not later_only
+        if later_only:
+            self._schedule_first_slot()
         select = self.query_one("#later", Select)
         options = options[:500]
         self.slot_values = {value for _, value in options}
         select.set_options(options)
         self.query_one("#time-section").display = True
         self._mark_time(self.kiosk.cart)
+
+    def _schedule_first_slot(self) -> None:
+        visit = self.kiosk.visit
+
+        async def schedule() -> tuple[str, str] | None:
+            return await visit.schedule_if_required()
+
+        def scheduled(slot: tuple[str, str] | None) -> None:
+            if slot is None:
+                return
+            day, at = slot
+            self.say(
+                _("This restaurant takes orders for later only.")
+                + " "
+                + _("Your order is for {when}; you can choose another time below.").format(
+                    when=f"{clean(day, 20)} {clean(at, 5)}"
+                ),
+                kind="info",
+            )
+
+        self.call(
+            schedule, group="cart-schedule", done=scheduled, busy=self.query_one("#time-section")
+        )
 
     def _cross_loaded(self, products: list[MenuProduct]) -> None:
         cart = self.kiosk.cart
