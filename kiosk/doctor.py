@@ -178,11 +178,16 @@ async def _check_location(
     report.ok(f"created cart {cart_id} and deleted it")
 
 
-async def _check_dialect(report: _Report, client: StorefrontClient, location_id: str) -> None:
-    """Which API versions the server answers, and whether this kiosk's setting is one of them."""
+async def _check_dialect(
+    report: _Report, client: StorefrontClient, location_id: str, *, probe_all: bool = False
+) -> None:
+    """Whether the server answers the API version this kiosk speaks; with `probe_all`, which
+    other version it answers too (by default the other is never asked: a strict 2.0 server
+    counts a legacy path as a breach)."""
     from kiosk.api.probe import probe_dialects
 
-    answers = await probe_dialects(client, location_id)
+    dialects = ("v2", "v1") if probe_all else (client.dialect,)
+    answers = await probe_dialects(client, location_id, dialects)
     for answer in answers:
         report.info(f"API {answer.name} at {answer.base_url}: {answer.detail}")
     spoken = [a for a in answers if a.speaks]
@@ -196,9 +201,14 @@ async def _check_dialect(report: _Report, client: StorefrontClient, location_id:
             f"this kiosk is set to speak {mine.name}, but the server answers {names}: use {flag} "
             "(or api_dialect in config.toml)"
         )
-    else:
+    elif probe_all:
         # Down, unreachable or wrong URL: the location check below says which, once.
         report.info("which API version this server speaks could not be told (see below)")
+    else:
+        report.info(
+            f"the server did not answer {mine.name} here (see below; --probe-all asks the "
+            "other API version too)"
+        )
 
 
 def _backend_text(services: KioskServices) -> str:
@@ -214,8 +224,11 @@ def _backend_text(services: KioskServices) -> str:
     return f"the backend at {where}" + (f" (profile {profile})" if profile != "demo" else "")
 
 
-async def run_doctor(services: KioskServices, out: TextIO, *, key_source: str = "") -> bool:
-    """Run every check for every location of `services`, printing to `out`. True when all passed."""
+async def run_doctor(
+    services: KioskServices, out: TextIO, *, key_source: str = "", probe_all: bool = False
+) -> bool:
+    """Run every check for every location of `services`, printing to `out`. True when all passed.
+    `probe_all`: ask both API versions, not only the one the kiosk speaks."""
     report = _Report(out)
     report.info(
         f"kiosk doctor: {_backend_text(services)}, {len(services.location_ids)} location(s)"
@@ -228,7 +241,7 @@ async def run_doctor(services: KioskServices, out: TextIO, *, key_source: str = 
         except LookupError as exc:
             report.fail(str(exc))
             continue
-        await _check_dialect(report, client, location_id)
+        await _check_dialect(report, client, location_id, probe_all=probe_all)
         await _check_location(report, client, location_id, key_source or "the configured key")
     report.info("all checks passed" if not report.failed else "some checks FAILED (see above)")
     return not report.failed
