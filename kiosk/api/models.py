@@ -342,6 +342,15 @@ class OrderDay(ApiModel):
 class TimeIntervals(ApiModel):
     order_days: list[OrderDay] = Field(default_factory=list)
     schedule_allowed: bool = False
+    # 2.0: the location takes scheduled orders only ("as soon as possible" is refused).
+    require_scheduled_orders: bool = False
+
+    def first_slot(self) -> tuple[str, str] | None:
+        """The earliest offered (date value, time), or None when no slot is offered."""
+        for day in self.order_days:
+            for at in day.intervals:
+                return day.value, at
+        return None
 
 
 class TipSettings(ApiModel):
