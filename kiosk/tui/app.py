@@ -130,8 +130,9 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         self.store_options = dict(store_options or {})
         self._visit: Visit | None = None
         self._unsubscribe: Callable[[], object] = lambda: None
-        # Staff may keep the open order's cart when the kiosk quits (the next start resumes it).
-        self.keep_cart_on_quit = False
+        # A quit keeps the open order's cart for the next start (journey 16); only start over
+        # deletes it.
+        self.keep_cart_on_quit = True
         self._thread = threading.get_ident()
         if services is not None:
             self._services_ready(services)
@@ -410,7 +411,7 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         visit, self._visit = self._visit, None
         if visit is not None:
             self._unsubscribe()
-            # A normal quit deletes an open order's cart, unless staff chose to keep it.
+            # A quit (Ctrl+Q, staff's exit) keeps an open order for the next start.
             await visit.quit(keep_cart=self.keep_cart_on_quit)
         if self._services is not None:
             await self._services.aclose()

@@ -38,7 +38,7 @@ class Kiosk(Protocol):
     # Injected clocks: monotonic for countdowns, wall for time of day.
     clock: Callable[[], float]
     wall_clock: Callable[[], float]
-    # Staff may keep the open order's cart when the kiosk quits.
+    # Whether a quit keeps the open order's cart for the next start (True: journey 16).
     keep_cart_on_quit: bool
     pin_throttle: PinThrottle
 

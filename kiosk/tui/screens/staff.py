@@ -253,11 +253,8 @@ class StaffScreen(Screen[None]):
                 mark = "[x]" if switch.is_on(self.faults) else "[ ]"
                 options.append(Option(Text(f"{mark} Demo fault: {switch.label}"), id=switch.key))
             options.append(Option(Text("Demo faults: all off"), id="faults-off"))
-        if services is not None and kiosk.visit.state.has_order:
-            options.append(
-                Option(Text("Exit, keeping the open order for the next start"), id="exit-keep")
-            )
-        options.append(Option(Text("Exit the kiosk app (an open order is deleted)"), id="exit"))
+        # An exit keeps an open order for the next start; the reset above deletes it.
+        options.append(Option(Text("Exit the kiosk app (an open order is kept)"), id="exit"))
         actions = self.query_one("#staff-actions", OptionList)
         highlighted = actions.highlighted
         actions.set_options(options)
@@ -296,21 +293,17 @@ class StaffScreen(Screen[None]):
             self.run_worker(self._reset_faults(), group="staff-faults", exit_on_error=False)
         elif action == "exit":
             self.confirm_exit()
-        elif action == "exit-keep":
-            self.confirm_exit(keep_cart=True)
         else:
             switch = next((s for s in SWITCHES if s.key == action), None)
             if switch is not None:
                 self.run_worker(self._toggle(switch), group="staff-faults", exit_on_error=False)
 
-    def confirm_exit(self, *, keep_cart: bool = False) -> None:
-        """Exit the app. A normal exit deletes the open order's cart; staff may keep it (the next
-        start then resumes it, as after a crash)."""
+    def confirm_exit(self) -> None:
+        """Exit the app. An open order is kept: the next start resumes it, as after a crash."""
         from kiosk.tui.widgets.dialogs import ConfirmDialog
 
         def answered(yes: bool | None) -> None:
             if yes:
-                _kiosk(self).keep_cart_on_quit = keep_cart
                 self.app.exit()
 
         self.app.push_screen(
