@@ -12,7 +12,7 @@ import asyncio
 import importlib
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from kiosk import paths
 from kiosk.config import ConfigError, Settings, check_base_url
@@ -246,7 +246,7 @@ def build_demo_services(
         )
         clients[location_id] = client
         closers.append(client.aclose)
-    return KioskServices(
+    services = KioskServices(
         settings=settings,
         clients=clients,
         location_ids=location_ids,
@@ -256,6 +256,23 @@ def build_demo_services(
         closers=closers,
         demo_backend=backend,
     )
+    from kiosk.demo_control import DemoFaults
+
+    services.demo_controls = DemoFaults(services)
+    return _with_checks(services)
+
+
+def _with_checks(services: KioskServices) -> KioskServices:
+    """The staff screen's "run the checks": `kiosk doctor` on these services (imported when
+    run; the screens never import the doctor)."""
+
+    async def checks(out: TextIO) -> bool:
+        from kiosk.doctor import run_doctor
+
+        return await run_doctor(services, out)
+
+    services.checks = checks
+    return services
 
 
 def build_remote_services(
@@ -276,14 +293,16 @@ def build_remote_services(
         client_options,
         disk_cache,
     )
-    return KioskServices(
-        settings=settings,
-        clients={settings.location: client},
-        location_ids=[settings.location],
-        merchant_slug=settings.merchant,
-        demo=False,
-        state_dir=state_dir_for(settings),
-        closers=[client.aclose],
+    return _with_checks(
+        KioskServices(
+            settings=settings,
+            clients={settings.location: client},
+            location_ids=[settings.location],
+            merchant_slug=settings.merchant,
+            demo=False,
+            state_dir=state_dir_for(settings),
+            closers=[client.aclose],
+        )
     )
 
 
