@@ -325,7 +325,9 @@ class Location(ApiModel):
     address_string: str | None = None
     phone: str | None = None
     timezone: str | None = None
-    currency: str = "usd"
+    # "" when the record does not say (2.0's location has no currency: its menus and carts do).
+    # Never a guessed "usd": an AUD restaurant's amounts would read as dollars.
+    currency: str = ""
     is_ordering_allowed: bool | None = None
     is_scheduled_order_allowed: bool | None = None
     methods_status: MethodsStatus | None = None

@@ -9,6 +9,7 @@ no legacy path (the strict server counts one as a breach) unless --probe-all."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -69,6 +70,8 @@ def test_the_issues_command_passes_in_the_default_profile(
     ), out
     assert "the test order PASSED" in done.stdout and "FAIL" not in done.stdout
     assert "demo" not in out and "Traceback" not in out
+    # Journey 13: the total in the location's currency (GBP here), never a guessed dollar.
+    assert re.search(r"change the quantity to 2: total £\d+\.\d\d ", done.stdout), out
     # The order really went to that server, without one breach of its document.
     assert app.state.violations == [] and app.state.answer_errors == []
     carts = list(app.state.store.carts.values())
