@@ -120,6 +120,7 @@ EXAMPLES = {
 
 Without a base URL (flag, KIOSK_BASE_URL or config.toml) `kiosk` says so and exits 2: the demo
 runs only from `kiosk demo`.
+
 The API key comes from KIOSK_API_KEY or the secrets file, never from a flag.""",
     "run": """examples:
   kiosk run --base-url https://storefront.example/api/v1 --location my-location
