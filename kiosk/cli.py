@@ -9,6 +9,7 @@
     kiosk config path|show                     where the config is; what is in effect (key redacted)
     kiosk set-pin [--stdin]                    set the staff PIN (stored hashed)
     kiosk serve [--port N]                     `kiosk demo` in a browser (textual-serve, 127.0.0.1)
+    kiosk install-files [--write DIR]          the sshd block and systemd unit of a counter
 
 Common flags: --profile NAME, --log-level LEVEL; run, demo and serve also take --kiosk. Exit
 status: 0 ok, 1 a failed check or run, 2 a usage or configuration error (one line on stderr, no
@@ -22,7 +23,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
@@ -158,6 +159,12 @@ Only the API version this kiosk speaks is asked (--probe-all asks the other one 
     "set-pin": """examples:
   kiosk set-pin                                asks twice, stores a salted hash
   echo 2468 | kiosk set-pin --stdin""",
+    "install-files": """examples:
+  kiosk install-files                          print the sshd block and the systemd unit
+  kiosk install-files --write /etc/kiosk       write them there (as root), then follow their notes
+
+sshd_kiosk.conf: the SSH ForceCommand block for remote counters (add it to sshd_config, `sshd -t`).
+kiosk-console@.service: the kiosk on a local screen's virtual console, restarted if it stops.""",
     "serve": """examples:
   kiosk serve                                  http://127.0.0.1:8000 (reach it over an SSH tunnel)
   kiosk serve --port 8080 --location lantern-downtown""",
@@ -232,7 +239,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=argparse.SUPPRESS,
         help="one demo location (id or slug); default: the location screen offers both",
     )
-    demo.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS, help="demo SQLite file")
+    demo.add_argument(
+        "--db",
+        metavar="PATH",
+        default=argparse.SUPPRESS,
+        help="the demo's SQLite file (default: one a restaurant, in the data dir)",
+    )
     _menu(demo)
     demo.add_argument(
         "--server",
@@ -248,9 +260,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     server = _sub(sub, "demo-server", "serve the demo backend over HTTP")
-    server.add_argument("--host", default="127.0.0.1")
-    server.add_argument("--port", type=int, default=DEFAULT_DEMO_PORT)
-    server.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS)
+    server.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1: this machine only; another needs "
+        "--allow-remote)",
+    )
+    server.add_argument(
+        "--port",
+        type=int,
+        default=DEFAULT_DEMO_PORT,
+        help=f"TCP port to listen on (default {DEFAULT_DEMO_PORT})",
+    )
+    server.add_argument(
+        "--db",
+        metavar="PATH",
+        default=argparse.SUPPRESS,
+        help="the demo's SQLite file (default: one a restaurant, in the data dir; `kiosk config "
+        "show` names it)",
+    )
     _menu(server)
     server.add_argument(
         "--allow-remote", action="store_true", help="allow a host other than this machine"
@@ -304,6 +332,16 @@ def build_parser() -> argparse.ArgumentParser:
     pin = _sub(sub, "set-pin", "set the staff PIN (stored hashed in config.toml)")
     pin.add_argument("--stdin", action="store_true", help="read the PIN from stdin (scripts)")
 
+    files = _sub(
+        sub, "install-files", "print (or write) the sshd block and systemd unit a counter uses"
+    )
+    files.add_argument(
+        "--write",
+        metavar="DIR",
+        default=None,
+        help="write the files into DIR (made if missing) instead of printing them",
+    )
+
     serve = _sub(sub, "serve", "publish `kiosk demo` to a browser (textual-serve)")
     serve.add_argument(
         "--kiosk",
@@ -312,9 +350,24 @@ def build_parser() -> argparse.ArgumentParser:
         default=argparse.SUPPRESS,
         help="each browser session runs in kiosk mode",
     )
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=DEFAULT_SERVE_PORT)
-    serve.add_argument("--location", metavar="ID", default=argparse.SUPPRESS)
+    serve.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1: this machine only, reach it over an SSH "
+        "tunnel; another needs --allow-remote)",
+    )
+    serve.add_argument(
+        "--port",
+        type=int,
+        default=DEFAULT_SERVE_PORT,
+        help=f"TCP port to listen on (default {DEFAULT_SERVE_PORT})",
+    )
+    serve.add_argument(
+        "--location",
+        metavar="ID",
+        default=argparse.SUPPRESS,
+        help="one demo location (id or slug); default: the location screen offers both",
+    )
     _menu(serve)
     serve.add_argument(
         "--allow-remote", action="store_true", help="allow a host other than this machine"
@@ -372,15 +425,51 @@ def _claimed(settings: Settings) -> Settings:
 
 
 def _run_tui(settings: Settings, factory: ServicesFactory) -> int:
-    """Run the app as this terminal, refusing when another kiosk already is it."""
+    """Run the app as this terminal; a new session takes it over from a kiosk still holding it
+    (kiosk.terminal). A session without a terminal is refused before anything is held."""
     from kiosk.terminal import TerminalBusyError, claim_terminal
+    from kiosk.tui.kiosk_mode import LEFT_FOR_ANOTHER_SESSION
 
+    require_terminal()
     try:
         with claim_terminal(settings):
-            return _run_app(settings, factory)
+            code = _run_app(settings, factory)
     except TerminalBusyError as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 1
+    if code == LEFT_FOR_ANOTHER_SESSION:
+        _say_quietly(
+            f"{PROG}: this terminal was opened in another session; the order goes on there"
+        )
+    return code
+
+
+def _say_quietly(line: str) -> None:
+    """One line on stderr, if the terminal is still there to take it."""
+    import contextlib
+
+    with contextlib.suppress(OSError, ValueError):
+        print(line, file=sys.stderr, flush=True)
+
+
+def require_terminal(env: Mapping[str, str] | None = None) -> None:
+    """The kiosk draws on a terminal and reads its keys: without one (`ssh -T`, a command run
+    over SSH, a pipe, cron) refuse in one line rather than spin reading an empty input. A
+    `kiosk serve` browser session has no terminal but a web driver."""
+    env = os.environ if env is None else env
+    if "web_driver" in env.get("TEXTUAL_DRIVER", "") or env.get("KIOSK_NO_TTY_CHECK"):
+        return
+    streams = (sys.stdin, sys.stdout if sys.stdout.isatty() else sys.stderr)
+    for stream in streams:
+        try:
+            ok = stream is not None and stream.isatty()
+        except (OSError, ValueError):
+            ok = False
+        if not ok:
+            raise UsageError(
+                "no terminal: the kiosk needs one to draw on and read keys from "
+                "(over SSH use `ssh -t`, or a ForceCommand session with a pseudo-terminal)"
+            )
 
 
 def _run_app(settings: Settings, factory: ServicesFactory) -> int:
@@ -434,6 +523,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         lan = serve_demo_on_lan(loaded.settings)
         server = lan.kiosk_url
     settings = demo_dialect(_claimed(loaded.settings.replace(base_url=server)))
+    _check_demo_location(settings, getattr(args, "location", None))
     _start_logging(settings)
     factory = services_factory(
         settings,
@@ -448,6 +538,17 @@ def cmd_demo(args: argparse.Namespace) -> int:
         return _run_tui(settings, lan.wrap(factory))
     finally:
         lan.stop()
+
+
+def _check_demo_location(settings: Settings, location: str | None) -> None:
+    """A location the demo restaurant does not have fails in one line here, before the TUI
+    starts (it would otherwise open and ask the customer to press R). Only when one is named:
+    reading the restaurant costs the first frame a little."""
+    if not (location or settings.location):
+        return
+    from kiosk.runtime import _demo_location_ids, demo_restaurant
+
+    _demo_location_ids(settings, location, demo_restaurant(settings))
 
 
 class LanDemo:
@@ -645,6 +746,31 @@ def cmd_config(args: argparse.Namespace) -> int:
     return 0
 
 
+PIN_TRIES = 3
+
+
+def _ask_pin(ask: Any = None, say: Any = None) -> str:
+    """Ask for the PIN twice; a PIN of the wrong form, or two that differ, asks again (up to
+    PIN_TRIES times): staff type it at a counter, and a typo should not end the command."""
+    import getpass
+
+    from kiosk.config import ConfigError, check_pin_format
+
+    ask = ask or getpass.getpass
+    say = say or (lambda line: print(line, file=sys.stderr))
+    for _ in range(PIN_TRIES):
+        pin = ask("New staff PIN (4-12 digits): ")
+        try:
+            check_pin_format(pin)
+        except ConfigError as exc:
+            say(f"{exc}; try again")
+            continue
+        if ask("The same PIN again: ") == pin:
+            return str(pin)
+        say("the two PINs differ; try again")
+    raise UsageError(f"no PIN set after {PIN_TRIES} tries; nothing was changed")
+
+
 def cmd_set_pin(args: argparse.Namespace) -> int:
     from kiosk.config import check_pin_format, hash_pin, write_pin_hash
 
@@ -652,12 +778,7 @@ def cmd_set_pin(args: argparse.Namespace) -> int:
         pin = sys.stdin.readline().strip()
         check_pin_format(pin)
     else:
-        import getpass
-
-        pin = getpass.getpass("New staff PIN (4-12 digits): ")
-        check_pin_format(pin)
-        if getpass.getpass("The same PIN again: ") != pin:
-            raise UsageError("the two PINs differ; nothing was changed")
+        pin = _ask_pin()
     path = write_pin_hash(hash_pin(pin))
     print(f"staff PIN set (hashed) in {path}")
     return 0
@@ -700,6 +821,35 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+# The files a counter's install needs, shipped in the package (kiosk/deploy).
+INSTALL_FILES = ("sshd_kiosk.conf", "kiosk-console@.service")
+
+
+def install_file_text(name: str) -> str:
+    from importlib.resources import files
+
+    return files("kiosk.deploy").joinpath(name).read_text(encoding="utf-8")
+
+
+def cmd_install_files(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    if args.write is None:
+        for name in INSTALL_FILES:
+            print(f"# ---- {name} ----")
+            print(install_file_text(name), end="")
+        return 0
+    folder = Path(args.write)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in INSTALL_FILES:
+            (folder / name).write_text(install_file_text(name), encoding="utf-8")
+            print(folder / name)
+    except OSError as exc:
+        raise UsageError(f"cannot write to {folder}: {exc.strerror}") from None
+    return 0
+
+
 COMMANDS = {
     None: cmd_run,
     "run": cmd_run,
@@ -709,6 +859,7 @@ COMMANDS = {
     "config": cmd_config,
     "set-pin": cmd_set_pin,
     "serve": cmd_serve,
+    "install-files": cmd_install_files,
 }
 
 

@@ -448,7 +448,9 @@ def load_settings_with_sources(
     for source_name, values in layers:
         for key, value in values.items():
             if key not in _FIELDS:
-                raise ConfigError(f"unknown setting {key!r} (from {source_name})")
+                raise ConfigError(
+                    f"unknown setting {key!r} (from {source_name}){did_you_mean(key)}"
+                )
             if value is None and source_name.startswith("built-in"):
                 continue
             merged[key] = value
@@ -494,6 +496,14 @@ def _read_config_file(path: Path) -> dict[str, Any]:
     return data
 
 
+def did_you_mean(name: str) -> str:
+    """'; did you mean 'kiosk_mode'?' for a setting close to a known one, else ''."""
+    import difflib
+
+    close = difflib.get_close_matches(name.lower().replace("-", "_"), sorted(_FIELDS), n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
 def _check_keys(values: Mapping[str, Any], where: str) -> None:
     if "api_key" in values:
         raise ConfigError(
@@ -502,7 +512,7 @@ def _check_keys(values: Mapping[str, Any], where: str) -> None:
         )
     for key in values:
         if key not in _FIELDS:
-            raise ConfigError(f"{where}: unknown setting {key!r}")
+            raise ConfigError(f"{where}: unknown setting {key!r}{did_you_mean(key)}")
 
 
 def _env_values(env: Mapping[str, str]) -> dict[str, str]:

@@ -49,8 +49,11 @@ def build_receipt(
     *,
     location: Location | None = None,
     option_names: Mapping[str, str] | None = None,
+    order_number: str | None = None,
 ) -> Receipt:
-    """The receipt of `cart`, a completed order."""
+    """The receipt of `cart`, a completed order. `order_number` is the server's number for the
+    order (the lifecycle's: 2.0's order.shortId), never read off the cart: a cart's
+    `fulfillmentIdentifier` holds the table, the address or "counter"."""
     restaurant = cart.restaurant_display_name
     if not restaurant and location is not None:
         restaurant = location.restaurant_display_name
@@ -58,7 +61,7 @@ def build_receipt(
     return Receipt(
         restaurant=clean(restaurant, 60),
         address=clean(address or "", 100),
-        order_number=clean(cart.fulfillment_identifier or "", 20),
+        order_number=clean(order_number or "", 20),
         when=when_text(cart),
         total=clean(pay_total(cart), 20),
         rows=tuple(ReceiptRow(t, a, k) for t, a, k in receipt_rows(cart, option_names)),

@@ -9,14 +9,25 @@ The id comes from `terminal_id` (config.toml, KIOSK_TERMINAL_ID, --terminal-id);
 the host and the session (`derive_terminal_id`). The lock is an OS file lock (filelock): it is held
 while the kiosk runs and released by the OS when the process dies, so a crash leaves no stale lock
 and the next start on the same terminal resumes the order.
+
+A new session for a terminal that is still held takes it over (issue 23): a counter whose SSH link
+dropped without the server noticing leaves a kiosk behind that still holds the lock, and the
+counter's reconnect must win. The new kiosk writes a takeover request (`takeover.json`, naming its
+pid) in the terminal's folder; the running kiosk looks for it twice a second
+(`takeover_requested`) and leaves at once, keeping the order (the cart stays on the server, its id
+in the resume file); the new kiosk then holds the lock and resumes the order. A holder that has not
+left after `TAKEOVER_WAIT` seconds (stopped, or blocked on a dead terminal) is sent SIGTERM, then
+SIGKILL: what it had was already saved on every transition.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import secrets
+import signal
 import socket
 import time
 from collections.abc import Iterator, Mapping
@@ -28,15 +39,24 @@ from typing import TYPE_CHECKING
 from kiosk import paths
 
 if TYPE_CHECKING:
+    from filelock import BaseFileLock
+
     from kiosk.config import Settings
 
 __all__ = [
     "TerminalBusyError",
     "claim_terminal",
     "derive_terminal_id",
+    "takeover_requested",
     "terminal_dir",
     "terminal_id_for",
+    "tty_gone",
 ]
+
+TAKEOVER_FILE = "takeover.json"
+# How long a new session waits for the old kiosk to leave by itself, then after SIGTERM.
+TAKEOVER_WAIT = 6.0
+TERM_WAIT = 3.0
 
 # textual-serve runs one kiosk process per browser session and tells it so through this variable.
 _WEB_DRIVER_MARK = "web_driver"
@@ -66,9 +86,11 @@ def derive_terminal_id(
     """A terminal id from the host and the session, when none is configured.
 
     - a `kiosk serve` browser session: a fresh random id (each visitor is a terminal of its own);
-    - an SSH session: the client's address and the session's tty, so two sessions never share one
-      (a reconnect gets a new tty: counter terminals on SSH that should resume an order after a
-      dropped link set `terminal_id`, e.g. through `SetEnv KIOSK_TERMINAL_ID=counter-1`);
+    - an SSH session: the client's address and port (SSH_CONNECTION) and the session's tty: one
+      login, one id, never reused by a later login (a pseudo-terminal /dev/pts/N is reused, and a
+      reconnect comes from a new port), so no one is offered another person's order. Counter
+      terminals on SSH that should resume an order after a dropped link set `terminal_id`, e.g.
+      `SetEnv KIOSK_TERMINAL_ID=counter-1` in the sshd block;
     - on this machine's own screen: `local`, the same after a crash or a reboot, so the next start
       resumes the order; a second local kiosk is refused until it is given an id of its own.
     """
@@ -80,7 +102,8 @@ def derive_terminal_id(
     elif ssh:
         tty = tty if tty is not None else (env.get("SSH_TTY") or _tty_name())
         tty_part = _safe(tty.removeprefix("/dev/")) if tty else "notty"
-        session = f"ssh-{_safe(ssh[0])}-{tty_part}"
+        port = _safe(ssh[1]) if len(ssh) > 1 else "0"
+        session = f"ssh-{_safe(ssh[0])}-{port}-{tty_part}"
     else:
         session = "local"
     # The session part is what tells terminals apart: keep it whole and shorten the host instead.
@@ -99,7 +122,8 @@ def terminal_dir(settings: Settings, terminal_id: str) -> Path:
 
 
 class TerminalBusyError(Exception):
-    """Another running kiosk is this terminal. The message names it and says what to do."""
+    """Another running kiosk is this terminal and did not leave. The message is for the person at
+    the counter (staff, or a customer reading over their shoulder), not for a developer."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,12 +142,75 @@ def _describe_holder(info_file: Path) -> str:
         return "another process"
 
 
-@contextmanager
-def claim_terminal(settings: Settings, env: Mapping[str, str] | None = None) -> Iterator[Terminal]:
-    """Hold this terminal for as long as the kiosk runs; TerminalBusyError if another kiosk does.
+def _holder_pid(info_file: Path) -> int | None:
+    try:
+        pid = int(json.loads(info_file.read_text(encoding="utf-8"))["pid"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return pid if pid > 0 and pid != os.getpid() else None
 
-    Nothing is written before the lock is held, so a refused kiosk leaves the running one's files as
-    they were.
+
+def tty_gone(fd: int) -> bool:
+    """Whether the terminal on `fd` has hung up (the SSH link closed, the emulator quit): Linux
+    answers a hung-up terminal's ioctls with EIO. A kiosk whose terminal has gone keeps its order
+    for the next session instead of resetting it."""
+    import errno
+    import termios
+
+    try:
+        termios.tcgetattr(fd)
+    except termios.error as exc:
+        return exc.args[0] in (errno.EIO, errno.ENXIO, errno.EBADF)
+    except OSError:
+        return True
+    return False
+
+
+def takeover_requested(folder: Path, own_pid: int | None = None) -> bool:
+    """Whether another session asked for this terminal (see the module docstring)."""
+    own_pid = os.getpid() if own_pid is None else own_pid
+    try:
+        request = json.loads((folder / TAKEOVER_FILE).read_text(encoding="utf-8"))
+        return int(request["pid"]) != own_pid
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+
+
+def _take_over(lock: BaseFileLock, folder: Path, wait: float, term_wait: float) -> bool:
+    """Ask the holder to leave; wait; then end it. True once this process holds the lock."""
+    from filelock import Timeout
+
+    request = {"pid": os.getpid(), "at": time.time()}
+    paths.atomic_write(folder / TAKEOVER_FILE, json.dumps(request))
+    holder = _holder_pid(folder / "kiosk.json")
+    for sig in (None, signal.SIGTERM, signal.SIGKILL):
+        if sig is not None and holder is not None:
+            with contextlib.suppress(OSError):
+                os.kill(holder, sig)
+        try:
+            lock.acquire(timeout=wait if sig is None else term_wait, poll_interval=0.1)
+            return True
+        except Timeout:
+            if holder is None:
+                return False
+    return False
+
+
+@contextmanager
+def claim_terminal(
+    settings: Settings,
+    env: Mapping[str, str] | None = None,
+    *,
+    take_over: bool = True,
+    wait: float = TAKEOVER_WAIT,
+    term_wait: float = TERM_WAIT,
+) -> Iterator[Terminal]:
+    """Hold this terminal for as long as the kiosk runs. If another kiosk holds it, this new
+    session takes it over (`take_over`, see the module docstring); TerminalBusyError if that
+    fails (or `take_over` is False).
+
+    Nothing but the takeover request is written before the lock is held, so a refused kiosk
+    leaves the running one's files as they were.
     """
     from filelock import FileLock, Timeout
 
@@ -136,12 +223,16 @@ def claim_terminal(settings: Settings, env: Mapping[str, str] | None = None) -> 
         lock.acquire()
     except Timeout:
         holder = _describe_holder(info_file)
-        raise TerminalBusyError(
-            f"another kiosk is running as terminal {terminal_id!r} ({holder}); "
-            "stop that one first, or give this one its own id with --terminal-id NAME "
-            "(or KIOSK_TERMINAL_ID)"
-        ) from None
+        if not (take_over and _take_over(lock, folder, wait, term_wait)):
+            with contextlib.suppress(OSError):
+                (folder / TAKEOVER_FILE).unlink()
+            raise TerminalBusyError(
+                f"terminal {terminal_id!r} is still open in another session ({holder}), which "
+                "did not close; try again in a minute, or ask staff to close it"
+            ) from None
     try:
+        with contextlib.suppress(OSError):
+            (folder / TAKEOVER_FILE).unlink()
         info = {"pid": os.getpid(), "started": time.time(), "terminal_id": terminal_id}
         paths.atomic_write(info_file, json.dumps(info))
         yield Terminal(terminal_id, folder)

@@ -57,6 +57,7 @@ from .models import (
     MenusResponse,
     Merchant,
     OrderingSession,
+    OrderProgress,
     PaymentIntent,
     ProductDetail,
     Selection,
@@ -679,6 +680,9 @@ class StorefrontClient:
     def restore_cart_access(self, cart_id: str, access: SecretStr) -> None:
         """Give back what cart_access returned before a restart (v1: nothing to do)."""
 
+    def restore_handoff(self, cart_id: str, checkout_url: str) -> None:
+        """Give back the checkout hand-off a previous run made for `cart_id` (v1: nothing)."""
+
     def _request_headers(
         self, endpoint: Endpoint, path_params: Mapping[str, str]
     ) -> dict[str, str]:
@@ -999,10 +1003,10 @@ class StorefrontClient:
             data = data["cart"]  # tolerated wrapper
         return self._parse(Cart, data, ep.name)
 
-    async def order_progress(self, location_id: str, cart_id: str) -> str | None:
+    async def order_progress(self, location_id: str, cart_id: str) -> OrderProgress | None:
         """Where a checked-out cart's payment stands, for an API that has a poll of its own
-        ("payment_pending", "order_pending", "completed", "failed"). None here: the legacy API
-        has none, the cart itself turns COMPLETED (read it with get_cart)."""
+        (2.0's order-result). None here: the legacy API has none, the cart itself turns
+        COMPLETED (read it with get_cart; its `fulfillmentIdentifier` is the number, A)."""
         return None
 
     async def delete_cart(self, location_id: str, cart_id: str) -> None:

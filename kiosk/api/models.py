@@ -73,6 +73,7 @@ __all__ = [
     "ModifierRule",
     "OpeningHours",
     "OrderDay",
+    "OrderProgress",
     "OrderingSession",
     "PaymentIntent",
     "ProductDetail",
@@ -529,8 +530,28 @@ class ModifierRule(ApiModel):
 
 
 class ChildGroup(ApiModel):
+    """A ModifierChildLink: the group an option opens. 2.0's link may carry `overrides` {min,
+    max} (openapi-facts ModifierChildLink): the same group can be optional under one option and
+    required under another. The link's rule is the one that holds, so it is applied here, once,
+    to the group this link carries: everything after (the rules, the screen, the preview) reads
+    one rule."""
+
     group_id: str = ""
     group: ModifierGroup | None = None
+    overrides: ModifierRule | None = None
+
+    @model_validator(mode="after")
+    def _apply_overrides(self) -> ChildGroup:
+        if self.overrides is not None and self.group is not None:
+            given = self.overrides.model_fields_set
+            rule = self.group.rule.model_copy(
+                update={k: getattr(self.overrides, k) for k in ("min", "max") if k in given}
+            )
+            group = self.group.model_copy(
+                update={"rule": rule, "required": None, "quantity": None, "is_fixed": None}
+            )
+            return self.model_copy(update={"group": group})
+        return self
 
 
 class ModifierItem(ApiModel):
@@ -876,6 +897,27 @@ class PaymentIntent(ApiModel):
 
     def amount_text(self) -> str | None:
         return None if self.amount is None else to_decimal_string(self.amount)
+
+
+@dataclass(frozen=True, slots=True)
+class OrderProgress:
+    """Where a handed-off cart's payment stands, as the server's payment poll says it (2.0's
+    `order-result`, contract section 7): `state` is "payment_pending", "order_pending",
+    "completed" or "failed"; a completed order's `order.shortId` is `order_number` (the number
+    the customer is told); a failed one's `code` is `failure_code`. An unknown state is kept as
+    sent (the kiosk then keeps waiting)."""
+
+    state: str
+    order_number: str | None = None
+    failure_code: str | None = None
+
+    @property
+    def completed(self) -> bool:
+        return self.state == "completed"
+
+    @property
+    def failed(self) -> bool:
+        return self.state == "failed"
 
 
 # --------------------------------------------------------------------------- other vendor shapes

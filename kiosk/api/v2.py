@@ -33,6 +33,7 @@ from .models import (
     FulfillmentMethod,
     MenuProduct,
     OrderingSession,
+    OrderProgress,
     PaymentIntent,
 )
 from .money import MAJOR_UNITS
@@ -50,6 +51,8 @@ V2_FULFILLMENT = {
     FulfillmentMethod.ROOM_SERVICE: "room_service",
     FulfillmentMethod.DELIVERY: "delivery",
 }
+# order-result "failed" codes that mean the cart is gone, not that a payment was declined.
+CART_GONE_CODES = frozenset({"CART_EXPIRED", "CART_NOT_FOUND", "NOT_FOUND", "CART_DELETED"})
 # DeliveryAddress.country is one of four names in full, not an ISO code.
 COUNTRY_NAMES = {
     "US": "United States",
@@ -62,14 +65,12 @@ COUNTRY_NAMES = {
 
 
 class _CartAccess:
-    __slots__ = ("checkout_url", "order_number", "revision", "token")
+    __slots__ = ("checkout_url", "revision", "token")
 
     def __init__(self, token: SecretStr) -> None:
         self.token = token
         self.revision: int | None = None
         self.checkout_url: str | None = None
-        # The paid order's shortId, once order-result has said "completed".
-        self.order_number: str | None = None
 
 
 def _instant(value: Any) -> datetime | None:
@@ -124,6 +125,11 @@ class StorefrontClientV2(StorefrontClient):
 
     def restore_cart_access(self, cart_id: str, token: SecretStr) -> None:
         self._carts.setdefault(cart_id, _CartAccess(token))
+
+    def restore_handoff(self, cart_id: str, checkout_url: str) -> None:
+        access = self._carts.setdefault(cart_id, _CartAccess(SecretStr("")))
+        access.checkout_url = checkout_url
+        self._last_checkout_url = checkout_url
 
     def _request_headers(
         self, endpoint: Endpoint, path_params: Mapping[str, str]
@@ -252,42 +258,38 @@ class StorefrontClientV2(StorefrontClient):
     async def get_cart(self, location_id: str, cart_id: str) -> Cart:
         cart = await super().get_cart(location_id, cart_id)
         access = self._carts.get(cart_id)
-        updates: dict[str, Any] = {}
         if access is not None and access.checkout_url and not cart.checkout_url:
-            updates["checkout_url"] = access.checkout_url
-        known = access.order_number if access is not None else None
-        if known and not cart.is_completed:
-            # order-result is the authority on the payment (section 7); the cart may lag behind.
-            updates["status"] = "COMPLETED"
-        if (cart.is_completed or known) and not cart.fulfillment_identifier:
-            # Paid: the order number is the order's shortId (order-result).
-            number = known or await self._order_number(location_id, cart_id)
-            if number:
-                updates["fulfillment_identifier"] = number
-        return cart.model_copy(update=updates) if updates else cart
+            return cart.model_copy(update={"checkout_url": access.checkout_url})
+        return cart
 
-    async def order_progress(self, location_id: str, cart_id: str) -> str | None:
-        """2.0's documented poll while the customer pays (`GET …/order-result`, section 7): a
-        small answer, and the one that moves the order on (the cart's status is not documented
-        to change when the payment lands). A completed order's shortId is kept for get_cart."""
-        state, number = await self._order_result(location_id, cart_id)
-        access = self._carts.get(cart_id)
-        if number and access is not None:
-            access.order_number = number
-        return state
-
-    async def _order_number(self, location_id: str, cart_id: str) -> str | None:
-        return (await self._order_result(location_id, cart_id))[1]
-
-    async def _order_result(self, location_id: str, cart_id: str) -> tuple[str, str | None]:
+    async def order_progress(self, location_id: str, cart_id: str) -> OrderProgress:
+        """2.0's documented poll while the customer pays (`GET …/order-result`, section 7): one
+        closed variant, `payment_pending`, `order_pending`, `completed` with the order (its
+        `shortId` is the number to show: never the cart's `fulfillmentIdentifier`, which holds
+        the table, the address or "counter") or `failed` with a code. The order result is the
+        authority on the payment: the cart's status is not documented to change when it lands."""
         ep = self.endpoints["order_result"]
         data = await self._call(ep, {"location_id": location_id, "cart_id": cart_id})
-        state = data.get("state") if isinstance(data, dict) else None
-        order = data.get("order") if isinstance(data, dict) else None
+        if not isinstance(data, dict) or not isinstance(data.get("state"), str):
+            raise ResponseFormatError(endpoint=ep.name, details={"errors": "no state"})
+        state = data["state"]
+        order = data.get("order")
         short = order.get("shortId") if isinstance(order, dict) else None
-        return (
-            state if isinstance(state, str) else "payment_pending",
-            short if isinstance(short, str) and short else None,
+        code = data.get("code")
+        if state == "completed" and not (isinstance(short, str) and short.strip()):
+            # A completed order without its number is not something to tell a customer.
+            raise ResponseFormatError(
+                endpoint=ep.name, details={"errors": "a completed order without its shortId"}
+            )
+        if state == "failed" and code in CART_GONE_CODES:
+            # Not a declined payment: the cart itself is gone (deleted or expired), so nothing
+            # will be paid. The document lists no failure codes; these are the error codes it
+            # names for a cart that cannot be used any more (inferred, one place).
+            state = "expired"
+        return OrderProgress(
+            state,
+            order_number=short.strip() if isinstance(short, str) and short.strip() else None,
+            failure_code=code if isinstance(code, str) and code else None,
         )
 
     async def delete_cart(self, location_id: str, cart_id: str) -> None:

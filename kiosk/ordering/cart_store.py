@@ -30,8 +30,11 @@ import math
 import time
 from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
+
+from pydantic import SecretStr
 
 from kiosk.api.errors import (
     AmbiguousWriteError,
@@ -46,11 +49,13 @@ from kiosk.api.models import (
     CartValidation,
     DeliveryAddress,
     FulfillmentMethod,
+    OrderProgress,
     PaymentIntent,
 )
 from kiosk.i18n import _
 from kiosk.ordering.cart_changes import cart_changes
 from kiosk.ordering.clock import LocationClock
+from kiosk.ordering.lifecycle import Event, Lifecycle, OrderSnapshot, Phase
 from kiosk.ordering.modifiers import SelectionState
 from kiosk.paths import atomic_write
 
@@ -119,6 +124,8 @@ class SavedCart:
     location_id: str
     # What reaches the cart besides its id (Storefront 2.0: the cart token); kept out of reprs.
     access: str | None = field(default=None, repr=False)
+    # Where the order stood (kiosk.ordering.lifecycle): a restart resumes into the same phase.
+    order: OrderSnapshot = field(default_factory=OrderSnapshot)
 
 
 def load_saved_cart(path: Path | None) -> SavedCart | None:
@@ -134,7 +141,12 @@ def load_saved_cart(path: Path | None) -> SavedCart | None:
     cart_id, location_id = data.get("cartId"), data.get("locationId")
     access = data.get("cartToken")
     if isinstance(cart_id, str) and cart_id and isinstance(location_id, str):
-        return SavedCart(cart_id, location_id, access if isinstance(access, str) else None)
+        return SavedCart(
+            cart_id,
+            location_id,
+            access if isinstance(access, str) else None,
+            OrderSnapshot.from_json(data.get("order")),
+        )
     return None
 
 
@@ -207,6 +219,8 @@ class CartStore:
         self._unconfirmed: _Unconfirmed | None = None
         self._cart_listeners: list[CartListener] = []
         self._status_listeners: list[StatusListener] = []
+        # The order's phase (kiosk.ordering.lifecycle), persisted with the cart id on every move.
+        self.lifecycle = Lifecycle(persist=lambda _snapshot: self._save_id())
 
     def __repr__(self) -> str:
         return f"CartStore(location_id={self.location_id!r}, cart_id={self.cart_id!r})"
@@ -252,7 +266,10 @@ class CartStore:
         self.cart = cart
         self._known_empty = False
         self._stale = False
-        if cart is not None and (cart.is_completed or cart.is_expired):
+        if cart is not None and cart.is_expired:
+            # Nothing will be paid: a restart has nothing to come back to. (A completed cart's
+            # file stays until the visit ends: the order's number is shown again after a crash.)
+            self.lifecycle.fire_if(Event.EXPIRED)
             self._forget_file()
         for callback in list(self._cart_listeners):
             try:
@@ -275,7 +292,8 @@ class CartStore:
     def _save_id(self) -> None:
         if self.cart_id_file is None or self.cart_id is None:
             return
-        data = {"cartId": self.cart_id, "locationId": self.location_id}
+        data: dict[str, Any] = {"cartId": self.cart_id, "locationId": self.location_id}
+        data["order"] = self.lifecycle.snapshot.to_json()
         access = self.client.cart_access(self.cart_id)
         if access is not None:
             # The file is the owner's only (0600): the token is what reaches the cart on 2.0.
@@ -298,6 +316,9 @@ class CartStore:
         self.cart_id = None
         self.payment_intent = None
         self.session_message = None
+        # The order is over (told to listeners first: PAID, EXPIRED, CANCELLED); what follows
+        # is a new visit's, with nothing in the resume file.
+        self.lifecycle.set(OrderSnapshot(), why="forgotten")
         self._known_empty = False
         self._stale = False
         self._publish(None)
@@ -519,7 +540,8 @@ class CartStore:
             if session.cart_id != existing:
                 self.cart_id = session.cart_id
                 self.payment_intent = None
-                self._save_id()
+                # A new cart is a new order (this persists it with the cart's id).
+                self.lifecycle.set(OrderSnapshot(), why="new cart")
                 self._publish(None)
                 # A brand-new session's cart is empty: no need to read it back.
                 self._known_empty = existing is None
@@ -614,8 +636,10 @@ class CartStore:
             if cart_id is None:
                 self._forget()
                 return True
+            paid = self.lifecycle.phase is Phase.PAID
+            self.lifecycle.fire_if(Event.CANCELLED)
             done = True
-            if not (self.cart is not None and self.cart.is_completed):
+            if not (paid or (self.cart is not None and self.cart.is_completed)):
                 try:
                     await self.client.delete_cart(self.location_id, cart_id)
                 except NotFoundError:
@@ -646,36 +670,73 @@ class CartStore:
 
         return await self._operation(body)
 
-    async def poll(self) -> Cart | None:
-        """One look while waiting for the payment. Where the API has a payment poll of its own
-        (2.0's order-result) that is asked, and the cart is read only once it says "completed";
-        elsewhere one GET of the cart (it turns COMPLETED, with its number)."""
+    async def check_payment(self) -> OrderProgress | None:
+        """One look at the payment: 2.0's order-result, or (v1, which has no payment poll) the
+        cart itself. What the server said moves the order's lifecycle, persisted before anyone
+        hears of it: completed -> PAID with the server's number (then the cart is read once, for
+        the receipt), failed -> DECLINED with its code, gone or expired -> EXPIRED. Returns what
+        the server said, None when there is no cart."""
         cart_id = self.cart_id
         if cart_id is None:
             return None
 
-        async def ask() -> str | None:
+        async def ask() -> OrderProgress | None:
             try:
                 return await self.client.order_progress(self.location_id, cart_id)
             except NotFoundError:
-                self._forget()
+                self._gone()
                 raise
 
         progress = await self._operation(ask)
-        self._poll_read_cart = progress is None or progress == "completed"
-        if self._poll_read_cart:
-            return await self.refresh()
-        if progress == "failed":
-            # The hosted checkout page tells the customer and lets them pay again: keep waiting.
-            log.info("payment poll: the last payment attempt failed; still waiting")
+        self._poll_read_cart = progress is None
+        if progress is None:
+            try:
+                cart = await self.refresh()
+            except NotFoundError:
+                self._gone()
+                raise
+            progress = _progress_of(cart)
+        self._heard(progress)
+        if progress.completed and not self._poll_read_cart:
+            # The receipt's lines and totals; the order is placed whether or not this read works.
+            with contextlib.suppress(StorefrontError):
+                await self.refresh()
+                self._poll_read_cart = True
+        return progress
+
+    def _heard(self, progress: OrderProgress) -> None:
+        """Move the lifecycle on what the payment poll said (see check_payment)."""
+        life = self.lifecycle
+        if progress.completed:
+            life.fire_if(Event.PAID, order_number=progress.order_number)
+        elif progress.state == "expired":
+            life.fire_if(Event.EXPIRED)
+        elif progress.failed:
+            # A decline is told once per attempt: after "pay again" the server may still say the
+            # old attempt failed until the new one starts (failure_code is kept until then).
+            if life.phase is Phase.AWAITING_PAYMENT and life.snapshot.failure_code is None:
+                life.fire(Event.DECLINED, failure_code=progress.failure_code or "FAILED")
+            else:
+                log.info("payment poll: the last attempt failed (%s)", progress.failure_code)
+        elif life.snapshot.failure_code is not None and life.phase is Phase.AWAITING_PAYMENT:
+            life.update(failure_code=None)  # a new attempt is under way
+
+    def _gone(self) -> None:
+        self.lifecycle.fire_if(Event.EXPIRED)
+        self._forget()
+
+    async def poll(self) -> Cart | None:
+        """check_payment, for callers that want the cart (None when the server only answered
+        the payment's state and the cart was not read)."""
+        await self.check_payment()
         return self.cart
 
     async def last_look(self) -> Cart | None:
         """Before leaving the payment: a payment that landed wins (the payment poll), else the
         server's cart as it is now, locked or not (read when the poll did not read it)."""
-        cart = await self.poll()
-        if (cart is not None and cart.is_completed) or self._poll_read_cart:
-            return cart
+        progress = await self.check_payment()
+        if (progress is not None and progress.completed) or self._poll_read_cart:
+            return self.cart
         return await self.refresh()
 
     # ------------------------------------------------------------------ lines
@@ -859,9 +920,39 @@ class CartStore:
                     return intent
             intent = await self._create_intent(cart_id)
             await self._after_intent(intent)
+            self._handed_off(intent)
             return intent
 
         return await self._operation(body)
+
+    def _handed_off(self, intent: PaymentIntent) -> None:
+        """The server gave a hand-off: the order awaits payment, with the URL the customer pays
+        at and when it stops working (kept in the resume file: a restart shows the same code)."""
+        life = self.lifecycle
+        if life.phase is Phase.ORDERING:
+            life.fire(Event.CHECKOUT)  # a cart locked before this run (v1's resume)
+        elif life.phase is Phase.DECLINED and not self.client.intent_changes_cart:
+            life.fire(Event.RETRY)
+        expires = intent.expires_at.isoformat() if intent.expires_at is not None else None
+        life.fire_if(
+            Event.HANDED_OFF,
+            checkout_url=intent.checkout_url or (self.cart.checkout_url if self.cart else None),
+            handoff_expires_at=expires,
+        )
+
+    def restore_handoff(self, snapshot: OrderSnapshot) -> None:
+        """After a restart: the hand-off the customer was shown (2.0), from the resume file, so
+        the payment screen shows the same code instead of asking for a new one."""
+        if self.client.intent_changes_cart or not snapshot.checkout_url:
+            return  # v1: the locked cart's own intent is asked for again (begin_payment)
+        expires: datetime | None = None
+        if snapshot.handoff_expires_at:
+            with contextlib.suppress(ValueError):
+                expires = datetime.fromisoformat(snapshot.handoff_expires_at)
+        self.payment_intent = PaymentIntent(
+            client_secret=SecretStr(""), checkout_url=snapshot.checkout_url, expires_at=expires
+        )
+        self.client.restore_handoff(self.cart_id or "", snapshot.checkout_url)
 
     def handoff_seconds_left(self) -> float | None:
         """Seconds until the payment hand-off expires (2.0's expiresAt); None when it does not."""
@@ -879,6 +970,7 @@ class CartStore:
             intent = await self._create_intent(cart_id)
             if self.cart is not None and intent.checkout_url:
                 self._publish(self.cart.model_copy(update={"checkout_url": intent.checkout_url}))
+            self._handed_off(intent)
             return intent
 
         return await self._operation(body)
@@ -907,14 +999,24 @@ class CartStore:
 
         async def body() -> CheckoutResult:
             cart_id = self._need_editable()
-            await self._write(
-                lambda: self.client.update_customer(self.location_id, cart_id, name, email)
-            )
-            validation = await self._send(
-                lambda: self.client.validate_cart(self.location_id, cart_id)
-            )
-            intent = await self._create_intent(cart_id) if validation.valid else None
-            await self._after_intent(intent)
+            life = self.lifecycle
+            life.fire_if(Event.CHECKOUT)
+            try:
+                await self._write(
+                    lambda: self.client.update_customer(self.location_id, cart_id, name, email)
+                )
+                validation = await self._send(
+                    lambda: self.client.validate_cart(self.location_id, cart_id)
+                )
+                intent = await self._create_intent(cart_id) if validation.valid else None
+                await self._after_intent(intent)
+            except StorefrontError:
+                life.fire_if(Event.REFUSED)
+                raise
+            if intent is None:
+                life.fire_if(Event.REFUSED)
+            else:
+                self._handed_off(intent)
             return CheckoutResult(validation, intent)
 
         return await self._operation(body)
@@ -925,6 +1027,19 @@ class CartStore:
             raise NoCartError("There is no payment to confirm.")
         intent = self.payment_intent
         await self.client.confirm_demo_payment(intent.client_secret, card_number)
+
+
+def _progress_of(cart: Cart | None) -> OrderProgress:
+    """The legacy API's payment state, read off its cart (it has no payment poll): COMPLETED is
+    paid, and its `fulfillmentIdentifier` is the order's number (A: the legacy contract's guess;
+    a completed cart without one is still paid, shown without a number)."""
+    if cart is None:
+        return OrderProgress("payment_pending")
+    if cart.is_completed:
+        return OrderProgress("completed", order_number=cart.fulfillment_identifier or None)
+    if cart.is_expired:
+        return OrderProgress("expired")
+    return OrderProgress("payment_pending")
 
 
 def _conflict_said(exc: StorefrontError, before: Cart | None, after: Cart | None) -> ConflictError:

@@ -1,19 +1,19 @@
-"""Waiting for the payment: poll the cart until it is COMPLETED, frugally.
+"""Waiting for the payment: poll the payment's state until the server decides, paced by the budget.
 
-The API has no push (S), so the kiosk polls. Each poll is one GET of a 200-per-10-minutes budget
-that several terminals may share. The schedule, and why (issue 14, "fewer requests"; this is the one
-place it is decided, PollSchedule holds the numbers):
-- First poll late, at 20 s. Paying on a phone means scanning the QR code, loading the page and
-  typing or confirming a card: customers need 15 to 60 s, so a poll before 20 s almost never finds
-  anything (issue 14 measured the old 8 s poll). A customer who pays faster loses at most a few
-  seconds, and the "I have paid" button or the demo's approve key (`poll_now`) polls at once.
-- Then regular, every 10 s: a payment is seen at most 10 s after it lands, and one landing anywhere
-  in the first 30 s costs at most two polls (20 and 30 s; the old 8/18/30 s schedule cost three).
-- Budget-aware. When the budget runs low (RateBudget.is_low) every interval doubles (capped at
-  `max_interval`); whenever the budget's remaining requests and reset are known, polls are never
-  closer than the time to the reset divided by the requests left, so a long wait spreads what is
-  left over the window instead of spending it first (capped at `max_interval`, so a payment is
-  still seen); when the budget is spent, the next poll waits for the reset.
+The API has no push (S), so the kiosk polls (2.0: `order-result`; v1: the cart). Each poll is one
+GET of a 200-per-10-minutes budget that several terminals may share. The schedule, and why (issue
+19, "paid -> number fast and frugal"; this is the one place it is decided, PollSchedule holds the
+numbers):
+- Every 2 s while the budget has room (most of the time): the customer who has just paid is
+  looking at the kiosk, and the number should be there within a poll or two of the server
+  completing the order (the goal is 3 s). A 60 s payment costs about 30 small GETs, well inside a
+  budget of 200 per 10 minutes. The "I have paid" button (and the demo's approve key) polls at once.
+- Budget-aware. When the budget runs low (RateBudget.is_low) every interval doubles, and polls are
+  never closer than the time to the reset divided by the requests left (capped at `max_interval`,
+  so a payment is still seen); when the budget is spent, the next poll waits for the reset.
+- What the server says moves the order's lifecycle (CartStore.check_payment): completed ends the
+  wait with the number; a decline is shown and the wait goes on (the hosted page lets the customer
+  try again, and a later success still shows the number); a cart that is gone ends it.
 
 The countdown is driven from here, once a second through `on_tick`, so a TUI worker can show it
 without a timer of its own. Transient errors (network, 5xx, rate limit) do not end the wait: the
@@ -34,6 +34,7 @@ from kiosk.api import RateBudget
 from kiosk.api.errors import NotFoundError, RateLimitedError, StorefrontError
 from kiosk.api.models import Cart
 from kiosk.ordering.cart_store import CartStore
+from kiosk.ordering.lifecycle import Phase
 
 __all__ = [
     "PaymentOutcome",
@@ -83,12 +84,14 @@ class PollSchedule:
     """Seconds between polls: `intervals` in turn, then the last one repeated; × `low_budget_factor`
     when the rate budget is low (capped at `max_interval`)."""
 
-    # First poll late (20 s), then every 10 s: see the module's docstring for the reasoning.
-    intervals: tuple[float, ...] = (20.0, 10.0)
+    # Every 2 s while the budget has room: see the module's docstring for the reasoning.
+    intervals: tuple[float, ...] = (2.0,)
     low_budget_factor: float = 2.0
     max_interval: float = 30.0
     # After a failed poll: wait at least this long before the next.
     error_interval: float = 10.0
+    # After "order_pending" (paid, the order being placed): the number is one look away.
+    placing_interval: float = 1.0
 
     def interval(
         self,
@@ -101,8 +104,9 @@ class PollSchedule:
         """The wait before poll `poll_number` (0 = the first poll). `remaining` requests left in
         the rate window and `reset_in` seconds until it resets, when known, pace the polls."""
         base = self.intervals[min(poll_number, len(self.intervals) - 1)]
-        if budget_low:
-            base = min(self.max_interval, base * self.low_budget_factor)
+        if not budget_low:
+            return base
+        base = min(self.max_interval, base * self.low_budget_factor)
         if remaining is not None and remaining > 0 and reset_in is not None and reset_in > 0:
             # Spread what is left over the window (never slower than max_interval).
             base = max(base, min(self.max_interval, reset_in / remaining))
@@ -119,7 +123,7 @@ class PollSchedule:
 
 
 class PaymentOutcome(enum.Enum):
-    COMPLETED = "completed"  # the order exists: cart.fulfillment_identifier is its number
+    COMPLETED = "completed"  # the order exists: PaymentResult.order_number is the server's number
     TIMED_OUT = "timed_out"  # the payment timer ran out
     CANCELLED = "cancelled"  # the customer pressed Cancel
     GONE = "gone"  # the cart expired or was deleted: nothing will be paid
@@ -137,6 +141,8 @@ class PaymentTick:
     error: StorefrontError | None  # the last poll's failure, if the last poll failed
     # Until the checkout hand-off expires (2.0); None when it does not. Renewed before it does.
     handoff_seconds_left: int | None = None
+    # The order's phase as the server last decided it (AWAITING_PAYMENT or DECLINED here).
+    phase: Phase = Phase.AWAITING_PAYMENT
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,10 +151,8 @@ class PaymentResult:
     cart: Cart | None
     polls: int
     elapsed: float
-
-    @property
-    def order_number(self) -> str | None:
-        return self.cart.fulfillment_identifier if self.cart is not None else None
+    # The server's order number (2.0: order-result's order.shortId), once paid.
+    order_number: str | None = None
 
 
 async def wait_for_payment(
@@ -175,10 +179,14 @@ async def wait_for_payment(
     last_error: StorefrontError | None = None
     cart = store.cart
 
-    def done(outcome: PaymentOutcome) -> PaymentResult:
-        return PaymentResult(outcome, store.cart, polls, clock() - started)
+    life = store.lifecycle
 
-    if cart is not None and cart.is_completed:
+    def done(outcome: PaymentOutcome) -> PaymentResult:
+        return PaymentResult(
+            outcome, store.cart, polls, clock() - started, life.snapshot.order_number
+        )
+
+    if life.phase is Phase.PAID:
         return done(PaymentOutcome.COMPLETED)
 
     next_poll = started + schedule.for_budget(0, budget)
@@ -187,13 +195,15 @@ async def wait_for_payment(
         now = clock()
         if cancel is not None and cancel.is_set():
             return done(PaymentOutcome.CANCELLED)
+        if life.phase is Phase.PAID:  # told elsewhere meanwhile (a last look, a restart)
+            return done(PaymentOutcome.COMPLETED)
         if now - started >= timeout:
             # The customer may have paid since the last poll (or while polls were held back by
             # the rate limit): one last look, waiting out the limit if it must, before giving up.
             with contextlib.suppress(StorefrontError):
-                cart = await store.poll()
                 polls += 1
-            if cart is not None and cart.is_completed:
+                await store.check_payment()
+            if life.phase is Phase.PAID:
                 return done(PaymentOutcome.COMPLETED)
             return done(PaymentOutcome.TIMED_OUT)
         handoff_left = store.handoff_seconds_left()
@@ -218,8 +228,13 @@ async def wait_for_payment(
             polls += 1
             wait = schedule.for_budget(polls, budget)
             try:
-                cart = await store.poll()
+                progress = await store.check_payment()
+                cart = store.cart
                 last_error = None
+                if progress is not None and progress.state == "order_pending":
+                    # The money is in and the order is being placed: the customer is watching
+                    # the screen for the number, and it is one look away.
+                    wait = min(wait, schedule.placing_interval)
             except NotFoundError:
                 return done(PaymentOutcome.GONE)
             except StorefrontError as exc:
@@ -229,9 +244,9 @@ async def wait_for_payment(
                 if isinstance(exc, RateLimitedError) and exc.retry_after:
                     # Only a 429's wait is honoured: other errors may carry a window's reset.
                     wait = max(wait, exc.retry_after)
-            if cart is not None and cart.is_completed:
+            if life.phase is Phase.PAID:
                 return done(PaymentOutcome.COMPLETED)
-            if store.cart_id is None or (cart is not None and cart.is_expired):
+            if store.cart_id is None or life.phase is Phase.EXPIRED:
                 return done(PaymentOutcome.GONE)
             if budget.remaining == 0:
                 wait = max(wait, budget.seconds_until_reset() or 0.0)
@@ -249,6 +264,7 @@ async def wait_for_payment(
                     handoff_seconds_left=(
                         None if handoff_left is None else max(0, math.floor(handoff_left))
                     ),
+                    phase=life.phase,
                 )
             )
         step = min(1.0, max(0.0, next_poll - now), max(0.0, timeout - (now - started)))

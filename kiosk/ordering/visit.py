@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretStr
 
-from kiosk.api.errors import StorefrontError
+from kiosk.api.errors import ConflictError, NotFoundError, StorefrontError
 from kiosk.i18n import N_
 from kiosk.ordering.cart_store import (
     IDLE,
@@ -41,6 +41,7 @@ from kiosk.ordering.cart_store import (
 )
 from kiosk.ordering.clock import LocationClock
 from kiosk.ordering.delivery import DeliveryOffer, delivery_offer, zone_for
+from kiosk.ordering.lifecycle import Event, OrderSnapshot, Phase
 
 if TYPE_CHECKING:
     from kiosk.api import StorefrontClient
@@ -66,6 +67,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "LineKeptError",
+    "OrderPaidError",
     "OrderTime",
     "ReopenResult",
     "ResumeOutcome",
@@ -117,6 +119,9 @@ class VisitState:
     session_message: str | None = None
     # True once a payment intent was made for this cart (its secret stays in the store).
     paying: bool = False
+    # The order's lifecycle (kiosk.ordering.lifecycle): its phase, the server's order number,
+    # a decline's code, the hand-off. Screens render it; only the server's answers move it.
+    order: OrderSnapshot = field(default_factory=OrderSnapshot)
 
     @property
     def has_order(self) -> bool:
@@ -126,7 +131,8 @@ class VisitState:
 
 @dataclass(frozen=True, slots=True)
 class ResumeOutcome:
-    """What `Visit.resume_saved()` did: "none", "open", "locked", "gone" or "failed"."""
+    """What `Visit.resume_saved()` did: "none", "open", "locked" (awaiting payment: the payment
+    screen), "declined", "paid" (the number, at once), "gone" or "failed"."""
 
     kind: str
     cart: Cart | None = None
@@ -135,11 +141,15 @@ class ResumeOutcome:
 @dataclass(frozen=True, slots=True)
 class ReopenResult:
     """What `Visit.reopen_order()` did: `completed`, the order paid meanwhile (nothing was
-    touched); else the order is open again, less the lines (by name) and extras (the code, the
-    tip, the later time) that `dropped` names."""
+    touched; `order_number` is the server's); else the order is open again, less the lines (by
+    name) and extras (the code, the tip, the later time) that `dropped` names. `kept_handoff`:
+    the same cart, and the code shown before still pays it (2.0)."""
 
     completed: Cart | None = None
     dropped: tuple[str, ...] = ()
+    order_number: str | None = None
+    paid: bool = False
+    kept_handoff: bool = False
 
 
 def request_selections(entries: Any) -> list[dict[str, Any]]:
@@ -205,6 +215,17 @@ def selection_for_line(product: ProductDetail, item: CartItem) -> SelectionState
 
     walk(request_selections(item.selections), ())
     return SelectionState(product, chosen)
+
+
+class OrderPaidError(StorefrontError):
+    """The order was paid meanwhile (the payment poll said so): there is nothing left to change.
+    The screens show the order's number (the app follows VisitState.order to the done screen)."""
+
+    default_message = N_("Your payment went through: your order is placed.")
+
+    def __init__(self, order_number: str | None) -> None:
+        super().__init__()
+        self.order_number = order_number
 
 
 class LineKeptError(StorefrontError):
@@ -372,22 +393,34 @@ class Visit:
         if store is not None:
             self._store_unsubscribe.append(store.subscribe(self._cart_published))
             self._store_unsubscribe.append(store.subscribe_status(self._status_published))
+            self._store_unsubscribe.append(store.lifecycle.subscribe(self._order_published))
         self._sync_store()
 
     def _sync_store(self) -> None:
         store = self._store
         if store is None:
-            self._set(cart=None, cart_id=None, status=IDLE, session_message=None, paying=False)
+            self._set(
+                cart=None,
+                cart_id=None,
+                status=IDLE,
+                session_message=None,
+                paying=False,
+                order=OrderSnapshot(),
+            )
             return
         self._set(
             cart=store.cart,
             cart_id=store.cart_id,
             session_message=store.session_message,
             paying=store.payment_intent is not None,
+            order=store.lifecycle.snapshot,
         )
 
     def _cart_published(self, cart: Cart | None) -> None:
         self._sync_store()
+
+    def _order_published(self, snapshot: OrderSnapshot) -> None:
+        self._set(order=snapshot)
 
     def _status_published(self, status: StoreStatus) -> None:
         self._set(status=status)
@@ -405,8 +438,25 @@ class Visit:
         store = self._need_store()
         try:
             return await work(store)
+        except ConflictError:
+            await self._paid_meanwhile(store)
+            raise
         finally:
             self._sync_store()
+
+    async def _paid_meanwhile(self, store: CartStore) -> None:
+        """A write refused as a conflict on a cart that was handed to payment: the customer may
+        have paid with the code (2.0 keeps a hand-off payable after the customer goes back).
+        Ask the payment poll; if it says paid, the order is theirs (OrderPaidError carries the
+        number) instead of "check and try again"."""
+        if store.lifecycle.snapshot.checkout_url is None or store.cart_id is None:
+            return
+        try:
+            await store.check_payment()
+        except StorefrontError:
+            return
+        if store.lifecycle.phase is Phase.PAID:
+            raise OrderPaidError(store.lifecycle.snapshot.order_number)
 
     # ------------------------------------------------------------------ location
 
@@ -746,14 +796,19 @@ class Visit:
         and takes no more changes, so the same order is made again in a new cart (the same way
         of ordering, lines, choices, notes, code and time) and the old one deleted, its payment
         hand-off with it. One last look first: a payment that landed meanwhile wins."""
-        from kiosk.api.errors import InvalidRequestError, NotFoundError, UnprocessableError
+        from kiosk.api.errors import InvalidRequestError, UnprocessableError
 
         store = self._need_store()
         cart = await store.last_look()
-        if cart is not None and cart.is_completed:
-            return ReopenResult(completed=cart)
+        if store.lifecycle.phase is Phase.PAID:
+            number = store.lifecycle.snapshot.order_number
+            return ReopenResult(completed=cart, order_number=number, paid=True)
         if cart is None or not cart.is_locked:
-            return ReopenResult()  # still open: there is nothing to make again
+            # Still open (2.0 does not lock a cart on its hand-off): the same cart is the order,
+            # and the hand-off stays payable until it expires (kept: a payment there is watched).
+            store.lifecycle.fire_if(Event.BACK)
+            self._sync_store()
+            return ReopenResult(kept_handoff=store.lifecycle.snapshot.checkout_url is not None)
         state = self.state
         method = state.fulfillment_method or str(cart.fulfilment_method)
         await _quietly(store.discard())
@@ -791,6 +846,72 @@ class Visit:
 
     async def confirm_demo_payment(self, card_number: str) -> None:
         await self._on_store(lambda s: s.confirm_demo_payment(card_number))
+
+    async def check_payment(self) -> Phase:
+        """One look at the payment now ("I have paid", a last look): the phase it leaves."""
+        store = self._need_store()
+        await self._on_store(lambda s: s.check_payment())
+        return store.lifecycle.phase
+
+    async def pay_again(self) -> PaymentIntent:
+        """After a decline: a fresh hand-off (a new code) for the same cart."""
+        store = self._need_store()
+        store.lifecycle.fire_if(Event.RETRY)
+        try:
+            return await self._on_store(lambda s: s.renew_handoff())
+        except StorefrontError:
+            # The server was not asked, or refused: still declined, the old code as it was.
+            self._sync_store()
+            raise
+
+    def choose_counter(self, at_counter: bool) -> None:
+        """The customer pays at the counter (or back to the QR code): the same hand-off, kept in
+        the resume file so a restart shows the same choice."""
+        store = self._need_store()
+        if store.lifecycle.snapshot.at_counter != at_counter:
+            store.lifecycle.update(at_counter=at_counter)
+
+    def kept_handoff_seconds_left(self) -> float | None:
+        """Back on the order with a hand-off that may still be paid (2.0): seconds until it stops
+        working; None when there is none (or it has no known expiry: then it is watched until
+        the visit ends)."""
+        order = self.state.order
+        if order.phase is not Phase.ORDERING or order.checkout_url is None:
+            return None
+        from datetime import datetime
+
+        if order.handoff_expires_at is None:
+            return float("inf")
+        try:
+            expires = datetime.fromisoformat(order.handoff_expires_at).timestamp()
+        except ValueError:
+            return float("inf")
+        return expires - self.wall_clock()
+
+    async def watch_kept_handoff(self, *, every: float = 10.0) -> Phase:
+        """While the customer is back on the order and the old code may still pay it, look at
+        the payment now and then (a slow pace: the customer is choosing, not paying). Ends when
+        the order is paid (the app then shows the number), the code has expired, or the phase
+        moves on. Returns the phase it leaves."""
+        store = self._need_store()
+        pace = every
+        while True:
+            left = self.kept_handoff_seconds_left()
+            if left is None or left <= 0:
+                return self.state.order.phase
+            await store.sleep(min(pace, left))
+            if self.kept_handoff_seconds_left() is None:
+                return self.state.order.phase
+            budget = store.client.rate_budget
+            if budget.is_low:
+                continue  # the customer's own writes come first
+            progress = None
+            with contextlib.suppress(StorefrontError):
+                progress = await self._on_store(lambda s: s.check_payment())
+            if store.lifecycle.phase is not Phase.ORDERING:
+                return store.lifecycle.phase
+            # Paid, the order being placed: its number is one look away.
+            pace = 1.0 if progress is not None and progress.state == "order_pending" else every
 
     async def wait_for_payment(
         self,
@@ -902,6 +1023,14 @@ class Visit:
             store.know_location((saved.location_id, location.id, location.restaurant_slug), None)
         if saved.access:
             store.client.restore_cart_access(saved.cart_id, SecretStr(saved.access))
+        order = saved.order
+        if order.phase is Phase.IN_DOUBT:
+            # Settled by reading the server (below): back to where the doubt began.
+            order = replace(order, phase=order.doubt_from or Phase.ORDERING, doubt_from=None)
+        if order.phase is not Phase.ORDERING:
+            outcome = await self._resume_order(store, saved.cart_id, order)
+            if outcome is not None:
+                return outcome
         try:
             cart = await store.resume(saved.cart_id, saved.location_id)
         except StorefrontError:
@@ -924,6 +1053,49 @@ class Visit:
             self._set(fulfillment_method=str(getattr(method, "value", method)))
         log.info("crash resume: cart resumed (%s)", "locked" if cart.is_locked else "open")
         return ResumeOutcome("locked" if cart.is_locked else "open", cart)
+
+    async def _resume_order(
+        self, store: CartStore, cart_id: str, order: OrderSnapshot
+    ) -> ResumeOutcome | None:
+        """A restart after the order was handed to payment (or paid, or declined): the phase
+        comes back as it was, and the server is asked at once where the payment stands, so a
+        customer who paid meanwhile sees the number now. None: back to ordering (the hand-off
+        was never shown), resumed as an open cart."""
+        store.cart_id = cart_id
+        store.lifecycle.set(order, why="restart")
+        store.restore_handoff(order)
+        try:
+            await store.check_payment()
+        except NotFoundError:
+            log.info("crash resume: the order's cart is gone")
+            self._abandon_resume()
+            return ResumeOutcome("gone")
+        except StorefrontError:
+            log.warning("crash resume: the payment could not be checked; kept for the next start")
+            store.cart_id = None
+            self._abandon_resume()
+            return ResumeOutcome("failed")
+        finally:
+            self._sync_store()
+        phase = store.lifecycle.phase
+        if phase is Phase.CHECKING_OUT:
+            store.lifecycle.fire(Event.BACK)
+            return None
+        if phase is Phase.EXPIRED:
+            await _quietly(store.discard())
+            self._abandon_resume()
+            return ResumeOutcome("gone")
+        if store.cart is None:
+            with contextlib.suppress(StorefrontError):
+                await store.refresh()
+        self._sync_store()
+        cart = store.cart
+        method = cart.fulfilment_method if cart is not None else None
+        if method:
+            self._set(fulfillment_method=str(getattr(method, "value", method)))
+        kind = {Phase.PAID: "paid", Phase.DECLINED: "declined"}.get(phase, "locked")
+        log.info("crash resume: the order comes back %s", phase)
+        return ResumeOutcome(kind, cart)
 
     def _abandon_resume(self) -> None:
         if not self.fixed_location:

@@ -30,6 +30,7 @@ from kiosk.tui.kiosk_mode import KIOSK_MODE_BINDINGS, KioskMode
 
 if TYPE_CHECKING:
     from kiosk.api import Cart, Location
+    from kiosk.ordering.lifecycle import OrderSnapshot
     from kiosk.ordering.services import KioskServices
     from kiosk.ordering.visit import Visit, VisitState
 
@@ -321,10 +322,46 @@ class KioskApp(KioskMode, Accessibility, App[None]):
             self._show_state(state)
 
     def _show_state(self, state: VisitState) -> None:
+        before = self.visit_state
         self.visit_state = state
         self.cart = state.cart
         self.location = state.location
         self.status_text = describe_status(state.status)
+        if before is None or before.order != state.order:
+            self._follow_order(before.order if before is not None else None, state.order)
+
+    def _follow_order(self, before: OrderSnapshot | None, order: OrderSnapshot) -> None:
+        """Screens render the order's lifecycle. Two moves happen away from the payment screen:
+        an order paid with a code the customer was shown before going back to the order (2.0
+        keeps that code payable) goes to the done screen with its number; and while such a code
+        may still pay, a slow watch asks the server now and then."""
+        from kiosk.ordering.lifecycle import Phase
+
+        if order.phase is Phase.PAID and (before is None or before.phase is not Phase.PAID):
+            from kiosk.tui.screens.done import DoneScreen
+            from kiosk.tui.screens.payment import PaymentScreen
+
+            if not any(isinstance(s, PaymentScreen | DoneScreen) for s in self.screen_stack):
+                self.call_later(self._show_paid)
+        if (
+            order.phase is Phase.ORDERING
+            and order.checkout_url is not None
+            and (before is None or before.phase is not Phase.ORDERING)
+        ):
+            self.run_worker(
+                self.visit.watch_kept_handoff(),
+                group="handoff-watch",
+                exclusive=True,
+                exit_on_error=False,
+            )
+
+    async def _show_paid(self) -> None:
+        from kiosk.tui.screens.done import DoneScreen
+
+        state = self.visit.state
+        while len(self.screen_stack) > 2:
+            await self.pop_screen()
+        await self.push_screen(DoneScreen(state.cart, state.order.order_number))
 
     async def go_home(self) -> None:
         """Back to the first screen with nothing left of this visit: every field cleared now, the
@@ -411,8 +448,10 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         visit, self._visit = self._visit, None
         if visit is not None:
             self._unsubscribe()
-            # A quit (Ctrl+Q, staff's exit) keeps an open order for the next start.
-            await visit.quit(keep_cart=self.keep_cart_on_quit)
+            # A quit (Ctrl+Q, staff's exit) keeps an open order for the next start; so does a
+            # terminal that hung up (a dropped link, not a customer who left).
+            keep = self.keep_cart_on_quit or self.terminal_lost()
+            await visit.quit(keep_cart=keep)
         if self._services is not None:
             await self._services.aclose()
 

@@ -3,6 +3,13 @@
 Read from each StorefrontClient (`last_success_at`, `last_error`, `last_error_at`, `rate_budget`),
 which record every request they send: the line costs no request of its own. Error text is the
 error's code, status and customer-safe message: never a key, a client secret or a URL.
+
+A quiet counter (issue 23): at rest nothing is written to the terminal, since every byte crosses
+the counter's SSH link (and constant output hides a frozen client from sshd's
+ClientAliveInterval). So times are clock times ("last ok 10:42:07"), not ages that change every
+second, and a line is redrawn only when its text changes. In kiosk mode customers see only a
+status mark (`status_mark`); the words are for staff (the staff screen, or the full line when
+staff switch it on).
 """
 
 from __future__ import annotations
@@ -18,13 +25,9 @@ from kiosk.tui.contract import Kiosk, kiosk_of
 from kiosk.tui.text import clean
 
 
-def _ago(seconds: float) -> str:
-    seconds = max(0.0, seconds)
-    if seconds < 90:
-        return f"{seconds:.0f} s ago"
-    if seconds < 90 * 60:
-        return f"{seconds / 60:.0f} min ago"
-    return f"{seconds / 3600:.1f} h ago"
+def clock_time(at: float) -> str:
+    """A wall-clock time (local), the same every second it is shown."""
+    return time.strftime("%H:%M:%S", time.localtime(at))
 
 
 def reachability(client: Any) -> tuple[str, str]:
@@ -58,7 +61,8 @@ def budget_text(client: Any, now: float | None = None) -> str:
     text = f"budget {remaining}/{budget.limit}"
     reset = budget.seconds_until_reset()
     if reset:
-        text += f" (resets in {reset:.0f} s)"
+        now = time.time() if now is None else now
+        text += f" (resets at {clock_time(now + reset)})"
     return text
 
 
@@ -78,18 +82,18 @@ def client_health(
     text.append(words, style=style)
     ok_at = getattr(client, "last_success_at", None)
     if ok_at is not None:
-        text.append(f" (last ok {_ago(now - ok_at)})", style="dim")
+        text.append(f" (last ok {clock_time(ok_at)})", style="dim")
     stale_since = getattr(client, "stale_since", None)
     if isinstance(stale_since, int | float):
         # Menus and locations from the site's disk cache (issue 14): ordering still needs the API.
-        since = _ago(now - stale_since).removesuffix(" ago")
-        text.append(f" · showing saved menus (no answer for {since})", style="bold yellow")
+        since = clock_time(stale_since)
+        text.append(f" · showing saved menus (no answer since {since})", style="bold yellow")
     text.append(" · last error: ")
     error = getattr(client, "last_error", None)
     text.append(describe_error(error), style="red" if error is not None else "")
     error_at = getattr(client, "last_error_at", None)
     if error is not None and error_at is not None:
-        text.append(f" {_ago(now - error_at)}", style="dim")
+        text.append(f" at {clock_time(error_at)}", style="dim")
     request_id = getattr(error, "request_id", None) if staff else None
     if request_id:
         text.append(f" (requestId {clean(request_id, 48)})", style="dim")
@@ -108,9 +112,21 @@ def current_client(app: Kiosk) -> tuple[str, Any] | None:
     return first, services.clients[first]
 
 
+# The customer's mark in kiosk mode: a shape for each state (not colour alone).
+MARKS = {"ok": ("●", "green"), "failing": ("▲", "bold red"), "unknown": ("○", "yellow")}
+
+
+def status_mark(client: Any) -> Text:
+    """What customers see of the API's health in kiosk mode: one mark, no words."""
+    state, _ = reachability(client)
+    mark, style = MARKS[state]
+    return Text(mark, style=style)
+
+
 class HealthLine(Static):
-    """The health line of the current location's client, redrawn every second. Shown on every
-    ordering screen in kiosk mode, or when staff switch it on (app.health_line_shown)."""
+    """The health of the current location's client, shown on every ordering screen in kiosk mode
+    (only the status mark) or when staff switch it on (the whole line). Looked at every second,
+    redrawn only when what it shows has changed."""
 
     DEFAULT_CSS = """
     HealthLine {
@@ -126,9 +142,21 @@ class HealthLine(Static):
     }
     """
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._shown: Text | None = None
+
     def on_mount(self) -> None:
         self.tick()
         self.set_interval(1.0, self.tick)
+
+    def wanted(self) -> Text:
+        app = kiosk_of(self.app)
+        found = current_client(app)
+        if found is None:
+            return Text("API: starting…") if app.health_line_words else Text("○")
+        _, client = found
+        return client_health(client) if app.health_line_words else status_mark(client)
 
     def tick(self) -> None:
         app = kiosk_of(self.app)
@@ -137,12 +165,11 @@ class HealthLine(Static):
             self.display = shown
         if not shown:
             return
-        found = current_client(app)
-        if found is None:
-            self.update(Text("API: starting…"))
-            return
-        _, client = found
-        self.update(client_health(client))
+        text = self.wanted()
+        if text != self._shown:
+            # Only a change is drawn: at rest the counter's terminal gets nothing.
+            self._shown = text
+            self.update(text)
 
 
 def attach_health_line(screen: Screen[Any]) -> None:

@@ -88,7 +88,8 @@ class IdleWatcher:
         now = self._now()
         if self.last_activity is None:
             self.last_activity = now
-        if self.resetting:
+        if self.resetting or getattr(self.app, "left_terminal", None) is not None:
+            # A kiosk leaving its terminal keeps the order for the next session: no reset.
             return
         prompt = self.prompt
         if prompt is not None:
@@ -130,13 +131,26 @@ class IdleWatcher:
         self.app.push_screen(prompt, answered)
 
     def expire(self) -> None:
-        """The countdown reached zero: reset the session fully, then the attract screen."""
+        """The countdown reached zero: reset the session fully, then the attract screen. Not
+        for a kiosk whose terminal has gone (a dropped link is not a customer who walked away):
+        it leaves, keeping the order for the session that takes the terminal over."""
         self.prompt = None
+        lost = getattr(self.app, "terminal_lost", None)
+        if lost is not None and lost():
+            self.app.leave_terminal("hung up")  # type: ignore[attr-defined]
+            return
         self.resetting = True
         self.app.run_worker(self._reset(), group="idle-reset", exit_on_error=False)
 
     async def _reset(self) -> None:
         try:
+            answers = getattr(self.app, "terminal_answers", None)
+            if answers is not None and not await answers():
+                # Nobody answered because nothing is there: a link that dropped (no FIN) before
+                # sshd noticed. Keep the order for the counter's next login.
+                log.info("idle: the terminal does not answer; leaving, the order is kept")
+                self.app.leave_terminal("not answering")  # type: ignore[attr-defined]
+                return
             log.info("idle: no answer, the session is reset")
             await self.kiosk.go_home()
             self.resets += 1

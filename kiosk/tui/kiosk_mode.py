@@ -14,13 +14,21 @@ these concerns out of the ordering flow:
 - Idle handling (`kiosk.tui.idle.IdleWatcher`), ticked by one interval timer.
 - Crash resume (`kiosk.tui.resume`), started once the first screen shows.
 - The health line on every screen in kiosk mode (or when staff switch it on).
+- The terminal (issue 23): twice a second the kiosk looks whether another session asked for its
+  terminal (kiosk.terminal's takeover request) and whether its own terminal has hung up; either
+  way it leaves at once and keeps the order (the cart on the server, its id in the resume file)
+  for the session that takes over. A watchdog ends the process if leaving blocks on a dead
+  terminal. The idle reset never runs for a kiosk whose terminal has gone.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import logging
 import os
 import signal
+import sys
 import threading
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
@@ -35,6 +43,16 @@ from kiosk.tui.pin import PinThrottle
 if TYPE_CHECKING:
     from kiosk.config import Settings
     from kiosk.tui.contract import Kiosk
+
+log = logging.getLogger("kiosk.tui")
+
+# The exit status of a kiosk that gave its terminal to another session (kiosk.cli says so).
+LEFT_FOR_ANOTHER_SESSION = 75
+# Seconds a leaving kiosk has before the watchdog ends it (its terminal may block every write).
+LEAVE_GRACE = 3.0
+# Seconds a terminal has to answer "where is your cursor?" before the idle reset (over SSH a reply
+# crosses the link twice).
+TERMINAL_ANSWER_WAIT = 5.0
 
 # Keys: F12 is passed by every terminal and SSH client; Ctrl+S too (Textual turns off XON/XOFF),
 # and it is the one to use where F12 is taken (a browser's developer tools under textual-serve).
@@ -68,9 +86,16 @@ class KioskMode(_Host):
 
     # How often the idle watcher looks at the clock (and the countdown redraws).
     IDLE_CHECK_INTERVAL: ClassVar[float] = 0.5
+    # How often the kiosk looks for a takeover request and at its terminal.
+    TERMINAL_CHECK_INTERVAL: ClassVar[float] = 0.5
+    TERMINAL_ANSWER_WAIT: ClassVar[float] = TERMINAL_ANSWER_WAIT
 
     def __init__(self, *, settings: Settings | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        from kiosk.tui import escape_keys
+
+        # An Esc then a key at once is an Esc and a key, not Alt+key (kiosk.tui.escape_keys).
+        escape_keys.install()
         # The settings known before the services exist (the CLI's), so that kiosk mode holds on
         # the boot screen too; the services' settings take over once they are built.
         self._early_settings = settings
@@ -80,6 +105,9 @@ class KioskMode(_Host):
         self.health_line_choice: bool | None = None
         self._saved_signals: dict[int, Any] = {}
         self._resume_started = False
+        # Set when the kiosk leaves its terminal (another session took it, or it hung up).
+        self.left_terminal: str | None = None
+        self._cursor_answer: asyncio.Event | None = None
         if settings is not None and settings.kiosk_mode:
             # Textual leaves the terminal's signal keys on when this is set: not in a kiosk.
             os.environ.pop("TEXTUAL_ALLOW_SIGNALS", None)
@@ -110,6 +138,11 @@ class KioskMode(_Host):
             return self.health_line_choice
         return self.kiosk_mode
 
+    @property
+    def health_line_words(self) -> bool:
+        """The whole line (staff switched it on) rather than the customer's status mark."""
+        return self.health_line_choice is True
+
     # Kiosk mode -----------------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return not (action in LOCKED_ACTIONS and self.kiosk_mode)
@@ -132,6 +165,8 @@ class KioskMode(_Host):
 
     # Activity (for the idle watcher) --------------------------------------------------------------
     async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.CursorPosition) and self._cursor_answer is not None:
+            self._cursor_answer.set()
         if isinstance(
             event,
             events.Key
@@ -159,6 +194,7 @@ class KioskMode(_Host):
     # Start ----------------------------------------------------------------------------------------
     def on_mount(self) -> None:
         self.idle.start(self.IDLE_CHECK_INTERVAL)
+        self.set_interval(self.TERMINAL_CHECK_INTERVAL, self.watch_terminal, name="terminal")
         self._guard_signals()
         self.screen_change_signal.subscribe(self, self._screen_changed)
         # The first screen may have been pushed before the subscription.
@@ -190,6 +226,66 @@ class KioskMode(_Host):
         self.health_line_choice = shown
         for screen in self.screen_stack:
             attach_health_line(screen)
+
+    # The terminal ---------------------------------------------------------------------------------
+    def terminal_lost(self) -> bool:
+        """Whether this kiosk's terminal has hung up (never in a headless run)."""
+        if self.is_headless or self.left_terminal == "hung up":
+            return self.left_terminal == "hung up"
+        from kiosk.terminal import tty_gone
+
+        try:
+            fd = sys.__stdin__.fileno() if sys.__stdin__ is not None else -1
+        except (OSError, ValueError):
+            return True
+        return fd < 0 or tty_gone(fd)
+
+    async def terminal_answers(self) -> bool:
+        """Whether a terminal is still at the other end: it is asked where its cursor is (DSR,
+        CSI 6n), which every terminal answers by itself. A frozen client or a dropped link whose
+        server has not hung up yet does not answer: the idle reset then keeps the order."""
+        if self.is_headless:
+            return True
+        if self.terminal_lost():
+            return False
+        driver = self._driver
+        if driver is None:
+            return True
+        answered = asyncio.Event()
+        self._cursor_answer = answered
+        try:
+            driver.write("\x1b[6n")
+            driver.flush()
+            await asyncio.wait_for(answered.wait(), self.TERMINAL_ANSWER_WAIT)
+        except (TimeoutError, OSError):
+            return False
+        finally:
+            self._cursor_answer = None
+        return True
+
+    def watch_terminal(self) -> None:
+        if self.left_terminal is not None:
+            return
+        services = self._kiosk.services_or_none
+        folder = services.state_dir if services is not None else None
+        from kiosk.terminal import takeover_requested
+
+        if folder is not None and takeover_requested(folder):
+            self.leave_terminal("taken over")
+        elif self.terminal_lost():
+            self.leave_terminal("hung up")
+
+    def leave_terminal(self, why: str) -> None:
+        """Leave now, keeping the order for whoever opens this terminal next."""
+        log.info("terminal %s: leaving, the open order is kept for the next session", why)
+        self.left_terminal = why
+        self._kiosk.keep_cart_on_quit = True
+        if not self.is_headless:
+            # Leaving writes to the terminal, which may block for ever on a dead link.
+            watchdog = threading.Timer(LEAVE_GRACE, os._exit, args=(LEFT_FOR_ANOTHER_SESSION,))
+            watchdog.daemon = True
+            watchdog.start()
+        self.exit(return_code=LEFT_FOR_ANOTHER_SESSION)
 
     # Staff ----------------------------------------------------------------------------------------
     def action_staff(self) -> None:

@@ -5,9 +5,11 @@ removed when it completes, expires or is discarded). At start, after the first s
 Visit.resume_saved() decides and this module shows the outcome:
 - an OPEN cart is resumed (create-or-resume with `currentCartId`, CartStore.resume) and the kiosk
   goes to the menu with it, saying "We kept your order";
-- a LOCKED cart (the crash came mid-payment) goes to the payment screen, which takes up the same
-  payment intent (the demo answers a second payment-intent request on a locked cart with the
-  existing intent: assumption A for the real API) and polls;
+- an order that was handed to payment (the resume file keeps its lifecycle phase, the hand-off's
+  URL and expiry: kiosk.ordering.lifecycle) comes back to the payment screen of the same cart with
+  the same code, and the payment is asked at once: paid meanwhile shows the number at once (the
+  done screen), declined shows the decline; a LOCKED legacy cart without a phase (an older file)
+  goes to the payment screen too, which takes up the same payment intent;
 - a COMPLETED, EXPIRED, deleted or foreign cart is forgotten (CartStore.resume removes the file)
   and the kiosk starts clean; so is an open cart with no lines (nothing to come back for);
 - the saved location may be an id or a slug: the cart is found by either;
@@ -33,7 +35,13 @@ async def resume_saved_cart(app: Kiosk) -> str:
     if outcome.kind in ("none", "gone", "failed"):
         return outcome.kind
     any_app: Any = app
-    if outcome.kind == "locked":
+    if outcome.kind == "paid":
+        from kiosk.tui.screens.done import DoneScreen
+
+        number = app.visit.state.order.order_number
+        await any_app.push_screen(DoneScreen(outcome.cart, number))
+        return "done"
+    if outcome.kind in ("locked", "declined"):
         from kiosk.tui.screens.payment import PaymentScreen
 
         screen: Any = PaymentScreen()
@@ -49,7 +57,8 @@ async def resume_saved_cart(app: Kiosk) -> str:
         await any_app.push_screen(screen, lambda back: _order_back(app, back))
     else:
         await any_app.push_screen(screen)
-    screen.say(message, kind="ok")
+    if outcome.kind != "declined":  # the payment screen says the decline itself
+        screen.say(message, kind="ok")
     return shown
 
 

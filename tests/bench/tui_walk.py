@@ -93,7 +93,7 @@ class Walk:
             busy = [
                 w
                 for w in app.workers
-                if not w.is_finished and w.group not in ("payment-wait", "reset")
+                if not w.is_finished and w.group not in ("payment-wait", "handoff-watch", "reset")
             ]
             if not busy:
                 break

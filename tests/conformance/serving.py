@@ -21,6 +21,10 @@ class UvicornThread:
         self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.socket.bind(("127.0.0.1", 0))
         self.port = self.socket.getsockname()[1]
+        # The strict server's stall fault really waits over a network (in-process it raises).
+        server = getattr(getattr(app, "state", None), "server", None)
+        if server is not None and hasattr(server, "over_network"):
+            server.over_network = True
         self.url = f"http://127.0.0.1:{self.port}"
         # log_level critical: the dropped answers of the fault mode are exceptions by design.
         config = uvicorn.Config(app, log_level="critical", lifespan="off", access_log=False)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -33,7 +34,9 @@ class Counting(httpx.AsyncBaseTransport):
         return await self.inner.handle_async_request(request)
 
 
-async def test_the_wait_polls_order_result_and_reads_the_cart_once_paid(tmp_path: Path) -> None:
+async def _paid_wait(tmp_path: Path) -> tuple[Any, Any, Counting, str]:
+    """A takeout order paid 25 s into the wait: (the wait's result, the server, the requests
+    sent during the wait, the cart id)."""
     clock = FakeClock(START)
     app = make_vendor_app(clock=lambda: datetime.fromtimestamp(clock.now, UTC))
     counting = Counting(httpx.ASGITransport(app=app))
@@ -68,15 +71,27 @@ async def test_the_wait_polls_order_result_and_reads_the_cart_once_paid(tmp_path
         waited = await visit.wait_for_payment(timeout=120)
     finally:
         await services.aclose()
+    return waited, app, counting, cart.id
 
+
+async def test_the_wait_polls_order_result_and_reads_the_cart_once_paid(tmp_path: Path) -> None:
+    waited, app, counting, cart_id = await _paid_wait(tmp_path)
     assert waited.outcome is PaymentOutcome.COMPLETED
-    assert waited.cart is not None and waited.cart.fulfillment_identifier == "H101"
+    # The cart names where the order is handed over (the vendor's example: "counter").
+    assert waited.cart is not None and waited.cart.fulfillment_identifier == "counter"
     sent = Counter(counting.sent)
     # Polls until the server says completed, then the cart once (for the receipt).
-    assert sent["GET order-result"] >= 2 and sent[f"GET {cart.id}"] == 1, counting.sent
-    assert counting.sent[-1] == f"GET {cart.id}"
-    assert set(sent) == {"GET order-result", f"GET {cart.id}"}
+    assert sent["GET order-result"] >= 2 and sent[f"GET {cart_id}"] == 1, counting.sent
+    assert counting.sent[-1] == f"GET {cart_id}"
+    assert set(sent) == {"GET order-result", f"GET {cart_id}"}
     assert app.state.violations == [] and app.state.answer_errors == []
+
+
+async def test_the_number_is_the_order_results_short_id(tmp_path: Path) -> None:
+    waited, app, _, cart_id = await _paid_wait(tmp_path)
+    order = app.state.store.carts[cart_id].order
+    assert order is not None and order["shortId"] == "H101"
+    assert waited.order_number == "H101"
 
 
 def _pay(app: object, cart_id: str):  # type: ignore[no-untyped-def]

@@ -22,6 +22,7 @@ Test-only helpers live under /__test__ (never under the API's base path) and on 
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import math
@@ -35,6 +36,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 from zoneinfo import ZoneInfo
 
+import httpx
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -59,6 +61,13 @@ class Option:
     price: Decimal
     max_quantity: int = 1
     child_groups: list[Group] = field(default_factory=list)
+    # Per link: a child group's rule as this option overrides it (group id -> (min, max)).
+    # ModifierChildLink.overrides {min, max} (openapi-facts.json line 651): the same group can be
+    # optional under one option and required under another.
+    overrides: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+    def rule_of(self, child: Group) -> tuple[int, int]:
+        return self.overrides.get(child.id, (child.min, child.max))
 
 
 @dataclass
@@ -108,6 +117,13 @@ class Location:
     service_fee_rate: Decimal = Decimal("0.02")
     delivery_fee: Decimal = Decimal("2.50")
     tip_percentages: tuple[str, ...] = ("10", "15", "20")
+    # OrderTimes.requireScheduledOrders (contract line 136, openapi-facts.json line 525): orders
+    # must name a LATER slot; ASAP is refused (what the server enforces: see update_order_time
+    # and checkout_handoff).
+    require_scheduled: bool = False
+    # Closed today: no slot today, readiness {ready: false, reason} (contract line 29), the
+    # menus inactive, ASAP refused; tomorrow's slots still offered (scheduleAllowed).
+    closed_reason: str | None = None
 
     def product(self, product_id: str) -> Product | None:
         return next((p for p in self.products if p.id == product_id), None)
@@ -148,6 +164,37 @@ def harbour_noodles() -> Seed:
         ],
         description="Choose one",
     )
+    # Optional up to 2 as a group; the noodle base's link overrides it to exactly 1 (the rice's
+    # link does not): openapi-facts.json line 651, ModifierChildLink.overrides {min, max}.
+    sauce = Group(
+        "grp_sauce",
+        "Sauce",
+        0,
+        2,
+        [
+            Option("opt_sauce_soy", "Soy glaze", Decimal("0.00")),
+            Option("opt_sauce_chilli", "Chilli crisp", Decimal("0.30")),
+            Option("opt_sauce_sesame", "Sesame", Decimal("0.00")),
+        ],
+        description="Optional, up to 2",
+    )
+    base = Group(
+        "grp_base",
+        "Base",
+        1,
+        1,
+        [
+            Option("opt_base_rice", "Rice", Decimal("0.00"), child_groups=[sauce]),
+            Option(
+                "opt_base_noodles",
+                "Noodles",
+                Decimal("0.50"),
+                child_groups=[sauce],
+                overrides={"grp_sauce": (1, 1)},
+            ),
+        ],
+        description="Choose one",
+    )
     extras = Group(
         "grp_extras",
         "Extras",
@@ -176,6 +223,14 @@ def harbour_noodles() -> Seed:
             "Sesame, chilli, minced pork.",
             "cat_noodles",
             [extras],
+        ),
+        Product(
+            "prod_build_bowl",
+            "Build your bowl",
+            Decimal("8.75"),
+            "Rice or noodles, greens, a sauce.",
+            "cat_noodles",
+            [base],
         ),
         Product(
             "prod_gyoza",
@@ -233,16 +288,40 @@ def harbour_noodles() -> Seed:
 
 @dataclass
 class Faults:
-    """Seeded failures of cart writes (POST/PUT/PATCH/DELETE under a cart)."""
+    """Seeded failures of cart writes (POST/PUT/PATCH/DELETE under a cart), and 429 bursts."""
 
     error_rate: float = 0.0  # answer 5xx before committing
     drop_rate: float = 0.0  # commit, then drop the answer
+    # Commit, then answer too late: in-process httpx.ReadTimeout reaches the client; over uvicorn
+    # the answer really waits `stall_delay` seconds. For `stall_seconds` on the server's clock
+    # the same Idempotency-Key answers 409 IDEMPOTENCY_IN_PROGRESS (contract line 43); after that
+    # a resend replays the stored answer (line 42).
+    stall_rate: float = 0.0
+    stall_seconds: float = 30.0
+    stall_delay: float = 15.0
     seed: int = 0
-    script: list[str] = field(default_factory=list)  # forced first outcomes: ok | error | drop
+    # Forced first outcomes of cart writes: ok | error | drop | stall
+    script: list[str] = field(default_factory=list)
+    # The next N API requests (any operation) answer a bare 429 RATE_LIMITED (contract line 14).
+    rate_limited: int = 0
 
     def __post_init__(self) -> None:
         self._rng = random.Random(self.seed)
         self._script = list(self.script)
+
+    def add_script(self, *outcomes: str) -> None:
+        """Force the next cart writes' outcomes (after any already scripted)."""
+        unknown = set(outcomes) - {"ok", "error", "drop", "stall"}
+        if unknown:
+            raise ValueError(f"unknown outcomes {sorted(unknown)}")
+        self._script += outcomes
+
+    def take_rate_limited(self) -> bool:
+        """True: this request is one of the 429 burst."""
+        if self.rate_limited > 0:
+            self.rate_limited -= 1
+            return True
+        return False
 
     def before_commit(self) -> bool:
         """True: this write fails with a 5xx and changes nothing."""
@@ -253,11 +332,22 @@ class Faults:
             return False
         return self._rng.random() < self.error_rate
 
-    def after_commit(self) -> bool:
-        """True: this committed write's answer is dropped."""
+    def after_commit(self) -> str:
+        """What becomes of this committed write's answer: ok | drop | stall."""
         if self._script:
-            return self._script.pop(0) == "drop"
-        return self._rng.random() < self.drop_rate
+            outcome = self._script.pop(0)
+            return outcome if outcome in ("drop", "stall") else "ok"
+        # One draw whatever the rates: a seed gives the same drops with or without stalls.
+        draw = self._rng.random()
+        if draw < self.drop_rate:
+            return "drop"
+        if draw < self.drop_rate + self.stall_rate:
+            return "stall"
+        return "ok"
+
+
+class PaymentRefused(Exception):
+    """The hosted checkout would not take this payment (test-only controls): the reason."""
 
 
 class DroppedAnswer(ConnectionError):
@@ -330,6 +420,7 @@ class Handoff:
     cart_id: str
     url: str
     expires_at: datetime
+    created_at: datetime | None = None
 
 
 @dataclass
@@ -365,9 +456,19 @@ class Cart:
 class Store:
     """Everything the server knows, in memory."""
 
-    def __init__(self, seed: Seed, clock: Callable[[], datetime]) -> None:
+    def __init__(
+        self,
+        seed: Seed,
+        clock: Callable[[], datetime],
+        cart_lifetime: timedelta = timedelta(hours=24),
+        handoff_lifetime: timedelta = timedelta(minutes=15),
+    ) -> None:
         self.seed = seed
         self.clock = clock
+        # Every cart and hand-off carries an `expiresAt` (contract lines 75, 125); how long is
+        # not documented, so both are settings.
+        self.cart_lifetime = cart_lifetime
+        self.handoff_lifetime = handoff_lifetime
         self.carts: dict[str, Cart] = {}
         self.handoffs: dict[str, Handoff] = {}
         self.orders: dict[str, dict[str, Any]] = {}
@@ -381,6 +482,25 @@ class Store:
     def location_by_id(self, key: str) -> Location | None:
         return next((x for x in self.seed.locations if x.id == key), None)
 
+    def cart(self, cart_id: str) -> Cart | None:
+        """The cart as it is now: an open cart past its `expiresAt` on the server's clock has
+        expired (contract line 125: EXPIRED refuses edits). A locked (paid) cart waits for its
+        order; a completed one is done."""
+        cart = self.carts.get(cart_id)
+        if cart is not None and cart.status == "OPEN" and self.clock() >= cart.expires_at:
+            cart.status = "EXPIRED"
+            cart.revision += 1
+            if cart.result != "completed":
+                cart.result, cart.failure_code = "failed", "CART_EXPIRED"
+        return cart
+
+    def handoffs_of(self, cart_id: str) -> list[Handoff]:
+        return [h for h in self.handoffs.values() if h.cart_id == cart_id]
+
+    def latest_handoff(self, cart_id: str) -> Handoff | None:
+        found = self.handoffs_of(cart_id)
+        return found[-1] if found else None
+
     # -- time -----------------------------------------------------------------------------------
 
     def local_now(self, location: Location) -> datetime:
@@ -388,7 +508,8 @@ class Store:
 
     def order_days(self, location: Location) -> list[dict[str, Any]]:
         """Today's remaining quarter hours (from 15 minutes ahead) and tomorrow's: the location is
-        open around the clock so that tests do not depend on the hour they run at."""
+        open around the clock so that tests do not depend on the hour they run at. Closed today:
+        tomorrow's only."""
         now = self.local_now(location)
         first = now + timedelta(minutes=15)
         first = first.replace(second=0, microsecond=0) + timedelta(minutes=-first.minute % 15)
@@ -405,8 +526,22 @@ class Store:
             while minute < 24 * 60:
                 slots.append(f"{minute // 60:02d}:{minute % 60:02d}")
                 minute += 15
+            if offset == 0 and location.closed_reason is not None:
+                slots = []
             days.append({"value": day.isoformat(), "label": label, "intervals": slots})
         return [d for d in days if d["intervals"]]
+
+    def first_slot(self, location: Location) -> tuple[str, str] | None:
+        days = self.order_days(location)
+        return (days[0]["value"], days[0]["intervals"][0]) if days else None
+
+    def asap_refusal(self, location: Location) -> str | None:
+        """Why this location takes no ASAP order now (None: it does)."""
+        if location.closed_reason is not None:
+            return f"The location is closed: {location.closed_reason}."
+        if location.require_scheduled:
+            return "This location takes scheduled orders only: choose a time."
+        return None
 
     def asap(self, location: Location) -> tuple[str, str]:
         ready = self.local_now(location) + timedelta(minutes=15)
@@ -423,7 +558,7 @@ class Store:
             location=location,
             method=method,
             created_at=now,
-            expires_at=now + timedelta(hours=24),
+            expires_at=now + self.cart_lifetime,
             order_date=order_date,
             order_time=order_time,
             merchant_id=self.seed.merchant_id,
@@ -435,19 +570,53 @@ class Store:
         return cart_body(cart)
 
     # -- test-only payment ----------------------------------------------------------------------
+    # What the hosted checkout page does (the exchange and payment-intent are its calls, contract
+    # line 142). By hand-off (the URL the kiosk showed) or by cart (the newest hand-off).
 
-    def pay(self, cart_id: str) -> None:
-        """The hosted checkout took the money: the cart locks, its order is being placed."""
-        cart = self.carts[cart_id]
+    def payable(self, cart_id: str, handoff: Handoff | None = None) -> Cart:
+        """The cart a payment would pay, or PaymentRefused: a hand-off past its `expiresAt`
+        (line 75), a cart deleted or expired (DELETE expires it, line 61), one already paid or
+        completed (one order per cart: a second payment must not make a second order)."""
+        cart = self.cart(cart_id)
+        if cart is None:
+            raise PaymentRefused("no such cart")
+        if handoff is not None and self.clock() >= handoff.expires_at:
+            raise PaymentRefused("the hand-off has expired")
+        if cart.status == "EXPIRED":
+            raise PaymentRefused("the cart was deleted or has expired")
+        if cart.status == "COMPLETED" or cart.result in ("order_pending", "completed"):
+            raise PaymentRefused("the cart is already paid")
+        if not cart.lines:
+            raise PaymentRefused("the cart is empty")
+        return cart
+
+    def pay(self, cart_id: str, handoff: Handoff | None = None) -> None:
+        """The hosted checkout took the money: the cart locks, its order is being placed. A
+        payment after a decline may succeed (a retry on the page, or a fresh hand-off)."""
+        cart = self.payable(cart_id, handoff)
         cart.status = "LOCKED"
         cart.locked_at = cart.locked_at or self.clock()
         cart.result = "order_pending"
+        cart.failure_code = None
         cart.revision += 1
 
-    def fail_payment(self, cart_id: str, code: str = "PAYMENT_FAILED") -> None:
-        cart = self.carts[cart_id]
+    def fail_payment(
+        self, cart_id: str, code: str = "PAYMENT_FAILED", handoff: Handoff | None = None
+    ) -> None:
+        """The payment did not go through: order-result answers {state: "failed", code} (line
+        143; the codes are not listed: PAYMENT_DECLINED for a declined card is ours). The cart
+        stays open, so the customer can pay again or change the order (inferred: what releases
+        a lock is not documented)."""
+        cart = self.payable(cart_id, handoff)
+        if cart.status == "LOCKED":  # locked by the page's payment intent
+            cart.status = "OPEN"
+            cart.locked_at = None
+            cart.revision += 1
         cart.result = "failed"
         cart.failure_code = code
+
+    def decline(self, cart_id: str, handoff: Handoff | None = None) -> None:
+        self.fail_payment(cart_id, "PAYMENT_DECLINED", handoff)
 
     def complete(self, cart: Cart) -> None:
         """The kitchen accepted the order: an order with a short number, the cart completed."""
@@ -456,6 +625,8 @@ class Store:
         cart.status = "COMPLETED"
         cart.result = "completed"
         cart.revision += 1
+        # The order's number is its own (customer_order.json line 3: shortId "A100"), never
+        # the cart's fulfillmentIdentifier (line 6: "counter").
         cart.order = order_body(cart, _hex24(), f"H{number}", self.clock())
         self.orders[cart.order["id"]] = cart.order
 
@@ -534,6 +705,22 @@ def line_body(cart: Cart, line: Line) -> dict[str, Any]:
     return body
 
 
+def fulfillment_identifier(cart: Cart) -> str:
+    """Where the order is handed over. The vendor's own example order is a takeout with
+    `fulfillmentIdentifier: "counter"` beside `shortId: "A100"` (vendor-fixtures/
+    customer_order.json lines 3, 5-6); the digest says its meaning is not stated (contract line
+    124). By that example it names the hand-over point, not the order: the counter for takeout,
+    and by analogy the table number, the delivery address, the room number, once the cart has
+    them ("" before: the member is a required string, openapi-facts.json line 1114)."""
+    if cart.method == "takeout":
+        return "counter"
+    if cart.method == "table_side":
+        return cart.table or ""
+    if cart.method == "delivery":
+        return str(cart.delivery["addressString"]) if cart.delivery else ""
+    return cart.room["roomNumber"] if cart.room else ""
+
+
 def cart_body(cart: Cart) -> dict[str, Any]:
     loc = cart.location
     amounts = totals(cart)
@@ -547,7 +734,7 @@ def cart_body(cart: Cart) -> dict[str, Any]:
         "expiresAt": _iso(cart.expires_at),
         "restaurantDisplayName": loc.name,
         "fulfilmentMethod": cart.method,  # sic: cart responses spell it with one "l"
-        "fulfillmentIdentifier": cart.order["shortId"] if cart.order else "",
+        "fulfillmentIdentifier": fulfillment_identifier(cart),
         "metadata": dict(cart.metadata),
         "pickupType": cart.pickup_type,
         "orderDate": cart.order_date,
@@ -616,7 +803,7 @@ def order_body(cart: Cart, order_id: str, short_id: str, now: datetime) -> dict[
         "shortId": short_id,
         "restaurantDisplayName": cart.location.name,
         "fulfillmentMethod": cart.method,
-        "fulfillmentIdentifier": short_id,
+        "fulfillmentIdentifier": fulfillment_identifier(cart),
         "pickupType": cart.pickup_type,
         "orderTime": cart.order_time,
         "orderDate": cart.order_date,
@@ -684,6 +871,16 @@ def location_body(loc: Location) -> dict[str, Any]:
     }
 
 
+def _link_body(option: Option, child: Group) -> dict[str, Any]:
+    """A ModifierChildLink (openapi-facts.json line 643): the group as it is, and, where this
+    link changes its rule, `overrides` {min, max} (line 651) beside it."""
+    link: dict[str, Any] = {"groupId": child.id, "applyPerParentQuantity": False}
+    if child.id in option.overrides:
+        low, high = option.overrides[child.id]
+        link["overrides"] = {"min": low, "max": high}
+    return link
+
+
 def _option_body(option: Option) -> dict[str, Any]:
     return {
         "id": option.id,
@@ -692,8 +889,7 @@ def _option_body(option: Option) -> dict[str, Any]:
         "maxQuantity": option.max_quantity,
         "childGroups": [
             {
-                "groupId": child.id,
-                "applyPerParentQuantity": False,
+                **_link_body(option, child),
                 "group": {
                     "id": child.id,
                     "name": child.name,
@@ -827,14 +1023,21 @@ class Server:
         rate_limit: int | None,
         rate_window: float,
         clock: Callable[[], datetime],
+        cart_lifetime: timedelta = timedelta(hours=24),
+        handoff_lifetime: timedelta = timedelta(minutes=15),
     ) -> None:
         self.contract: Contract = load_contract()
-        self.store = Store(seed, clock)
+        self.store = Store(seed, clock, cart_lifetime, handoff_lifetime)
         self.faults = faults or Faults()
         self.rate_limit = rate_limit
         self.rate_window = rate_window
         self._window: list[float] = []
         self.idempotency: dict[str, Stored] = {}
+        # Stalled writes still "running": Idempotency-Key -> until when (the server's clock).
+        self.in_progress: dict[str, datetime] = {}
+        self.stalled: list[str] = []
+        # Set by tests.conformance.serving.UvicornThread: a stall then really waits.
+        self.over_network = False
         self.violations: list[str] = []
         self.refusals: list[str] = []
         self.unimplemented: list[str] = []
@@ -866,6 +1069,9 @@ class Server:
     # -- checks ---------------------------------------------------------------------------------
 
     def _check_rate(self) -> None:
+        if self.faults.take_rate_limited():
+            # A burst (Faults.rate_limited): bare, as below.
+            raise ApiError(429, "RATE_LIMITED", "Too many requests.")
         if self.rate_limit is None:
             return
         now = time.monotonic()
@@ -1104,7 +1310,7 @@ class Server:
             )
         if "cartId" not in ctx.params:
             return
-        cart = self.store.carts.get(ctx.params["cartId"])
+        cart = self.store.cart(ctx.params["cartId"])
         if cart is None or ctx.location is None or cart.location.id != ctx.location.id:
             raise _refuse("No such cart.", status=404)
         ctx.cart = cart
@@ -1154,6 +1360,15 @@ class Server:
                             "IDEMPOTENCY_KEY_REUSED",
                             "This Idempotency-Key was used for another request.",
                             violation=f"Idempotency-Key {key} reused for a different request",
+                        )
+                    running = self.in_progress.get(key)
+                    if running is not None and self.store.clock() < running:
+                        # The first is still running (contract line 43): not a breach, the
+                        # resend after a timeout is what the key is for (line 42).
+                        raise ApiError(
+                            409,
+                            "IDEMPOTENCY_IN_PROGRESS",
+                            "A request with this Idempotency-Key is still running.",
                         )
                     self.log.append((method, path, stored.status))
                     return JSONResponse(stored.body, stored.status, headers=stored.headers)
@@ -1206,10 +1421,23 @@ class Server:
             return Response(status_code=302, headers={"Location": reply.body})
         if key is not None:
             self.idempotency[key] = Stored(fingerprint, reply.status, reply.body, headers)
-        if is_cart_write and self.faults.after_commit():
+        outcome = self.faults.after_commit() if is_cart_write else "ok"
+        if outcome == "drop":
             self.dropped.append(f"{method} {path}")
             self.log.append((method, path, -1))
             return DroppedResponse(len(json.dumps(reply.body)))
+        if outcome == "stall":
+            self.stalled.append(f"{method} {path}")
+            if key is not None:
+                self.in_progress[key] = self.store.clock() + timedelta(
+                    seconds=self.faults.stall_seconds
+                )
+            if not self.over_network:
+                # In-process the client's own timeout cannot fire (nothing waits on a socket):
+                # raise what it would raise. The write has committed.
+                self.log.append((method, path, -2))
+                raise httpx.ReadTimeout("the answer came after the client's timeout")
+            await asyncio.sleep(self.faults.stall_delay)
         self.log.append((method, path, reply.status))
         return JSONResponse(reply.body, reply.status, headers=headers)
 
@@ -1311,13 +1539,45 @@ def distance(ctx: Ctx) -> Reply:
 
 
 def time_intervals(ctx: Ctx) -> Reply:
-    days = ctx.store.order_days(_loc(ctx))
-    return Reply(200, {"orderDays": days, "scheduleAllowed": True, "requireScheduledOrders": False})
+    loc = _loc(ctx)
+    days = ctx.store.order_days(loc)
+    # OrderTimes {orderDays, scheduleAllowed, requireScheduledOrders} (contract line 136).
+    return Reply(
+        200,
+        {
+            "orderDays": days,
+            "scheduleAllowed": True,
+            "requireScheduledOrders": loc.require_scheduled,
+        },
+    )
 
 
 def readiness(ctx: Ctx) -> Reply:
     loc = _loc(ctx)
     method = ctx.query.get("fulfillmentMethod", "takeout")
+    if loc.closed_reason is not None:
+        # {ready: false, fulfillmentMethod, reason} (contract line 29).
+        return Reply(
+            200, {"ready": False, "fulfillmentMethod": method, "reason": loc.closed_reason}
+        )
+    if loc.require_scheduled:
+        # Ready, for the first slot: pickupType LATER is one of the two the ready variant takes
+        # (openapi-facts.json line 3017).
+        slot = ctx.store.first_slot(loc)
+        if slot is None:
+            return Reply(
+                200, {"ready": False, "fulfillmentMethod": method, "reason": "No slots left."}
+            )
+        return Reply(
+            200,
+            {
+                "ready": True,
+                "fulfillmentMethod": method,
+                "pickupType": "LATER",
+                "orderDate": slot[0],
+                "orderTime": slot[1],
+            },
+        )
     order_date, order_time = ctx.store.asap(loc)
     ready = ctx.store.clock() + timedelta(minutes=15)
     return Reply(
@@ -1349,6 +1609,7 @@ def gratuity_config(ctx: Ctx) -> Reply:
 
 def menus(ctx: Ctx) -> Reply:
     loc = _loc(ctx)
+    today = ctx.store.local_now(loc).date().isoformat()
     categories = [
         {
             "id": cat_id,
@@ -1367,7 +1628,10 @@ def menus(ctx: Ctx) -> Reply:
                 {
                     "id": "menu_all_day",
                     "name": "All day",
-                    "isActive": True,
+                    # Closed today: the menu is shown but not active, unless asked for
+                    # another day (orderDate, contract line 55): tomorrow's slots are open.
+                    "isActive": loc.closed_reason is None
+                    or ctx.query.get("orderDate") not in (None, today),
                     "time": "00:00-24:00",
                     "imageUrl": "",
                     "categories": categories,
@@ -1392,7 +1656,7 @@ def ordering_session(ctx: Ctx) -> Reply:
     loc, body, store = _loc(ctx), ctx.body, ctx.store
     existing_id = body.get("existingCartId")
     if existing_id:
-        cart = store.carts.get(existing_id)
+        cart = store.cart(existing_id)
         if cart is None or cart.location.id != loc.id:
             raise _refuse("No such cart.", status=404)
         token = ctx.request.headers.get("x-cart-token")
@@ -1423,7 +1687,7 @@ def ordering_session(ctx: Ctx) -> Reply:
 
 
 def analytics(ctx: Ctx) -> Reply:
-    cart = ctx.store.carts.get(ctx.body["cartId"])
+    cart = ctx.store.cart(ctx.body["cartId"])
     token = ctx.request.headers.get("x-cart-token")
     if cart is None or not _same_token(token, cart.token):
         raise _refuse("No such cart.", status=404)
@@ -1557,6 +1821,9 @@ def update_order_time(ctx: Ctx) -> Reply:
     cart = _cart(ctx)
     _need_open(cart)
     if ctx.body["pickupType"] == "ASAP":
+        refusal = ctx.store.asap_refusal(cart.location)
+        if refusal is not None:
+            raise _refuse(refusal, {"field": "pickupType"})
         cart.pickup_type = "ASAP"
         cart.order_date, cart.order_time = ctx.store.asap(cart.location)
     else:
@@ -1569,19 +1836,23 @@ def update_order_time(ctx: Ctx) -> Reply:
     return _cart_reply(cart)
 
 
+Rules = list[tuple[Group, int, int]]  # a group and its rule (min, max) where it is linked
+
+
 def _price_selections(
-    groups: list[Group], chosen: list[dict[str, Any]], where: str
+    groups: Rules, chosen: list[dict[str, Any]], where: str
 ) -> tuple[Decimal, list[dict[str, Any]]]:
-    """Check the selections against the groups' rules; the extra price per unit, and the
-    selections as stored (defaults filled in)."""
-    by_id = {g.id: g for g in groups}
+    """Check the selections against the groups' rules (a nested group's as its link overrides
+    it); the extra price per unit, and the selections as stored (defaults filled in)."""
+    by_id = {g.id: (g, low, high) for g, low, high in groups}
     seen: set[str] = set()
     extra = Decimal(0)
     stored: list[dict[str, Any]] = []
     for pick in chosen:
-        group = by_id.get(pick["groupId"])
-        if group is None or group.id in seen:
+        found = by_id.get(pick["groupId"])
+        if found is None or pick["groupId"] in seen:
             raise _refuse(f"Unknown or repeated modifier group {pick['groupId']} ({where}).")
+        group, low, high = found
         seen.add(group.id)
         options = {o.id: o for o in group.options}
         count = 0
@@ -1594,21 +1865,23 @@ def _price_selections(
                 raise _refuse(f"At most {option.max_quantity} of {option.name}.")
             count += sel["quantity"]
             child_extra, children = _price_selections(
-                option.child_groups, sel.get("children", []), f"{where} > {option.name}"
+                [(c, *option.rule_of(c)) for c in option.child_groups],
+                sel.get("children", []),
+                f"{where} > {option.name}",
             )
             extra += (option.price + child_extra) * sel["quantity"]
             kept = {"optionId": option.id, "quantity": sel["quantity"]}
             if children:
                 kept["children"] = children
             kept_options.append(kept)
-        if not group.min <= count <= group.max:
+        if not low <= count <= high:
             raise _refuse(
-                f"{group.name}: choose between {group.min} and {group.max} ({where}).",
+                f"{group.name}: choose between {low} and {high} ({where}).",
                 {"groupId": group.id},
             )
         stored.append({"groupId": group.id, "selectedOptions": kept_options})
-    for group in groups:
-        if group.min > 0 and group.id not in seen:
+    for group, low, _ in groups:
+        if low > 0 and group.id not in seen:
             raise _refuse(f"{group.name} is required ({where}).", {"groupId": group.id})
     return extra, stored
 
@@ -1621,7 +1894,9 @@ def add_item(ctx: Ctx) -> Reply:
         raise _refuse("No such product.", {"field": "productId"})
     if found.availability != "available":
         raise _refuse(f"{found.name} is not available.", {"field": "productId"})
-    extra, selections = _price_selections(found.groups, body.get("selections", []), found.name)
+    extra, selections = _price_selections(
+        [(g, g.min, g.max) for g in found.groups], body.get("selections", []), found.name
+    )
     # Every add is a line of its own: the documents never say that equal lines merge.
     cart.lines.append(
         Line(
@@ -1697,10 +1972,21 @@ def checkout_handoff(ctx: Ctx) -> Reply:
     }.get(cart.method, False)
     if missing:
         raise _refuse(f"A {cart.method} cart needs its details first.", {"field": cart.method})
+    if cart.pickup_type == "ASAP":
+        # requireScheduledOrders (contract line 136) says only that orders must be scheduled;
+        # a new cart starts ASAP (the readiness/cart default), so the hand-off, where an order
+        # begins, is where an unscheduled one is stopped. Likewise a closed location.
+        refusal = ctx.store.asap_refusal(cart.location)
+        if refusal is not None:
+            raise _refuse(refusal, {"field": "pickupType"})
+    now = ctx.store.clock()
+    if cart.result == "failed":
+        # A fresh hand-off after a declined payment: a new attempt, waiting for its payment.
+        cart.result, cart.failure_code = "payment_pending", None
     handoff_id = secrets.token_urlsafe(16)
-    expires = ctx.store.clock() + timedelta(minutes=15)
+    expires = now + ctx.store.handoff_lifetime
     url = f"https://checkout.harbour-noodles.test/pay/{handoff_id}"
-    ctx.store.handoffs[handoff_id] = Handoff(handoff_id, cart.id, url, expires)
+    ctx.store.handoffs[handoff_id] = Handoff(handoff_id, cart.id, url, expires, now)
     return Reply(201, {"checkoutUrl": url, "expiresAt": _iso(expires)})
 
 
@@ -1784,18 +2070,23 @@ def make_vendor_app(
     rate_window: float = 60.0,
     clock: Callable[[], datetime] | None = None,
     slug_as_id: bool = False,
+    cart_lifetime: timedelta = timedelta(hours=24),
+    handoff_lifetime: timedelta = timedelta(minutes=15),
 ) -> Starlette:
     """The strict 2.0 server. `seed`: the data (default harbour_noodles()); `faults`: seeded
     failures of cart writes; `rate_limit`: requests per `rate_window` seconds (default: none);
     `clock`: an aware datetime source (default: the real clock); `slug_as_id`: serve a location
     slug given where {locationId} is documented (still recorded as a violation), to explore a
-    client past that first breach."""
+    client past that first breach. `cart_lifetime`, `handoff_lifetime`: from creation to
+    `expiresAt` (on `clock`)."""
     server = Server(
         seed or harbour_noodles(),
         faults,
         rate_limit,
         rate_window,
         clock or (lambda: datetime.now(UTC)),
+        cart_lifetime,
+        handoff_lifetime,
     )
     server.slug_as_id = slug_as_id
     contract = server.contract
@@ -1828,23 +2119,50 @@ def make_vendor_app(
             ApiError(404, "NOT_FOUND", "Not found.", violation="path not in the document"),
         )
 
-    async def test_pay(request: Request) -> Response:
-        handoff = server.store.handoffs.get(request.path_params["handoffId"])
-        if handoff is None:
-            return JSONResponse({"error": "no such handoff"}, 404)
-        server.store.pay(handoff.cart_id)
-        return JSONResponse({"paid": handoff.cart_id})
+    async def test_payment(request: Request) -> Response:
+        """What the hosted page does with a hand-off (by its id, the checkoutUrl's last
+        segment) or with a cart's newest hand-off (by cart id: a restarted kiosk's test pays
+        the cart whose code it showed). Actions: pay | decline | fail ({"code": ...})."""
+        store = server.store
+        if "handoffId" in request.path_params:
+            handoff = store.handoffs.get(request.path_params["handoffId"])
+            if handoff is None:
+                return JSONResponse({"error": "no such handoff"}, 404)
+            cart_id = handoff.cart_id
+        else:
+            cart_id = request.path_params["cartId"]
+            if cart_id not in store.carts:
+                return JSONResponse({"error": "no such cart"}, 404)
+            handoff = store.latest_handoff(cart_id)
+        action = request.path_params["action"]
+        try:
+            if action == "pay":
+                store.pay(cart_id, handoff)
+            elif action == "decline":
+                store.decline(cart_id, handoff)
+            elif action == "fail":
+                raw = await request.body()
+                code = (json.loads(raw) if raw else {}).get("code", "PAYMENT_FAILED")
+                store.fail_payment(cart_id, str(code), handoff)
+            else:
+                return JSONResponse({"error": f"no action {action}"}, 404)
+        except PaymentRefused as refused:
+            return JSONResponse({"refused": str(refused), "cart": cart_id}, 409)
+        return JSONResponse({action: cart_id, "handoff": handoff.id if handoff else None})
 
-    async def test_fail(request: Request) -> Response:
-        handoff = server.store.handoffs.get(request.path_params["handoffId"])
-        if handoff is None:
-            return JSONResponse({"error": "no such handoff"}, 404)
-        server.store.fail_payment(handoff.cart_id)
-        return JSONResponse({"failed": handoff.cart_id})
+    async def test_faults(request: Request) -> Response:
+        """Out-of-process control of the faults: {"rate_limited": N, "script": [...]}."""
+        raw = await request.body()
+        wanted = json.loads(raw) if raw else {}
+        if "rate_limited" in wanted:
+            server.faults.rate_limited = int(wanted["rate_limited"])
+        server.faults.add_script(*wanted.get("script", []))
+        return JSONResponse({"rate_limited": server.faults.rate_limited})
 
     routes = [
-        Route("/__test__/handoffs/{handoffId}/pay", test_pay, methods=["POST"]),
-        Route("/__test__/handoffs/{handoffId}/fail", test_fail, methods=["POST"]),
+        Route("/__test__/handoffs/{handoffId}/{action}", test_payment, methods=["POST"]),
+        Route("/__test__/carts/{cartId}/{action}", test_payment, methods=["POST"]),
+        Route("/__test__/faults", test_faults, methods=["POST"]),
     ]
     # Every documented path is routed (all verbs reach the endpoint, which flags undocumented
     # ones); a documented operation this server does not offer answers 404 and is counted.

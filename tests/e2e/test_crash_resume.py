@@ -266,9 +266,9 @@ def test_remote_terminal_80x24_colours(
     )
     try:
         term.expect("Lantern Downtown")
-        # The demo mark and (kiosk mode) the health line are on screen at 80x24.
+        # The demo mark and (kiosk mode) the health line's status mark are on screen at 80x24.
         term.expect("DEMO")
-        term.expect("API reachable")
+        term.expect("●")
         used = colours(term.output)
         assert used, "no colour codes at all: the check would be vacuous"
         if mode == "16 colours":

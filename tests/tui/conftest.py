@@ -34,7 +34,7 @@ FIXED_NOW = datetime(2026, 3, 10, 17, 0, tzinfo=UTC).timestamp()
 BASE_URL = "http://demo.test/api/v1"
 PAY_URL = "https://pay.lantern.example"
 # Workers that run until the customer pays: never waited for as a whole.
-LONG_RUNNING = frozenset({"payment-wait"})
+LONG_RUNNING = frozenset({"payment-wait", "handoff-watch"})
 
 __all__ = ["DOWNTOWN", "WESTSIDE", "Kiosk", "settle"]
 

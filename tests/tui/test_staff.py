@@ -11,7 +11,7 @@ from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
 from kiosk.api.errors import StorefrontError
-from kiosk.tui.health import HealthLine, client_health
+from kiosk.tui.health import HealthLine, client_health, clock_time
 from kiosk.tui.screens.location import LocationScreen
 from kiosk.tui.screens.menu import MenuScreen
 from kiosk.tui.screens.staff import LocationChoice, StaffScreen
@@ -46,8 +46,19 @@ async def test_health_line_reset_and_faults(tmp_path: Path) -> None:
         line = app.screen.query_one(HealthLine)
         assert line.display
         line.tick()
-        assert "API reachable" in str(line.render())
-        assert "budget" in str(line.render())
+        # Customers see a mark, not the words (issue 20/23): those are on the staff screen.
+        assert str(line.render()).strip() == "●"
+        # At rest nothing is redrawn: a tick with nothing changed updates nothing.
+        updates: list[object] = []
+        line.update = lambda *a, **kw: updates.append(a)  # type: ignore[method-assign]
+        line.tick()
+        line.tick()
+        assert updates == []
+        app.show_health_line(True)  # staff want the words
+        line.tick()
+        assert len(updates) == 1 and "API reachable" in str(updates[0][0])
+        del line.update
+        app.show_health_line(None)
 
         await keys(pilot, "f12")
         await type_pin(pilot, PIN)
@@ -95,8 +106,12 @@ async def test_health_line_reports_the_last_error() -> None:
 
     text = str(client_health(Client(), now=160.0))
     assert "API failing" in text
-    assert "503 UNAVAILABLE Something went wrong. 30 s ago" in text
-    assert "budget 12/200 (resets in 42 s)" in text
+    assert f"(last ok {clock_time(100.0)})" in text
+    assert f"503 UNAVAILABLE Something went wrong. at {clock_time(130.0)}" in text
+    assert f"budget 12/200 (resets at {clock_time(202.0)})" in text
+    # Clock times, not ages: a second later the line is the same, so nothing is redrawn.
+    Budget.seconds_until_reset = lambda self: 41.0  # type: ignore[method-assign]
+    assert str(client_health(Client(), now=161.0)) == text
 
 
 def test_the_request_id_is_for_staff_only() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import io
 import os
 import subprocess
@@ -245,20 +246,83 @@ def test_set_pin_from_stdin(
     assert "97531" not in (paths.config_dir() / "config.toml").read_text()
 
 
-def test_set_pin_interactive_must_match(
+def test_set_pin_interactive_asks_again(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    answers = iter(["2468", "2469"])
-    monkeypatch.setattr("getpass.getpass", lambda prompt="": next(answers))
+    """A short PIN or two that differ ask again (staff at a counter); three misses end it."""
+    answers = iter(["12", "2468", "2469", "2468", "2468"])
+    prompts: list[str] = []
+    monkeypatch.setattr(
+        "getpass.getpass", lambda prompt="": prompts.append(prompt) or next(answers)
+    )
+    code, _, err = _run(capsys, "set-pin")
+    assert code == 0
+    assert len(prompts) == 5
+    assert "4 to 12 digits; try again" in err and "the two PINs differ; try again" in err
+    assert verify_pin("2468", load_settings(env={}).staff_pin_hash)
+
+    answers = iter(["1", "2", "3"])
     code, _, err = _run(capsys, "set-pin")
     assert code == 2
-    assert "differ" in _one_line_error(err)
-    assert load_settings(env={}).staff_pin_hash is None
-
-    answers = iter(["2468", "2468"])
-    code, _, _ = _run(capsys, "set-pin")
-    assert code == 0
+    assert "nothing was changed" in err.strip().splitlines()[-1]
     assert verify_pin("2468", load_settings(env={}).staff_pin_hash)
+
+
+def test_an_unknown_setting_says_what_was_meant(
+    capsys: pytest.CaptureFixture[str], kiosk_home: Path
+) -> None:
+    config = paths.config_dir() / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("kiosk_mod = true\n")
+    code, _, err = _run(capsys, "config", "show")
+    assert code == 2
+    assert "unknown setting 'kiosk_mod'; did you mean 'kiosk_mode'?" in _one_line_error(err)
+    config.write_text("zzzz = 1\n")
+    code, _, err = _run(capsys, "config", "show")
+    assert "did you mean" not in _one_line_error(err)
+
+
+def test_a_demo_location_that_does_not_exist_fails_before_the_tui(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: list[object] = []
+    monkeypatch.setattr(cli, "_run_tui", lambda *a: started.append(a) or 0)
+    code, _, err = _run(capsys, "demo", "--location", "typo")
+    assert code == 2 and started == []
+    line = _one_line_error(err)
+    assert "'typo'" in line and "lantern-downtown" in line
+    assert _run(capsys, "demo", "--location", "lantern-downtown")[0] == 0
+    assert len(started) == 1
+
+
+def test_a_session_without_a_terminal_is_refused_in_one_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    claimed: list[object] = []
+    monkeypatch.setattr("kiosk.terminal.claim_terminal", lambda *a, **k: claimed.append(a))
+    monkeypatch.delenv("TEXTUAL_DRIVER", raising=False)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))  # `ssh -T`: input is not a terminal
+    code, _, err = _run(capsys, "demo")
+    assert code == 2 and claimed == []  # refused before the terminal's lock is taken
+    assert "no terminal" in _one_line_error(err)
+
+
+def test_every_flag_has_help_and_shows_its_default() -> None:
+    parser = cli.build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    missing = []
+    for name, command in [("kiosk", parser), *sub.choices.items()]:
+        for action in command._actions:
+            if not action.option_strings or action.dest in ("help", "version"):
+                continue
+            flag = f"{name} {action.option_strings[0]}"
+            if not action.help:
+                missing.append(f"{flag}: no help")
+            elif action.default not in (None, False, argparse.SUPPRESS) and (
+                "default" not in action.help
+            ):
+                missing.append(f"{flag}: default {action.default!r} not shown")
+    assert missing == []
 
 
 def test_set_pin_refuses_a_bad_pin(

@@ -16,6 +16,14 @@ from kiosk.demo.data import DOWNTOWN, MERCHANT_SLUG, WESTSIDE
 from kiosk.ordering.services import KioskServices
 from kiosk.terminal import derive_terminal_id
 
+
+@pytest.fixture(autouse=True)
+def _as_if_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests run the CLI under pytest (no terminal) with a stand-in app; the refusal of a
+    session without a terminal has its own tests (test_cli.py, tests/e2e/test_two_kiosks.py)."""
+    monkeypatch.setattr(cli, "require_terminal", lambda env=None: None)
+
+
 KEY = "sk_live_RuntimeKey_abcdef0123"
 
 

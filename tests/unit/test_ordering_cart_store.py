@@ -27,6 +27,7 @@ from kiosk.ordering.cart_store import (
     StoreStatus,
     load_saved_cart,
 )
+from kiosk.ordering.lifecycle import OrderSnapshot, Phase
 from kiosk.ordering.modifiers import SelectionState
 from tests.unit.test_ordering_rig import Rig, demo_rig
 
@@ -483,6 +484,8 @@ async def test_the_cart_id_file_lives_from_start_to_completion(tmp_path: Path) -
         assert json.loads(path.read_text()) == {
             "cartId": store.cart_id,
             "locationId": rig.location_id,
+            # The order's lifecycle (kiosk.ordering.lifecycle): a new cart is being ordered.
+            "order": OrderSnapshot().to_json(),
         }
         assert [p.name for p in path.parent.iterdir()] == ["cart.json"]  # no temp file left
         await store.add_item("prd_cookie", 2)
@@ -506,6 +509,12 @@ async def test_the_cart_id_file_lives_from_start_to_completion(tmp_path: Path) -
         await client2.confirm_demo_payment(intent.client_secret, "4242 4242 4242 4242")
         done = await store2.poll()
         assert done is not None and done.is_completed and done.fulfillment_identifier
+        # Paid: the file keeps the order's number until the visit ends (a crash on the done
+        # screen shows the number again), then it goes.
+        saved_paid = load_saved_cart(path)
+        assert saved_paid is not None and saved_paid.order.phase is Phase.PAID
+        assert saved_paid.order.order_number == done.fulfillment_identifier  # v1: its number
+        await store2.discard()
         assert not path.exists()
         await client2.aclose()
 

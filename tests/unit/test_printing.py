@@ -21,7 +21,8 @@ def _order(**extra: Any) -> Cart:
             "id": "c1",
             "currency": "usd",
             "restaurantDisplayName": "Lantern Kitchen",
-            "fulfillmentIdentifier": "A-417",
+            # The table, the address or "counter": never the order's number.
+            "fulfillmentIdentifier": "counter",
             "pickupType": "LATER",
             "orderDate": "2026-03-10",
             "orderTime": "18:30",
@@ -65,7 +66,7 @@ def _order(**extra: Any) -> Cart:
 
 
 def test_the_receipt_is_built_once_as_data() -> None:
-    receipt = build_receipt(_order(), option_names={"o1": "Oat milk"})
+    receipt = build_receipt(_order(), option_names={"o1": "Oat milk"}, order_number="A-417")
     assert receipt.restaurant == "Lantern Kitchen"
     assert receipt.order_number == "A-417"
     assert receipt.when == "for 2026-03-10 18:30"
@@ -79,7 +80,7 @@ def test_the_receipt_is_built_once_as_data() -> None:
 
 
 def test_the_dummy_printer_gets_every_part_of_the_receipt() -> None:
-    receipt = build_receipt(_order(), option_names={"o1": "Oat milk"})
+    receipt = build_receipt(_order(), option_names={"o1": "Oat milk"}, order_number="A-417")
     device = print_receipt(parse_printer("dummy"), receipt)
     out: bytes = device.output
     for part in (

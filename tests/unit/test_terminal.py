@@ -16,8 +16,10 @@ from kiosk.terminal import (
     TerminalBusyError,
     claim_terminal,
     derive_terminal_id,
+    takeover_requested,
     terminal_dir,
     terminal_id_for,
+    tty_gone,
 )
 
 SSH_A = {"SSH_CONNECTION": "203.0.113.7 50000 10.0.0.2 22", "SSH_TTY": "/dev/pts/3"}
@@ -43,7 +45,14 @@ def test_ssh_sessions_get_different_ids() -> None:
     b = derive_terminal_id(SSH_B, host="till")
     same_client_other_tty = derive_terminal_id({**SSH_A, "SSH_TTY": "/dev/pts/9"}, host="till")
     assert len({a, b, same_client_other_tty, "till-local"}) == 4
-    assert a == "till-ssh-203.0.113.7-pts-3"
+    assert a == "till-ssh-203.0.113.7-50000-pts-3"
+
+
+def test_a_later_login_on_a_reused_pty_is_another_terminal() -> None:
+    """/dev/pts/3 is reused by the next login, even from the same client: the client's port
+    tells the logins apart, so nobody is offered the previous customer's order (issue 23)."""
+    later = {"SSH_CONNECTION": "203.0.113.7 50412 10.0.0.2 22", "SSH_TTY": "/dev/pts/3"}
+    assert derive_terminal_id(SSH_A, host="till") != derive_terminal_id(later, host="till")
 
 
 def test_each_serve_session_is_a_terminal_of_its_own() -> None:
@@ -85,17 +94,22 @@ def test_state_dir_is_per_profile_and_terminal(home: Path) -> None:
     assert len({one, two, prod}) == 3
 
 
-def test_second_claim_of_the_same_terminal_is_refused_naming_the_first(home: Path) -> None:
+def test_a_holder_that_does_not_leave_is_named_and_its_files_kept(home: Path) -> None:
     settings = Settings(terminal_id="counter-1")
     with claim_terminal(settings) as terminal:
         info = json.loads((terminal.state_dir / "kiosk.json").read_text())
         assert info["pid"] == os.getpid()
         before = sorted(p.name for p in terminal.state_dir.iterdir())
-        with pytest.raises(TerminalBusyError) as refused, claim_terminal(settings):
+        # This process holds it, so it cannot be asked to leave: refused after the wait.
+        with (
+            pytest.raises(TerminalBusyError) as refused,
+            claim_terminal(settings, wait=0.2, term_wait=0.1),
+        ):
             pytest.fail("a second kiosk got the same terminal")
         message = str(refused.value)
         assert "counter-1" in message and f"process {os.getpid()}" in message
-        assert "--terminal-id" in message
+        assert "try again" in message and "Traceback" not in message
+        # The takeover request is withdrawn: the files are as they were.
         assert sorted(p.name for p in terminal.state_dir.iterdir()) == before
         # Another terminal id is another terminal: no refusal.
         with claim_terminal(Settings(terminal_id="counter-2")) as other:
@@ -103,6 +117,59 @@ def test_second_claim_of_the_same_terminal_is_refused_naming_the_first(home: Pat
     # Released on exit: the terminal can be claimed again.
     with claim_terminal(settings):
         pass
+
+
+HOLDER = """
+import sys, time
+from kiosk.config import Settings
+from kiosk.terminal import claim_terminal, takeover_requested
+with claim_terminal(Settings(terminal_id="counter-1")) as terminal:
+    print("held", flush=True)
+    while not takeover_requested(terminal.state_dir):
+        time.sleep(0.05)
+    print("asked to leave", flush=True)
+    if sys.argv[1] == "stay":
+        time.sleep(60)
+"""
+
+
+@pytest.mark.parametrize("holder", ["leave", "stay"])
+def test_a_new_session_takes_the_terminal_over(home: Path, holder: str) -> None:
+    """The kiosk left behind by a dropped link is asked to leave; one that does not (stopped, or
+    blocked on a dead terminal) is ended. The new session then holds the terminal."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, holder], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == "held\n"
+        settings = Settings(terminal_id="counter-1")
+        with claim_terminal(settings, wait=2.0, term_wait=2.0) as terminal:
+            assert proc.wait(timeout=10) == (0 if holder == "leave" else -15)
+            info = json.loads((terminal.state_dir / "kiosk.json").read_text())
+            assert info["pid"] == os.getpid()
+            # The request is gone: this kiosk does not take it as meant for itself.
+            assert not (terminal.state_dir / "takeover.json").exists()
+            assert not takeover_requested(terminal.state_dir)
+        assert "asked to leave" in proc.stdout.read()
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_a_hung_up_terminal_is_seen(tmp_path: Path) -> None:
+    import pty
+
+    master, slave = pty.openpty()
+    try:
+        assert not tty_gone(slave)
+        os.close(master)  # the SSH server (the terminal emulator) has gone
+        assert tty_gone(slave)
+    finally:
+        os.close(slave)
+    assert tty_gone(slave)  # closed: no terminal either
 
 
 def test_terminal_folder_is_private(home: Path) -> None:

@@ -47,9 +47,12 @@ class DoneScreen(KioskScreen):
     IDLE_RESET = False
     BINDINGS = [Binding("enter,escape,f9", "finish", N_("New order"))]
 
-    def __init__(self, cart: Cart | None) -> None:
+    def __init__(self, cart: Cart | None, order_number: str | None = None) -> None:
         super().__init__()
         self.order = cart
+        # The server's number for the order (the lifecycle's: 2.0's order.shortId). Never the
+        # cart's fulfillmentIdentifier: that is the table, the address or "counter".
+        self.order_number = order_number
         self.deadline = 0.0
         self.receipt: Receipt | None = None
         self._finishing = False
@@ -64,9 +67,14 @@ class DoneScreen(KioskScreen):
                 self.order,
                 location=self.kiosk.visit.state.location,
                 option_names=self.kiosk.visit.option_names,
+                order_number=self.order_number,
             )
-        number = self.order.fulfillment_identifier if self.order else None
-        title = _("Thank you! Your order number is")
+        number = self.order_number
+        title = (
+            _("Thank you! Your order number is")
+            if number
+            else _("Thank you! Your order is placed.")
+        )
         with Vertical(id="done-body"):
             yield Static(Text(title, style="bold"), id="done-title")
             yield OrderNumber(number, large=True, id="order-number")

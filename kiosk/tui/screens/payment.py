@@ -1,7 +1,10 @@
-"""7. Payment: the payment intent, the cart's checkoutUrl as a QR code with the short URL beneath, a
-countdown with Cancel, polling until the cart is COMPLETED; in the demo, keys to approve or decline.
-Where the merchant takes payment at the counter (`pay_at_counter`), the customer may choose that
-instead (C): the QR code gives way to a code to say at the counter (kiosk.ordering.payment).
+"""7. Payment: the payment hand-off, its checkoutUrl as a QR code with the short URL beneath, a
+countdown, "I have paid" (polls at once), and what the server decides: the order's number (the done
+screen), or a declined payment with its three ways on (pay again with a fresh code, pay at the
+counter, back to the order). The screen renders the order's lifecycle (VisitState.order); it never
+infers an outcome. In the demo, keys to approve or decline. Where the merchant takes payment at the
+counter (`pay_at_counter`), the customer may choose that instead (C): the QR code gives way to a
+code to say at the counter (kiosk.ordering.payment).
 
 The clientSecret never reaches the screen: only the checkoutUrl is drawn (contract, payment hand-
 off).
@@ -20,6 +23,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Static
 
 from kiosk.i18n import N_, _
+from kiosk.ordering.lifecycle import Phase
 from kiosk.ordering.payment import counter_code, offers_counter
 from kiosk.tui.cartview import pay_total
 from kiosk.tui.errors import Failure, describe
@@ -54,6 +58,7 @@ class PaymentScreen(KioskScreen):
     TITLE = N_("Payment")
     IDLE_RESET = False
     BINDINGS = [
+        Binding("f2", "paid", N_("I have paid")),
         Binding("escape", "back", N_("Back to my order")),
         # "Start over" here is a cancel, with the same question and the same last look.
         Binding("f9", "cancel", N_("Cancel payment"), show=False),
@@ -75,6 +80,8 @@ class PaymentScreen(KioskScreen):
         self.finished = False
         # The customer chose to pay at the counter (C): a code to say there instead of the QR.
         self.at_counter = False
+        # The declined panel is up (the order's phase is DECLINED).
+        self.declined = False
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="payment-body"):
@@ -86,17 +93,72 @@ class PaymentScreen(KioskScreen):
                 yield Static("", id="pay-steps")
                 yield Static("", id="pay-countdown")
                 yield Static("", id="pay-demo")
+                yield Button(_("I have paid (F2)"), id="paid", variant="primary")
+                yield Button(_("Pay again with a new code"), id="pay-again", variant="primary")
                 if offers_counter(self.kiosk.settings):
                     yield Button(_("Pay at the counter (C)"), id="counter")
+                yield Button(_("Back to my order (Esc)"), id="back")
                 yield Button(_("Cancel payment (F9)"), id="cancel", variant="error")
         yield Static("", id="pay-url")
 
     def on_mount(self) -> None:
-        # The older `payment_mode = "counter"`: the counter is chosen from the start.
-        self.at_counter = self.kiosk.settings.payment_mode == "counter"
+        order = self.kiosk.visit.state.order
+        # The older `payment_mode = "counter"`: the counter is chosen from the start; a restart
+        # comes back to the customer's own choice.
+        self.at_counter = self.kiosk.settings.payment_mode == "counter" or order.at_counter
+        self.query_one("#pay-again").display = False
         self._show_demo_hint()
         self.watch(self.app, "cart", self._show_cart)
+        self.watch(self.app, "visit_state", self._follow_order)
+        self.query_one("#paid", Button).focus()
         self.begin()
+
+    def _follow_order(self, state: Any) -> None:
+        """The screen renders the order's phase: a decline shows its panel; a new hand-off (pay
+        again) takes it away."""
+        if state is None:
+            return
+        phase = state.order.phase
+        if phase is Phase.DECLINED and not self.declined:
+            self._show_declined(state.order.failure_code)
+        elif phase is Phase.AWAITING_PAYMENT and self.declined:
+            self._hide_declined()
+
+    def _show_declined(self, code: str | None) -> None:
+        self.declined = True
+        self.query_one("#pay-title", Static).update(
+            Text(_("Your payment did not go through"), style="bold")
+        )
+        self.query_one("#pay-steps", Static).update(
+            Text(
+                _(
+                    "Nothing was charged for this attempt. You can pay again with a new code, "
+                    "pay at the counter, or go back to your order."
+                )
+                if offers_counter(self.kiosk.settings)
+                else _(
+                    "Nothing was charged for this attempt. You can pay again with a new code, "
+                    "or go back to your order."
+                )
+            )
+        )
+        self.query_one("#paid").display = False
+        again = self.query_one("#pay-again", Button)
+        again.display = True
+        again.focus()
+        self.say(
+            _("Your payment did not go through."),
+            hint=_("If you pay on your phone now, your order number still appears here."),
+        )
+
+    def _hide_declined(self) -> None:
+        self.declined = False
+        self.query_one("#pay-again").display = False
+        paid = self.query_one("#paid", Button)
+        paid.display = True
+        paid.focus()
+        self.banner.clear()
+        self._show_cart(self.kiosk.cart)
 
     def _phone_can_pay(self, cart: Cart | None) -> bool:
         """False in a demo whose checkout page no phone can open (no `kiosk demo --lan`)."""
@@ -135,6 +197,10 @@ class PaymentScreen(KioskScreen):
 
     def _show_cart(self, cart: Cart | None) -> None:
         if cart is None:
+            return
+        if self.declined:
+            if self.intent is not None:
+                self._show_qr(cart)
             return
         counter = self.at_counter
         if counter:
@@ -186,8 +252,9 @@ class PaymentScreen(KioskScreen):
             self.query_one("#pay-url", Static).update("")
             return
         existing = self.query("#qr")
-        if not (existing and existing.first(QRCode).data == url):
-            existing.remove()
+        if existing:
+            existing.first(QRCode).show(url)
+        else:
             holder.display = False
             self.query_one("#qr-column", Vertical).mount(QRCode(url, id="qr"), before=0)
         if self._phone_can_pay(cart):
@@ -233,10 +300,12 @@ class PaymentScreen(KioskScreen):
         self.call(waiting, group="payment-wait", done=self._waited, exclusive=True)
 
     def _tick(self, tick: PaymentTick) -> None:
+        if self.finished:
+            return
         self.seconds_left = tick.seconds_left
         self.handoff_left = tick.handoff_seconds_left
         self._show_countdown()
-        if tick.error is not None:
+        if tick.error is not None and not self.declined:
             self.say(
                 describe(tick.error).message,
                 hint=_("Still checking for your payment: no need to pay again."),
@@ -260,6 +329,8 @@ class PaymentScreen(KioskScreen):
 
         if result.outcome is PaymentOutcome.COMPLETED:
             self._completed(result.cart)
+        elif result.outcome is PaymentOutcome.CANCELLED:
+            return
         elif result.outcome is PaymentOutcome.TIMED_OUT:
             self.seconds_left = 0
             self._show_countdown()
@@ -286,7 +357,35 @@ class PaymentScreen(KioskScreen):
             return self.kiosk.services.demo
         if action == "counter":
             return offers_counter(self.kiosk.settings)
+        if action == "paid":
+            return not self.declined
         return True
+
+    def action_paid(self) -> None:
+        """ "I have paid": look at the payment now instead of at the next poll."""
+        if self.finished or self.declined:
+            return
+        self.poll_now.set()
+        self.say(_("Checking your payment…"), kind="info")
+
+    def action_pay_again(self) -> None:
+        """After a decline: a fresh hand-off (a new code) for the same order."""
+        if self.finished:
+            return
+        visit = self.kiosk.visit
+
+        async def again() -> PaymentIntent:
+            return await visit.pay_again()
+
+        def ready(intent: PaymentIntent) -> None:
+            self.intent = intent
+            self.at_counter = False
+            visit.choose_counter(False)
+            self._hide_declined()
+            self._show_qr(self.kiosk.cart)
+            self.say(_("Here is a new code. Scan it to pay."), kind="ok")
+
+        self.call(again, group="payment-again", done=ready, busy=self.query_one("#pay-info"))
 
     def action_counter(self) -> None:
         """Pay at the counter, or back to the QR code: the same hand-off either way (staff open
@@ -294,6 +393,9 @@ class PaymentScreen(KioskScreen):
         if self.finished or not offers_counter(self.kiosk.settings):
             return
         self.at_counter = not self.at_counter
+        self.kiosk.visit.choose_counter(self.at_counter)
+        if self.declined and self.at_counter:
+            self._hide_declined()
         self._show_cart(self.kiosk.cart)
         if self.at_counter:
             self.say(
@@ -336,6 +438,12 @@ class PaymentScreen(KioskScreen):
             self.action_cancel()
         elif event.button.id == "counter":
             self.action_counter()
+        elif event.button.id == "paid":
+            self.action_paid()
+        elif event.button.id == "pay-again":
+            self.action_pay_again()
+        elif event.button.id == "back":
+            self.action_back()
 
     def _ask(self, question: str, detail: str, yes: str, then: Callable[[], None]) -> None:
         """A yes/no question over the payment ("Keep paying" is always the safe answer); `then`
@@ -353,14 +461,18 @@ class PaymentScreen(KioskScreen):
         )
 
     def action_back(self) -> None:
-        """Escape: back to the cart with the order intact (asked first: the payment code stops
-        working). Cancel (the button, F9) is what throws the order away."""
-        self._ask(
-            _("Go back to your order?"),
-            _("This payment code stops working; your order stays as it is."),
-            _("Back to my order"),
-            self.back_to_order,
-        )
+        """Escape: back to the cart with the order intact (asked first). What happens to the code
+        is what the API does: a 2.0 hand-off stays payable until it expires (the kiosk keeps
+        watching it), a legacy payment intent locks the cart, which is made again in a new one
+        (the old code then stops working). Cancel (the button, F9) throws the order away."""
+        if self.kiosk.visit.client.intent_changes_cart:
+            detail = _("This payment code stops working; your order stays as it is.")
+        else:
+            detail = _(
+                "Your order stays as it is. If you pay with this code meanwhile, "
+                "your order number appears here."
+            )
+        self._ask(_("Go back to your order?"), detail, _("Back to my order"), self.back_to_order)
 
     def back_to_order(self) -> None:
         from kiosk.ordering.visit import ReopenResult
@@ -372,7 +484,7 @@ class PaymentScreen(KioskScreen):
             return await visit.reopen_order()
 
         def reopened(result: ReopenResult) -> None:
-            if result.completed is not None:
+            if result.paid:
                 self._completed(result.completed)  # paid a moment ago: the order is theirs
                 return
             self.finished = True
@@ -407,12 +519,12 @@ class PaymentScreen(KioskScreen):
             self.kiosk.reset_now()
             return
 
-        async def last_look() -> Cart | None:
-            return await visit.poll()
+        async def last_look() -> Phase:
+            return await visit.check_payment()
 
-        def looked(cart: Cart | None) -> None:
-            if cart is not None and cart.is_completed:
-                self._completed(cart)
+        def looked(phase: Phase) -> None:
+            if phase is Phase.PAID:
+                self._completed(self.kiosk.cart)
             else:
                 self.kiosk.reset_now()
 
@@ -426,11 +538,15 @@ class PaymentScreen(KioskScreen):
         self.call(last_look, group="payment-cancel", done=looked, failed=unreachable)
 
     def _completed(self, cart: Cart | None) -> None:
+        if self.finished:
+            return
         self.finished = True
+        self.cancelled.set()
         self._close_dialogs()
         from kiosk.tui.screens.done import DoneScreen
 
-        self.app.switch_screen(DoneScreen(cart))
+        number = self.kiosk.visit.state.order.order_number
+        self.app.switch_screen(DoneScreen(cart, number))
 
     def action_cancel(self) -> None:
         self._ask(

@@ -167,6 +167,7 @@ class StaffScreen(Screen[None]):
         super().__init__()
         self.faults: dict[str, Any] = {}
         self.fault_control: DemoControls | None = None
+        self._health_shown: Text | None = None
 
     def compose(self) -> ComposeResult:
         kiosk = _kiosk(self)
@@ -226,7 +227,10 @@ class StaffScreen(Screen[None]):
             cart_id = kiosk.visit.state.cart_id
             text.append("\nOrder in progress: ")
             text.append(clean(cart_id, 40) if cart_id else "none")
-        self.query_one("#staff-health", Static).update(text)
+        if text != self._health_shown:
+            # Only a change is drawn: at rest the counter's terminal gets nothing (issue 23).
+            self._health_shown = text
+            self.query_one("#staff-health", Static).update(text)
 
     # Actions --------------------------------------------------------------------------------------
     def build_actions(self) -> None:
@@ -242,8 +246,11 @@ class StaffScreen(Screen[None]):
                 options.append(
                     Option(Text(f"Switch location… (now: {clean(served, 40)})"), id="location")
                 )
-            shown = "on" if kiosk.health_line_shown else "off"
-            options.append(Option(Text(f"Health line on every screen: {shown}"), id="health"))
+            # Customers in kiosk mode see a status mark; the words are staff's to switch on.
+            shown = "on" if kiosk.health_line_words else "off"
+            options.append(
+                Option(Text(f"Health line in words on every screen: {shown}"), id="health")
+            )
             # The theme (issue 13 F), until the kiosk restarts (the setting `theme` is its start).
             contrast = "on" if getattr(self.app, "high_contrast", False) else "off"
             options.append(Option(Text(f"High-contrast theme: {contrast}"), id="contrast"))
@@ -281,7 +288,7 @@ class StaffScreen(Screen[None]):
         elif action == "location":
             self.choose_location()
         elif action == "health":
-            kiosk.show_health_line(not kiosk.health_line_shown)
+            kiosk.show_health_line(None if kiosk.health_line_words else True)
             self.build_actions()
         elif action == "contrast":
             if isinstance(self.app, Accessibility):

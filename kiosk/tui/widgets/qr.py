@@ -50,6 +50,14 @@ class QRCode(Widget):
         self.data = data
         self._lines: dict[int, list[str]] = {}
 
+    def show(self, data: str) -> None:
+        """Draw other data in place (a renewed hand-off's URL): no remove and mount, which would
+        race with the old widget's removal."""
+        if data != self.data:
+            self.data = data
+            self._lines.clear()
+            self.refresh(layout=True)
+
     def lines_for(self, border: int) -> list[str]:
         if border not in self._lines:
             self._lines[border] = qr_lines(qr_matrix(self.data, border))
