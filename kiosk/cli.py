@@ -4,7 +4,8 @@
     kiosk demo [--location ID] [--db PATH] [--server URL] [--menu NAME|FILE]
     (both take --terminal-id NAME: which terminal this is; one kiosk a terminal, see kiosk.terminal)
     kiosk demo-server [--host H] [--port N] [--db PATH] [--menu NAME|FILE] [--allow-remote]
-    kiosk doctor                               check key, location, menus, rate budget, a cart
+    kiosk doctor [--demo | --server URL] [--test-order] [--probe-all]
+                                               check key, location, menus, rate budget, a cart
     kiosk config path|show                     where the config is; what is in effect (key redacted)
     kiosk set-pin [--stdin]                    set the staff PIN (stored hashed)
     kiosk serve [--port N] [--public-url URL]  `kiosk demo` in a browser (textual-serve, 127.0.0.1)
@@ -115,8 +116,11 @@ def _backend(parser: argparse.ArgumentParser) -> None:
 EXAMPLES = {
     None: """examples:
   kiosk demo                                   try it on the embedded demo backend
-  kiosk --base-url https://storefront.example/api/v1 --location my-location --kiosk
+  kiosk --base-url https://storefront.example/api/v1/storefront --location my-location --kiosk
   kiosk doctor                                 check this kiosk before opening
+
+Without a base URL (flag, KIOSK_BASE_URL or config.toml) `kiosk` says so and exits 2: the demo
+runs only from `kiosk demo`.
 
 The API key comes from KIOSK_API_KEY or the secrets file, never from a flag.""",
     "run": """examples:
@@ -143,8 +147,12 @@ to 0`, and nothing starts. With --server, give the same --menu as the demo-serve
 kiosk/demo/README.md). Each restaurant gets its own database unless --db is given.""",
     "doctor": """examples:
   kiosk doctor                                 the configured backend and locations
-  kiosk doctor --base-url https://storefront.example/api/v1 --location my-location
-  kiosk doctor --test-order --api v2 --location lantern-downtown   a whole test order""",
+  kiosk doctor --base-url https://storefront.example/api/v1/storefront --location my-location
+  kiosk doctor --test-order --base-url https://storefront.example/api/v1/storefront --location L
+  kiosk doctor --demo --test-order --location lantern-downtown   a whole (paid) order on the demo
+  kiosk doctor --server http://127.0.0.1:8765/api/v1             a `kiosk demo-server`
+
+Only the API version this kiosk speaks is asked (--probe-all asks the other one too).""",
     "config": """examples:
   kiosk config path                            where config.toml is
   kiosk config show                            every setting in effect and where it came from""",
@@ -293,7 +301,24 @@ def build_parser() -> argparse.ArgumentParser:
 
     doctor = _sub(sub, "doctor", "check that this kiosk can take orders")
     _backend(doctor)
-    _menu(doctor)  # on a demo-server started with --menu: its keys
+    doctor.add_argument(
+        "--demo",
+        action="store_true",
+        help="check the embedded demo backend (the one `kiosk demo` runs) instead of a server",
+    )
+    doctor.add_argument(
+        "--server",
+        metavar="URL",
+        default=None,
+        help="check a `kiosk demo-server` (e.g. http://127.0.0.1:8765/api/v1) with the demo keys",
+    )
+    _menu(doctor)  # on the demo, or a demo-server started with --menu: its keys
+    doctor.add_argument(
+        "--probe-all",
+        action="store_true",
+        help="also ask which other API version the server answers (by default only the version "
+        "this kiosk speaks is asked: a strict 2.0 server counts a legacy path as a breach)",
+    )
     doctor.add_argument(
         "--test-order",
         action="store_true",
@@ -481,7 +506,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     settings = _claimed(_load(args).settings)
     _start_logging(settings)
-    # The unconfigured kiosk (the demo profile) runs the demo, visibly marked as such.
+    # The configured server, whatever it is; nothing configured is one line naming `kiosk demo`
+    # (a counter never takes make-believe orders by accident). The demo is `kiosk demo`.
     return _run_tui(settings, services_factory(settings))
 
 
@@ -656,20 +682,18 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
     from kiosk.api import RetryPolicy
     from kiosk.doctor import run_doctor
-    from kiosk.runtime import build_services, demo_dialect, uses_demo
+    from kiosk.runtime import build_services
 
-    loaded = _load(args)
+    if args.server is not None and getattr(args, "base_url", None) is not None:
+        raise UsageError("--server names a demo-server and --base-url a Storefront: give one")
+    demo = args.demo or args.server is not None
+    loaded = _load(args, profile="demo") if demo else _load(args)
     settings = loaded.settings
-    if uses_demo(settings):
-        settings = demo_dialect(settings)
     _start_logging(settings)
-    if uses_demo(settings):
-        key_source = "the demo keys"
-    else:
-        key_source = f"from {loaded.sources.get('api_key', '?')}"
+    key_source = "the demo keys" if demo else f"from {loaded.sources.get('api_key', '?')}"
     # A diagnosis wants a prompt answer: one retry, a short deadline.
     options: dict[str, Any] = {"retry": RetryPolicy(max_attempts=2), "deadline": 15.0}
-    services = build_services(settings, client_options=options)
+    services = build_services(settings, demo=args.demo, server=args.server, client_options=options)
 
     async def go() -> bool:
         try:
@@ -677,7 +701,9 @@ def cmd_doctor(args: argparse.Namespace) -> int:
                 from kiosk.doctor import run_test_order
 
                 return await run_test_order(services, sys.stdout)
-            return await run_doctor(services, sys.stdout, key_source=key_source)
+            return await run_doctor(
+                services, sys.stdout, key_source=key_source, probe_all=args.probe_all
+            )
         finally:
             await services.aclose()
 

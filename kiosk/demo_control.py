@@ -49,19 +49,33 @@ SWITCHES: tuple[FaultSwitch, ...] = (
 
 
 class DemoFaults:
-    """Read and switch the demo backend's faults, in-process or over loopback HTTP."""
+    """Read and switch the demo backend's faults, in-process or over loopback HTTP; and whether a
+    phone can open its checkout page. The DemoControls (kiosk.ordering.services) that the
+    composition root gives a demo kiosk's services."""
+
+    switches: tuple[FaultSwitch, ...] = SWITCHES
 
     def __init__(self, services: Any) -> None:
-        self.backend = getattr(services, "demo_backend", None)
+        self.services = services
         self.origin: str | None = None
-        if self.backend is None and getattr(services, "demo", False) and services.clients:
+        if getattr(services, "demo", False) and services.clients:
             client = next(iter(services.clients.values()))
-            base = str(getattr(client, "base_url", ""))
+            # The demo-server's origin, from either dialect's root (2.0 below /storefront).
+            base = str(getattr(client, "base_url", "")).removesuffix("/storefront")
             host = urlsplit(base).hostname or ""
             from kiosk.config import is_loopback_host
 
             if base.endswith("/api/v1") and is_loopback_host(host):
                 self.origin = base[: -len("/api/v1")]
+
+    def phone_can_open(self, checkout_url: str | None) -> bool:
+        # Read when asked: `kiosk demo --lan` sets the services' phone_origin after building.
+        return phone_reachable(checkout_url, getattr(self.services, "phone_origin", None))
+
+    @property
+    def backend(self) -> Any:
+        # Read when used: the in-process backend is the services' (tests hand it over later).
+        return getattr(self.services, "demo_backend", None)
 
     @property
     def available(self) -> bool:

@@ -10,12 +10,30 @@ No secret is ever printed: the key is named by its source, never shown.
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
     from kiosk.api import StorefrontClient
     from kiosk.ordering.services import KioskServices
+
+log = logging.getLogger(__name__)
+
+
+class NonsenseError(Exception):
+    """A reply that parsed but cannot be true of an order (a negative total, a paid order with no
+    number): said in one line naming the server, never passed."""
+
+
+def _unusable(exc: BaseException, base_url: str) -> str:
+    """One line for an answer the kiosk could not use at all (what would otherwise be a
+    traceback); the traceback goes to the log file."""
+    log.error("kiosk doctor: unusable answer from %s", base_url, exc_info=exc)
+    return (
+        f"the server at {base_url} gave an answer the kiosk cannot use ({type(exc).__name__}; "
+        "the details are in the log file): is it a Storefront server?"
+    )
 
 
 class _Report:
@@ -34,11 +52,14 @@ class _Report:
         self._line("SKIP", text)
 
     def info(self, text: str) -> None:
-        self.out.write(f"     {text}\n")
-        self.out.flush()
+        self._line("    ", text)
 
     def _line(self, tag: str, text: str) -> None:
-        self.out.write(f"{tag} {text}\n")
+        from kiosk.logs import REDACTOR
+
+        # Lines quote the server's words: whatever a server echoes, a registered secret (the
+        # key, a cart token) is never printed.
+        self.out.write(f"{tag} {REDACTOR.redact(text)}\n")
         self.out.flush()
 
 
@@ -89,7 +110,12 @@ def explain(exc: BaseException, base_url: str, location_id: str) -> str:
     if isinstance(exc, ServerError):
         return f"the server failed (HTTP {exc.status}): try again later, or tell the provider"
     if isinstance(exc, ResponseFormatError):
-        return f"the reply was not the Storefront API's JSON: is {base_url} the right base URL?"
+        what = f" to {exc.endpoint}" if exc.endpoint else ""
+        why = str(exc.details.get("errors") or "")[:160]
+        return (
+            f"the server at {base_url} answered{what} with something that is not a Storefront "
+            f"reply{f' ({why})' if why else ''}: is {base_url} the right base URL?"
+        )
     if isinstance(exc, StorefrontError):
         parts = [f"HTTP {exc.status}" if exc.status else None, exc.code, exc.server_message]
         return "refused: " + ", ".join(p for p in parts if p)
@@ -178,11 +204,16 @@ async def _check_location(
     report.ok(f"created cart {cart_id} and deleted it")
 
 
-async def _check_dialect(report: _Report, client: StorefrontClient, location_id: str) -> None:
-    """Which API versions the server answers, and whether this kiosk's setting is one of them."""
+async def _check_dialect(
+    report: _Report, client: StorefrontClient, location_id: str, *, probe_all: bool = False
+) -> None:
+    """Whether the server answers the API version this kiosk speaks; with `probe_all`, which
+    other version it answers too (by default the other is never asked: a strict 2.0 server
+    counts a legacy path as a breach)."""
     from kiosk.api.probe import probe_dialects
 
-    answers = await probe_dialects(client, location_id)
+    dialects = ("v2", "v1") if probe_all else (client.dialect,)
+    answers = await probe_dialects(client, location_id, dialects)
     for answer in answers:
         report.info(f"API {answer.name} at {answer.base_url}: {answer.detail}")
     spoken = [a for a in answers if a.speaks]
@@ -196,9 +227,14 @@ async def _check_dialect(report: _Report, client: StorefrontClient, location_id:
             f"this kiosk is set to speak {mine.name}, but the server answers {names}: use {flag} "
             "(or api_dialect in config.toml)"
         )
-    else:
+    elif probe_all:
         # Down, unreachable or wrong URL: the location check below says which, once.
         report.info("which API version this server speaks could not be told (see below)")
+    else:
+        report.info(
+            f"the server did not answer {mine.name} here (see below; --probe-all asks the "
+            "other API version too)"
+        )
 
 
 def _backend_text(services: KioskServices) -> str:
@@ -214,8 +250,11 @@ def _backend_text(services: KioskServices) -> str:
     return f"the backend at {where}" + (f" (profile {profile})" if profile != "demo" else "")
 
 
-async def run_doctor(services: KioskServices, out: TextIO, *, key_source: str = "") -> bool:
-    """Run every check for every location of `services`, printing to `out`. True when all passed."""
+async def run_doctor(
+    services: KioskServices, out: TextIO, *, key_source: str = "", probe_all: bool = False
+) -> bool:
+    """Run every check for every location of `services`, printing to `out`. True when all passed.
+    `probe_all`: ask both API versions, not only the one the kiosk speaks."""
     report = _Report(out)
     report.info(
         f"kiosk doctor: {_backend_text(services)}, {len(services.location_ids)} location(s)"
@@ -228,8 +267,11 @@ async def run_doctor(services: KioskServices, out: TextIO, *, key_source: str = 
         except LookupError as exc:
             report.fail(str(exc))
             continue
-        await _check_dialect(report, client, location_id)
-        await _check_location(report, client, location_id, key_source or "the configured key")
+        try:
+            await _check_dialect(report, client, location_id, probe_all=probe_all)
+            await _check_location(report, client, location_id, key_source or "the configured key")
+        except Exception as exc:  # a diagnosis reports, in one line, never a traceback
+            report.fail(f"location {location_id}: {_unusable(exc, client.base_url)}")
     report.info("all checks passed" if not report.failed else "some checks FAILED (see above)")
     return not report.failed
 
@@ -266,6 +308,7 @@ async def run_test_order(services: KioskServices, out: TextIO) -> bool:
     each with its latency and the requests it cost. On the demo it pays with the demo card and
     prints the order number; on any other server it stops before payment and deletes the cart."""
     from kiosk.api import StorefrontError
+    from kiosk.api.money import format_money
     from kiosk.ordering.visit import Visit
 
     report = _Report(out)
@@ -288,8 +331,17 @@ async def run_test_order(services: KioskServices, out: TextIO) -> bool:
         except StorefrontError as exc:
             report.fail(f"{name}: {explain(exc, client.base_url, location_id)}")
             return False
-        except LookupError as exc:
+        except NonsenseError as exc:
             report.fail(f"{name}: {exc}")
+            return False
+        except (KeyError, IndexError) as exc:  # LookupErrors, but of a shape, not ours
+            report.fail(f"{name}: {_unusable(exc, client.base_url)}")
+            return False
+        except LookupError as exc:  # ours: no product to order, no key for the location
+            report.fail(f"{name}: {exc}")
+            return False
+        except Exception as exc:  # one line naming the server, never a traceback
+            report.fail(f"{name}: {_unusable(exc, client.base_url)}")
             return False
         ms = (time.perf_counter() - started) * 1000
         cost = client.stats.requests - before
@@ -300,6 +352,7 @@ async def run_test_order(services: KioskServices, out: TextIO) -> bool:
     async def location() -> str:
         loc = await visit.load_location(location_id)
         visit.choose_location(location_id, loc)
+        state["currency"] = loc.currency
         return repr(loc.restaurant_display_name)
 
     async def product() -> str:
@@ -323,20 +376,49 @@ async def run_test_order(services: KioskServices, out: TextIO) -> bool:
         await visit.start("pickup")
         return f"cart {visit.cart_id}"
 
+    where = f"the server at {client.base_url}"
+
+    def believable(cart: Any, quantity: int) -> Any:
+        """The cart a write answered, checked for what no real order can be."""
+        if cart is None:
+            raise NonsenseError(f"{where} answered without a cart")
+        line = next((i for i in cart.items if i.product_id == state["product"].id), None)
+        if line is None or line.quantity != quantity:
+            raise NonsenseError(f"{where} answered a cart without the line just written")
+        for name in ("sub_total", "order_total"):
+            if getattr(cart, name) < 0:
+                shown = getattr(cart, f"{name}_formatted", None) or getattr(cart, name)
+                raise NonsenseError(
+                    f"{where} says the {name.replace('_', ' ')} is {shown}: below zero is no order"
+                )
+        return cart
+
     async def add() -> str:
-        cart = await visit.add_item(state["product"].id, 1, state["selection"])
-        assert cart is not None
-        state["line"] = cart.items[-1].id
+        cart = believable(await visit.add_item(state["product"].id, 1, state["selection"]), 1)
+        state["line"] = next(i.id for i in cart.items if i.product_id == state["product"].id)
         return ""
 
     async def quantity() -> str:
-        cart = await visit.set_quantity(state["line"], 2)
-        assert cart is not None
-        return f"total {cart.order_total_formatted or cart.order_total}"
+        cart = believable(await visit.set_quantity(state["line"], 2), 2)
+        # In the location's currency, by the kiosk's one formatter (as the screens show it).
+        return f"total {format_money(cart.order_total, state['currency'] or cart.currency)}"
 
-    async def asap() -> str:
+    async def order_time() -> str:
+        # A location that takes scheduled orders only refuses "as soon as possible": the kiosk
+        # chooses the first slot offered, as the cart screen does, and says which.
+        try:
+            slots = await visit.time_intervals()
+        except StorefrontError:
+            slots = None  # no slots to read (v1 without them): as soon as possible
+        if slots is not None and slots.require_scheduled_orders:
+            first = slots.first_slot()
+            if first is None:
+                raise NonsenseError(f"{where} takes scheduled orders only but offers no slot")
+            day, at = first
+            await visit.set_order_time_later(day.value, at)
+            return f"scheduled orders only: the first slot, {day.value} {at}"
         await visit.set_order_time_asap()
-        return ""
+        return "as soon as possible"
 
     async def checkout() -> str:
         result = await visit.checkout(TEST_NAME, TEST_EMAIL)
@@ -352,6 +434,8 @@ async def run_test_order(services: KioskServices, out: TextIO) -> bool:
         if cart is None or cart.status != "COMPLETED":
             raise LookupError("the demo payment did not complete the order")
         paid = True
+        if not cart.fulfillment_identifier:
+            raise NonsenseError(f"{where} says the order is paid but gives no order number")
         return f"order number {cart.fulfillment_identifier}"
 
     steps = [
@@ -360,7 +444,7 @@ async def run_test_order(services: KioskServices, out: TextIO) -> bool:
         ("start an ordering session", start),
         ("add it", add),
         ("change the quantity to 2", quantity),
-        ("as soon as possible", asap),
+        ("order time", order_time),
         (f"customer {TEST_NAME!r}, validate, payment hand-off", checkout),
     ]
     if pay:

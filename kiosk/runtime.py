@@ -12,11 +12,10 @@ import asyncio
 import importlib
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING, Any, TextIO
 
 from kiosk import paths
-from kiosk.config import ConfigError, Settings, check_base_url, is_loopback_host
+from kiosk.config import ConfigError, Settings, check_base_url
 from kiosk.diskcache import DiskCache, DiskSlot
 from kiosk.logs import register_secret
 from kiosk.ordering.services import KioskServices
@@ -247,18 +246,33 @@ def build_demo_services(
         )
         clients[location_id] = client
         closers.append(client.aclose)
-    return watched(
-        KioskServices(
-            settings=settings,
-            clients=clients,
-            location_ids=location_ids,
-            merchant_slug=restaurant.merchant_slug,
-            demo=True,
-            state_dir=state_dir if state_dir is not None else state_dir_for(settings),
-            closers=closers,
-            demo_backend=backend,
-        )
+    services = KioskServices(
+        settings=settings,
+        clients=clients,
+        location_ids=location_ids,
+        merchant_slug=restaurant.merchant_slug,
+        demo=True,
+        state_dir=state_dir if state_dir is not None else state_dir_for(settings),
+        closers=closers,
+        demo_backend=backend,
     )
+    from kiosk.demo_control import DemoFaults
+
+    services.demo_controls = DemoFaults(services)
+    return watched(_with_checks(services))
+
+
+def _with_checks(services: KioskServices) -> KioskServices:
+    """The staff screen's "run the checks": `kiosk doctor` on these services (imported when
+    run; the screens never import the doctor)."""
+
+    async def checks(out: TextIO) -> bool:
+        from kiosk.doctor import run_doctor
+
+        return await run_doctor(services, out)
+
+    services.checks = checks
+    return services
 
 
 def build_remote_services(
@@ -280,14 +294,16 @@ def build_remote_services(
         disk_cache,
     )
     return watched(
-        KioskServices(
-            settings=settings,
-            clients={settings.location: client},
-            location_ids=[settings.location],
-            merchant_slug=settings.merchant,
-            demo=False,
-            state_dir=state_dir_for(settings),
-            closers=[client.aclose],
+        _with_checks(
+            KioskServices(
+                settings=settings,
+                clients={settings.location: client},
+                location_ids=[settings.location],
+                merchant_slug=settings.merchant,
+                demo=False,
+                state_dir=state_dir_for(settings),
+                closers=[client.aclose],
+            )
         )
     )
 
@@ -320,11 +336,7 @@ def watched(services: KioskServices) -> KioskServices:
 def check_remote_settings(settings: Settings) -> None:
     """What a real backend needs, each missing piece named with where to set it."""
     if settings.base_url is None:
-        raise ConfigError(
-            f"no base URL for profile {settings.profile!r}: pass --base-url URL, set "
-            f"KIOSK_BASE_URL, or set base_url in [profiles.{settings.profile}] of config.toml "
-            "(`kiosk config path` prints where it is); or run `kiosk demo`"
-        )
+        raise ConfigError(no_backend_message(settings))
     check_base_url(settings.base_url)
     if settings.api_key is None and dialect_for(settings) == "v1":
         raise ConfigError(
@@ -339,24 +351,36 @@ def check_remote_settings(settings: Settings) -> None:
         )
 
 
-def uses_demo(settings: Settings) -> bool:
-    """The demo profile means the demo backend: without a base URL the embedded one; with a
-    loopback base URL and no key, a `kiosk demo-server`. Anything else is a real backend."""
-    if settings.profile != "demo":
-        return False
-    if settings.base_url is None:
-        return True
-    host = urlsplit(settings.base_url).hostname or ""
-    return settings.api_key is None and is_loopback_host(host)
+def no_backend_message(settings: Settings) -> str:
+    """The one line a kiosk with no server configured says (exit 2): never the demo instead."""
+    # "demo" is the default profile's name, not a choice: naming it would read as the demo.
+    where = f" for profile {settings.profile!r}" if settings.profile != "demo" else ""
+    return (
+        f"no base URL (no backend configured{where}): `kiosk demo` starts the demo; for a "
+        "Storefront pass --base-url URL --location ID, set KIOSK_BASE_URL, or set base_url in "
+        "config.toml (`kiosk config path` prints where it is)"
+    )
 
 
+# Which backend a command runs on is decided here and nowhere else: the demo only when the
+# command asks for it (`kiosk demo`, `kiosk doctor --demo`, `--server URL` of either), never
+# inferred from the settings. A base URL, loopback or not, with or without a key, is the server
+# the staff member named (a local 2.0 server, a tunnel to staging): the kiosk talks to it.
 def build_services(
-    settings: Settings, *, client_options: Mapping[str, Any] | None = None
+    settings: Settings,
+    *,
+    demo: bool = False,
+    server: str | None = None,
+    client_options: Mapping[str, Any] | None = None,
 ) -> KioskServices:
-    """The demo or the remote backend, whichever the settings describe."""
-    if uses_demo(settings):
+    """The demo (`demo`, or a demo-server at `server`) or the configured remote backend."""
+    if demo or server is not None:
+        if server is not None:
+            check_base_url(server)
         return build_demo_services(
-            settings, base_url=settings.base_url, client_options=client_options
+            demo_dialect(settings.replace(base_url=server)),
+            base_url=server,
+            client_options=client_options,
         )
     return build_remote_services(settings, client_options=client_options)
 
@@ -371,8 +395,8 @@ def make_app(
     """The one way to build the kiosk app (the CLI, `serve`'s sessions, benches and tests).
 
     Give ready `services` (tests: built with build_demo_services and its overrides), or a
-    `factory` the app awaits after its first frame (the CLI); with neither, the factory the
-    settings describe. `app_options` go to KioskApp (injected clocks, store options)."""
+    `factory` the app awaits after its first frame (the CLI); with neither, the factory of the
+    configured backend. `app_options` go to KioskApp (injected clocks, store options)."""
     from kiosk.tui.app import KioskApp
 
     if settings is None:
@@ -390,7 +414,7 @@ def _preload(modules: tuple[str, ...]) -> None:
 def services_factory(
     settings: Settings,
     *,
-    demo: bool | None = None,
+    demo: bool = False,
     db_path: Path | None = None,
     base_url: str | None = None,
     location: str | None = None,
@@ -400,10 +424,9 @@ def services_factory(
     The slow imports (httpx, pydantic models, Starlette, SQLite) run in a thread so the event loop
     keeps drawing; the objects are then built on the loop's thread. Configuration problems found
     cheaply (a missing key, URL or location) are raised now, before any UI appears.
+    `demo` (the command asked for the demo; see build_services) with `base_url`, a demo-server.
     """
-    use_demo = uses_demo(settings) if demo is None else demo
-    if use_demo and base_url is None and demo is None:
-        base_url = settings.base_url
+    use_demo = demo
     if not use_demo:
         check_remote_settings(settings)
     elif base_url is not None:

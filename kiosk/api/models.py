@@ -326,7 +326,9 @@ class Location(ApiModel):
     address_string: str | None = None
     phone: str | None = None
     timezone: str | None = None
-    currency: str = "usd"
+    # "" when the record does not say (2.0's location has no currency: its menus and carts do).
+    # Never a guessed "usd": an AUD restaurant's amounts would read as dollars.
+    currency: str = ""
     is_ordering_allowed: bool | None = None
     is_scheduled_order_allowed: bool | None = None
     methods_status: MethodsStatus | None = None
@@ -440,11 +442,15 @@ class _Priced:
     def is_available(self) -> bool:
         return self.availability.strip().lower() == "available"
 
-    def price_text(self, currency: str = "usd", locale: str | None = None) -> str:
-        """The server's display price, or a fallback formatted here (always, in `locale`)."""
+    def price_text(self, currency: str, locale: str | None = None) -> str:
+        """The server's display price, or a fallback formatted here (always, in `locale`).
+
+        `currency` is the location's (required: a product listed without one, as 2.0's
+        cross-sell answers are, must not fall back to dollars in an AUD restaurant); it wins
+        over the product's own field; with neither the amount is shown without a symbol."""
         if self.display_price and not locale:
             return self.display_price
-        return format_money(self.price, self.currency or currency, locale)
+        return format_money(self.price, currency or self.currency or "", locale)
 
 
 @dataclass(frozen=True, slots=True)

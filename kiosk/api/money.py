@@ -117,7 +117,17 @@ def _formatted(minor: int, code: str, where: str) -> str:
     try:
         if not code:
             return format_decimal(amount, format="#,##0.00", locale=where)
-        return format_currency(amount, code, locale=where)
+        text = format_currency(amount, code, locale=where)
+        # A language with no symbol of its own for the currency writes the bare code ("4,50 AUD"
+        # in Spanish): the default locale's symbol instead, so an AUD restaurant reads A$ in
+        # every language, as on its English screens and in the server's formatted twins.
+        from babel.numbers import get_currency_symbol
+
+        if where != DEFAULT_LOCALE and get_currency_symbol(code, where) == code:
+            shared = get_currency_symbol(code, DEFAULT_LOCALE)
+            if shared != code:
+                text = text.replace(code, shared)
+        return text
     except (UnknownLocaleError, ValueError):
         # A locale name babel does not know (it came from settings or the network): the default.
         if where == DEFAULT_LOCALE:

@@ -1,6 +1,8 @@
 """Which Storefront API versions a server speaks (`kiosk doctor`).
 
-One location read per version, each the way that version is spoken: 2.0 anonymously below
+Only the versions asked for are probed (the doctor asks the one the kiosk speaks; `--probe-all`
+both): a strict 2.0 server counts a request to a legacy path as a breach. One location read per
+version, each the way that version is spoken: 2.0 anonymously below
 `/api/v1/storefront`, the legacy API at `/api/v1` with the location key (or none). No retries and a
 short deadline: a diagnosis wants a prompt answer. Where each version lives is `dialect_base`, the
 one place that spells the two roots.
@@ -8,6 +10,7 @@ one place that spells the two roots.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,13 +80,13 @@ async def _probe_one(
     except (AuthenticationError, PermissionDeniedError) as exc:
         said = "no location key given" if not api_key else "the location key was refused"
         return DialectAnswer(dialect, url, True, f"answers (HTTP {exc.status}: {said})")
-    except NotFoundError as exc:
-        if exc.request_id is not None:
-            # 2.0's envelope carries a requestId: the API is there, the location is not.
-            return DialectAnswer(
-                dialect, url, True, f"answers, but location {location_id} is unknown"
-            )
-        return DialectAnswer(dialect, url, False, "no such API here (HTTP 404)")
+    except NotFoundError:
+        # A 404 never means "answers": a 2.0 server's catch-all 404 carries the same envelope
+        # (and requestId) for a legacy path as for an unknown location, so nothing here tells
+        # the API from its absence. The location check says which, in its own words.
+        return DialectAnswer(
+            dialect, url, False, f"HTTP 404 (no such API here, or no location {location_id})"
+        )
     except APIConnectionError as exc:
         return DialectAnswer(dialect, url, False, f"unreachable ({exc.message})")
     except StorefrontError as exc:
@@ -94,10 +97,12 @@ async def _probe_one(
     return DialectAnswer(dialect, url, True, f"answers (location {location_id} read)")
 
 
-async def probe_dialects(client: StorefrontClient, location_id: str) -> list[DialectAnswer]:
-    """Both versions at the server `client` talks to (its wire and its key), 2.0 first."""
+async def probe_dialects(
+    client: StorefrontClient, location_id: str, dialects: Sequence[str] = ("v2", "v1")
+) -> list[DialectAnswer]:
+    """The `dialects` asked for (default both, 2.0 first) at the server `client` talks to (its
+    wire and its key)."""
     key = client._api_key.get_secret_value()  # same package: the key never leaves kiosk.api
     return [
-        await _probe_one(d, client.base_url, location_id, key, client.transport)
-        for d in ("v2", "v1")
+        await _probe_one(d, client.base_url, location_id, key, client.transport) for d in dialects
     ]

@@ -241,6 +241,12 @@ class StorefrontClientV2(StorefrontClient):
             self._resuming = None
         cart = data.get("cart") if isinstance(data, dict) else None
         cart_id = cart.get("id", "") if isinstance(cart, dict) else ""
+        if not isinstance(cart_id, str) or not cart_id:
+            # 2.0 refuses with an error status, never with a 200: a 200 without a cart is a
+            # reply the kiosk cannot use (a cart id "" would reach a path and fail obscurely).
+            raise ResponseFormatError(
+                status=200, endpoint=ep.name, details={"errors": "no cart in the reply"}
+            )
         return self._parse(OrderingSession, {"cartId": cart_id}, ep.name)
 
     async def create_or_resume_cart(self, location_id: str, current_cart_id: str = "") -> str:

@@ -6,16 +6,41 @@ and by `kiosk doctor`. Pure data: no Textual, no HTTP here.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from kiosk.config import Settings
 
 if TYPE_CHECKING:
     from kiosk.api import StorefrontClient
     from kiosk.metrics import FleetMetrics
+
+
+class DemoControls(Protocol):
+    """Our demo backend's own controls, which no Storefront has: its fault switches (the staff
+    screen) and whether a phone can open its checkout page (the payment screen). Built by the
+    composition root (kiosk.runtime, from kiosk.demo_control) for a demo; None on a real
+    backend. Screens see this, never kiosk.demo_control."""
+
+    @property
+    def switches(self) -> Sequence[Any]: ...
+
+    @property
+    def available(self) -> bool: ...
+
+    async def get(self) -> dict[str, Any]: ...
+
+    async def toggle(self, switch: Any) -> dict[str, Any]: ...
+
+    async def reset(self) -> dict[str, Any]: ...
+
+    def phone_can_open(self, checkout_url: str | None) -> bool: ...
+
+
+# The kiosk's checks (`kiosk doctor`), written to a text stream; True when all passed.
+Checks = Callable[[TextIO], Awaitable[bool]]
 
 
 @dataclass
@@ -44,6 +69,10 @@ class KioskServices:
     # This terminal's counters (kiosk.metrics): the Visit and the clients tell it; the staff
     # screen and the Prometheus exporter (when the `metrics` setting is on) read it.
     metrics: FleetMetrics | None = None
+    # The demo's own controls (None on a real backend) and the checks the staff screen runs
+    # (None: not offered); both set by the composition root.
+    demo_controls: DemoControls | None = None
+    checks: Checks | None = None
 
     def client_for(self, location_id: str) -> StorefrontClient:
         try:

@@ -112,7 +112,7 @@ def chosen_tip(cart: Cart) -> str:
     return "none"
 
 
-def parse_custom_tip(raw: str, currency: str = "usd", locale: str | None = None) -> int:
+def parse_custom_tip(raw: str, currency: str, locale: str | None = None) -> int:
     """A custom tip as typed ("2.50", "$3", "4") in minor units; TipRefused says why not."""
     text = raw.strip()
     for sign in ("$", "€", "£", "NZ$", "A$", "CA$"):

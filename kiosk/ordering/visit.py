@@ -1026,10 +1026,13 @@ class Visit:
         self._set(location_id=self._home(), location=None)
         return discard
 
-    async def quit(self, *, keep_cart: bool = False) -> None:
-        """The kiosk is closing normally. An open order's cart is deleted (a quit is not a crash:
-        nobody comes back for it), unless staff chose to keep it for the next start."""
+    async def quit(self, *, keep_cart: bool = True) -> None:
+        """The kiosk is closing normally. An open order is kept, on the server and in the resume
+        file, for the next start (journey 16: a quit is not "start over", the one way an order
+        is deleted); `keep_cart=False` deletes it (a caller that chose to clear it)."""
         if keep_cart:
+            if self._discards:
+                await asyncio.gather(*self._discards, return_exceptions=True)
             return
         store = self._store
         cart = store.cart if store is not None else None

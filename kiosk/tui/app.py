@@ -136,8 +136,9 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         # customer may reload or lose the connection and come back (kiosk.serve), so its staff
         # keys ask for the PIN and its cart is kept when the browser goes.
         self.browser_session = "web_driver" in os.environ.get("TEXTUAL_DRIVER", "")
-        # Staff may keep the open order's cart when the kiosk quits (the next start resumes it).
-        self.keep_cart_on_quit = self.browser_session
+        # A quit keeps the open order's cart for the next start (journey 16); only start over
+        # deletes it.
+        self.keep_cart_on_quit = True
         # Textual's web driver blurs the app as it starts, after the page may already have focused
         # the terminal (kiosk/web does on load): that first blur is ignored (on_app_blur).
         self._start_blur_pending = self.browser_session
@@ -465,8 +466,8 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         visit, self._visit = self._visit, None
         if visit is not None:
             self._unsubscribe()
-            # A normal quit deletes an open order's cart, unless staff chose to keep it.
-            # A terminal that hung up is a dropped link, not a customer who left: keep the order.
+            # A quit (Ctrl+Q, staff's exit) keeps an open order for the next start; so does a
+            # terminal that hung up (a dropped link, not a customer who left).
             keep = self.keep_cart_on_quit or self.terminal_lost()
             await visit.quit(keep_cart=keep)
         if self._services is not None:

@@ -139,7 +139,7 @@ def line_amount(item: CartItem, currency: str | None) -> str:
     if locale:
         from kiosk.api.money import format_money
 
-        return format_money(item.total or item.price, currency or "usd", locale)
+        return format_money(item.total or item.price, currency or "", locale)
     return clean(item.total_formatted or item.price_formatted or "", 20)
 
 

@@ -19,12 +19,23 @@ if TYPE_CHECKING:
     from kiosk.ordering.visit import Visit, VisitState
     from kiosk.tui.pin import PinThrottle
 
-__all__ = ["Kiosk", "kiosk_of"]
+__all__ = ["Kiosk", "kiosk_of", "shop_currency"]
 
 
 def kiosk_of(app: object) -> Kiosk:
     """`app` (a screen's or widget's `self.app`) as the kiosk app it is."""
     return cast("Kiosk", app)
+
+
+def shop_currency(app: object) -> str:
+    """The currency every amount on screen is shown in: the location's, else the open cart's,
+    else "" (an amount without a symbol, never a guessed dollar)."""
+    kiosk = kiosk_of(app)
+    location = getattr(kiosk, "location", None)
+    if location is not None and location.currency:
+        return str(location.currency)
+    cart = getattr(kiosk, "cart", None)
+    return str(cart.currency) if cart is not None and cart.currency else ""
 
 
 class Kiosk(Protocol):
@@ -38,7 +49,7 @@ class Kiosk(Protocol):
     # Injected clocks: monotonic for countdowns, wall for time of day.
     clock: Callable[[], float]
     wall_clock: Callable[[], float]
-    # Staff may keep the open order's cart when the kiosk quits.
+    # Whether a quit keeps the open order's cart for the next start (True: journey 16).
     keep_cart_on_quit: bool
     pin_throttle: PinThrottle
 

@@ -60,7 +60,10 @@ def test_a_listed_product_carries_what_its_detail_reads(
     from_listed = ProductDetail.from_listed(listed)
     extras = set(full.model_extra or {})
     assert from_listed.model_dump() == full.model_dump(exclude=extras)
-    assert (listed.is_available, listed.price_text()) == (full.is_available, full.price_text())
+    assert (listed.is_available, listed.price_text("usd")) == (
+        full.is_available,
+        full.price_text("usd"),
+    )
 
 
 def test_lean_records_keep_no_extras_and_share_repeated_text() -> None:

@@ -316,8 +316,18 @@ def test_menu_product_contract_shape() -> None:
     assert product.price == 325 and not product.is_available
     assert product.tags == ("vegan",) and product.calories == 320
     assert product.available_times[0].start == "07:00"
-    assert product.price_text() == "$3.25"
+    assert product.price_text("usd") == "$3.25"
     assert validate_as(MenuProduct, {"id": "q", "price": "1.5"}).price_text("gbp") == "£1.50"
+    # Journey 13: a product listed without a currency (2.0's cross-sell answer) is priced in the
+    # location's, in every language; never a guessed dollar.
+    bare = validate_as(MenuProduct, {"id": "s", "price": "4.50"})
+    assert bare.price_text("aud") == "A$4.50"
+    assert bare.price_text("aud", "es").replace("\xa0", " ") == "4,50 A$"
+    assert "$" not in bare.price_text("") and "US" not in bare.price_text("", "es")
+    # The location's currency wins over a product's own (one currency on a screen).
+    assert validate_as(MenuProduct, {"id": "u", "price": "1.00", "currency": "usd"}).price_text(
+        "aud"
+    ) == ("A$1.00")
 
 
 def test_missing_availability_means_available() -> None:

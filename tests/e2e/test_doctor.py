@@ -121,9 +121,20 @@ def test_an_unreachable_port(
     assert "ConnectError" in fails[0]
 
 
-def test_the_embedded_demo_by_default(capsys: pytest.CaptureFixture[str]) -> None:
-    # No config at all: the demo profile, the backend in-process, every demo location checked.
+def test_nothing_configured_is_one_line_naming_the_demo(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Never "all checks passed" on make-believe: no backend is no backend.
     code = cli.main(["doctor"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and "`kiosk demo`" in err
+    assert "passed" not in err
+
+
+def test_the_embedded_demo_when_asked(capsys: pytest.CaptureFixture[str]) -> None:
+    # --demo: the backend in-process, every demo location checked.
+    code = cli.main(["doctor", "--demo"])
     out, _ = capsys.readouterr()
     assert code == 0, out
     assert "the embedded demo backend (in this process), 2 location(s)" in out
@@ -136,8 +147,8 @@ def test_the_embedded_demo_by_default(capsys: pytest.CaptureFixture[str]) -> Non
 def test_a_demo_server_is_named_by_its_url_not_embedded(
     demo_server: ServerThread, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # The demo profile with a loopback URL and no key: a `kiosk demo-server`, not in-process.
-    code = cli.main(["doctor", "--base-url", demo_server.base_url])
+    # --server: a `kiosk demo-server`, not in-process.
+    code = cli.main(["doctor", "--server", demo_server.base_url])
     out, _ = capsys.readouterr()
     assert code == 0, out
     first = out.splitlines()[0]
@@ -168,10 +179,10 @@ def test_exit_status_of_a_real_process(demo_server: ServerThread, kiosk_home: Pa
     assert "Traceback" not in bad.stderr
 
 
-def test_a_demo_server_without_a_key_uses_the_demo_keys(
+def test_a_demo_server_uses_the_demo_keys(
     demo_server: ServerThread, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = cli.main(["doctor", "--base-url", demo_server.base_url])
+    code = cli.main(["doctor", "--server", demo_server.base_url])
     out, _ = capsys.readouterr()
     assert code == 0, out
     # Without a key the kiosk speaks 2.0 to a demo server (which answers both versions).

@@ -23,7 +23,8 @@ def served() -> Iterator[tuple[object, str]]:
 
 @pytest.mark.parametrize("api", ["v1", "v2"])
 def test_on_the_demo_the_test_order_is_paid(capsys: pytest.CaptureFixture[str], api: str) -> None:
-    code = cli.main(["doctor", "--test-order", "--api", api, "--location", "lantern-downtown"])
+    argv = ["doctor", "--demo", "--test-order", "--api", api, "--location", "lantern-downtown"]
+    code = cli.main(argv)
     out = capsys.readouterr().out
     assert code == 0, out
     assert re.search(r"order number [A-Z]\d{3}", out)
@@ -55,5 +56,5 @@ def test_elsewhere_it_stops_before_payment_and_deletes_the_cart(
 
 
 def test_a_failing_step_fails_the_test_order(capsys: pytest.CaptureFixture[str]) -> None:
-    code = cli.main(["doctor", "--test-order", "--location", "nowhere"])
+    code = cli.main(["doctor", "--demo", "--test-order", "--location", "nowhere"])
     assert code != 0

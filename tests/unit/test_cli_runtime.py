@@ -130,7 +130,7 @@ def test_remote_services_name_what_is_missing(
 
 
 async def test_the_factory_builds_the_demo() -> None:
-    factory = runtime.services_factory(load_settings(env={}), location=DOWNTOWN.slug)
+    factory = runtime.services_factory(load_settings(env={}), demo=True, location=DOWNTOWN.slug)
     services = await factory()
     try:
         assert services.location_ids == [DOWNTOWN.id]
@@ -206,12 +206,19 @@ def test_kiosk_demo_hands_the_app_a_factory(monkeypatch: pytest.MonkeyPatch) -> 
     logs.shutdown_logging()
 
 
-def test_kiosk_without_config_runs_the_demo(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("argv", [[], ["run"]])
+def test_kiosk_without_config_names_the_demo_command_and_exits_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    # A counter never takes make-believe orders by accident: no backend, no kiosk.
     recorder = _Recorder()
     recorder.install(monkeypatch)
-    assert cli.main([]) == 0
-    assert recorder.services is not None and recorder.services.demo
-    logs.shutdown_logging()
+    assert cli.main(argv) == 2
+    assert recorder.services is None
+    out, err = capsys.readouterr()
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "`kiosk demo`" in lines[0] and "--base-url" in lines[0], err
 
 
 def test_kiosk_with_a_base_url_runs_remote(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -227,15 +234,38 @@ def test_kiosk_with_a_base_url_runs_remote(monkeypatch: pytest.MonkeyPatch) -> N
     logs.shutdown_logging()
 
 
-def test_demo_profile_with_a_base_url_means_a_demo_server(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    ("url", "spoken"),
+    [
+        ("http://127.0.0.1:8765/api/v1/storefront", "http://127.0.0.1:8765/api/v1/storefront"),
+        # A loopback URL without a key (a tunnel to staging) is no demo-server either.
+        ("http://localhost:9000/api/v1", "http://localhost:9000/api/v1/storefront"),
+    ],
+)
+def test_a_loopback_base_url_without_a_key_is_the_server_named(
+    monkeypatch: pytest.MonkeyPatch, url: str, spoken: str
+) -> None:
     recorder = _Recorder()
     recorder.install(monkeypatch)
-    monkeypatch.setenv("KIOSK_BASE_URL", "http://127.0.0.1:8765/api/v1")
-    assert cli.main([]) == 0
+    monkeypatch.setenv("KIOSK_BASE_URL", url)
+    # The default profile, no key: before, this ran the demo ("the demo has no location X").
+    assert cli.main(["--location", "X"]) == 0
+    services = recorder.services
+    assert services is not None and not services.demo and services.demo_backend is None
+    assert services.location_ids == ["X"]
+    client = services.client_for("X")
+    assert client.base_url == spoken and client.dialect == "v2"
+    logs.shutdown_logging()
+
+
+def test_kiosk_demo_server_is_asked_for_with_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    recorder = _Recorder()
+    recorder.install(monkeypatch)
+    assert cli.main(["demo", "--server", "http://127.0.0.1:8765/api/v1"]) == 0
     services = recorder.services
     assert services is not None and services.demo
     assert services.location_ids == [DOWNTOWN.id, WESTSIDE.id]
-    assert services.client_for(WESTSIDE.id).base_url == "http://127.0.0.1:8765/api/v1"
+    assert services.client_for(WESTSIDE.id).base_url == "http://127.0.0.1:8765/api/v1/storefront"
     logs.shutdown_logging()
 
 

@@ -53,7 +53,7 @@ def test_disabled_tips_and_bad_presets() -> None:
 
 @pytest.mark.parametrize(("raw", "minor"), [("2.50", 250), ("$3", 300), (" 4 ", 400), ("0", 0)])
 def test_custom_tip_accepted(raw: str, minor: int) -> None:
-    assert parse_custom_tip(raw) == minor
+    assert parse_custom_tip(raw, "usd") == minor
 
 
 @pytest.mark.parametrize(
@@ -68,4 +68,4 @@ def test_custom_tip_accepted(raw: str, minor: int) -> None:
 )
 def test_custom_tip_refused_with_a_reason(raw: str, says: str) -> None:
     with pytest.raises(TipRefused, match=says):
-        parse_custom_tip(raw)
+        parse_custom_tip(raw, "usd")

@@ -198,7 +198,8 @@ async def test_a_saved_cart_with_no_lines_is_dropped(tmp_path: Path) -> None:
         assert rig.server_cart(cart_id) is None
 
 
-async def test_a_normal_quit_deletes_the_open_cart_unless_staff_keep_it(tmp_path: Path) -> None:
+async def test_a_quit_keeps_the_open_cart_for_the_next_start(tmp_path: Path) -> None:
+    # Journey 16: a quit is not "start over"; only a caller that chooses to clear deletes it.
     path = tmp_path / "cart.json"
     async with demo_rig() as rig:
         visit = rig.visit(path)
@@ -206,16 +207,17 @@ async def test_a_normal_quit_deletes_the_open_cart_unless_staff_keep_it(tmp_path
         await visit.add_item("prd_cookie", 1)
         cart_id = visit.state.cart_id or ""
         await visit.quit()
-        assert rig.server_cart(cart_id) is None and not path.exists()
-
-        kept = rig.visit(path)
-        await kept.start("pickup")
-        await kept.add_item("prd_cookie", 1)
-        cart_id = kept.state.cart_id or ""
-        await kept.quit(keep_cart=True)
         assert rig.server_cart(cart_id) is not None and load_saved_cart(path) is not None
         again = rig.visit(path)
         assert (await again.resume_saved()).kind == "open"
+        assert again.state.cart_id == cart_id
+
+        cleared = rig.visit(tmp_path / "other.json")
+        await cleared.start("pickup")
+        await cleared.add_item("prd_cookie", 1)
+        cart_id = cleared.state.cart_id or ""
+        await cleared.quit(keep_cart=False)
+        assert rig.server_cart(cart_id) is None and not (tmp_path / "other.json").exists()
 
 
 async def test_a_quit_while_paying_keeps_the_locked_cart_for_the_next_start(

@@ -20,7 +20,7 @@ from textual.widgets import Button, Input, Select, Static
 from kiosk.i18n import N_, _, money_locale
 from kiosk.ordering.tips import TipRefused, chosen_tip, parse_custom_tip, tip_choices
 from kiosk.tui.cartview import local_moment
-from kiosk.tui.contract import kiosk_of
+from kiosk.tui.contract import kiosk_of, shop_currency
 from kiosk.tui.errors import Failure
 from kiosk.tui.labels import method_label
 from kiosk.tui.screens.base import KioskScreen
@@ -304,11 +304,12 @@ class CartScreen(KioskScreen):
         self.suggestions = [p for p in products if p.id not in in_cart and p.is_available][:5]
         if not self.suggestions:
             return
+        currency = shop_currency(self.app)
         rows = [
             TextRow(
                 p.id,
                 Text(" + " + clean(p.name, 60)),
-                Text(clean(p.price_text(locale=money_locale()), 16) + " "),
+                Text(clean(p.price_text(currency, money_locale()), 16) + " "),
             )
             for p in self.suggestions
         ]
@@ -521,8 +522,7 @@ class CartScreen(KioskScreen):
 
     def set_custom_tip(self) -> None:
         error = self.query_one("#tip-error", FieldError)
-        cart = self.kiosk.cart
-        currency = cart.currency if cart is not None else "usd"
+        currency = shop_currency(self.app)
         try:
             minor = parse_custom_tip(
                 self.query_one("#custom-tip", Input).value, currency, self.kiosk.visit.locale

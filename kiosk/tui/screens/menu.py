@@ -21,6 +21,7 @@ from kiosk.i18n import N_, _, money_locale
 from kiosk.ordering import diet
 from kiosk.tui import menu_model
 from kiosk.tui.a11y import large_text
+from kiosk.tui.contract import shop_currency
 from kiosk.tui.menu_model import Header
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
@@ -136,10 +137,11 @@ class ProductList(RowList["menu_model.Row"]):
         if state == menu_model.SOLD_OUT:
             right = Text(_("Sold out"), style="bold red")
         elif state == menu_model.NOT_NOW:
-            price = _shown(row.price_text(locale=money_locale()), 20)
+            price = _shown(row.price_text(shop_currency(self.app), money_locale()), 20)
             right = Text(_("Not available now {price}").format(price=price), style="yellow")
         else:
-            right = Text(_shown(row.price_text(locale=money_locale()), 20), style="bold")
+            price = _shown(row.price_text(shop_currency(self.app), money_locale()), 20)
+            right = Text(price, style="bold")
         return two_columns(left, right + Text(" "), width)
 
 

@@ -22,7 +22,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Static
 
-from kiosk.demo_control import phone_reachable
 from kiosk.i18n import N_, _
 from kiosk.ordering.lifecycle import Phase
 from kiosk.ordering.payment import counter_code, offers_counter
@@ -166,7 +165,8 @@ class PaymentScreen(KioskScreen):
         if not self.kiosk.services.demo:
             return True
         url = cart.checkout_url if cart is not None else None
-        return phone_reachable(url, getattr(self.kiosk.services, "phone_origin", None))
+        controls = self.kiosk.services.demo_controls
+        return controls is not None and controls.phone_can_open(url)
 
     def _show_demo_hint(self) -> None:
         if not self.kiosk.services.demo:

@@ -18,6 +18,7 @@ from textual.widgets import Button, Static
 
 from kiosk.i18n import N_, _, money_locale
 from kiosk.ordering import diet
+from kiosk.tui.contract import shop_currency
 from kiosk.tui.errors import Failure
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
@@ -58,7 +59,7 @@ ModifierRow = GroupRow | OptionRow
 class ModifierList(RowList[ModifierRow]):
     """Groups and their options in one list; the cursor moves over options only."""
 
-    currency = "usd"
+    currency = ""  # set from the location (shop_currency) when the product is loaded
     locale: str | None = None
     # The product and the menu's diet filter, for each option's marks (kiosk.ordering.diet).
     product: ProductDetail | None = None
@@ -149,9 +150,7 @@ def offer_suggestion(app: App[Any], product: MenuProduct) -> None:
     from kiosk.tui.contract import kiosk_of
 
     kiosk = kiosk_of(app)
-    location = kiosk.location
-    currency = location.currency if location is not None else "usd"
-    price = product.price_text(currency, money_locale())
+    price = product.price_text(shop_currency(app), money_locale())
     name = clean(product.name, 60)
 
     def answered(yes: bool | None) -> None:
@@ -272,11 +271,8 @@ class ProductScreen(KioskScreen):
         from kiosk.ordering.modifiers import SelectionState
 
         self.product = product
-        currency = (
-            product.currency
-            or (self.kiosk.location.currency if self.kiosk.location else "")
-            or "usd"
-        )
+        # The location's currency (as every amount on screen), else the product's own.
+        currency = shop_currency(self.app) or product.currency or ""
         modifiers = self.query_one("#modifiers", ModifierList)
         modifiers.currency = currency
         modifiers.locale = self.kiosk.visit.locale

@@ -20,7 +20,6 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from kiosk.demo_control import SWITCHES, DemoFaults
 from kiosk.tui.a11y import Accessibility
 from kiosk.tui.contract import Kiosk, kiosk_of
 from kiosk.tui.health import client_health
@@ -30,6 +29,7 @@ from kiosk.tui.widgets.chrome import DemoMark
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
+    from kiosk.ordering.services import DemoControls
     from kiosk.tui.pin import PinThrottle
 
 
@@ -166,7 +166,7 @@ class StaffScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.faults: dict[str, Any] = {}
-        self.fault_control: DemoFaults | None = None
+        self.fault_control: DemoControls | None = None
         self._health_shown: Text | None = None
 
     def compose(self) -> ComposeResult:
@@ -184,9 +184,9 @@ class StaffScreen(Screen[None]):
 
     def on_mount(self) -> None:
         services = _kiosk(self).services_or_none
-        if services is not None and services.demo:
-            control = DemoFaults(services)
-            self.fault_control = control if control.available else None
+        control = services.demo_controls if services is not None else None
+        if control is not None and control.available:
+            self.fault_control = control
         self.build_actions()
         self.show_health()
         self.set_interval(1.0, self.show_health)
@@ -256,17 +256,15 @@ class StaffScreen(Screen[None]):
             # The theme (issue 13 F), until the kiosk restarts (the setting `theme` is its start).
             contrast = "on" if getattr(self.app, "high_contrast", False) else "off"
             options.append(Option(Text(f"High-contrast theme: {contrast}"), id="contrast"))
-            options.append(Option(Text("Run the checks (kiosk doctor)"), id="doctor"))
+            if services.checks is not None:
+                options.append(Option(Text("Run the checks (kiosk doctor)"), id="doctor"))
         if self.fault_control is not None:
-            for switch in SWITCHES:
+            for switch in self.fault_control.switches:
                 mark = "[x]" if switch.is_on(self.faults) else "[ ]"
                 options.append(Option(Text(f"{mark} Demo fault: {switch.label}"), id=switch.key))
             options.append(Option(Text("Demo faults: all off"), id="faults-off"))
-        if services is not None and kiosk.visit.state.has_order:
-            options.append(
-                Option(Text("Exit, keeping the open order for the next start"), id="exit-keep")
-            )
-        options.append(Option(Text("Exit the kiosk app (an open order is deleted)"), id="exit"))
+        # An exit keeps an open order for the next start; the reset above deletes it.
+        options.append(Option(Text("Exit the kiosk app (an open order is kept)"), id="exit"))
         actions = self.query_one("#staff-actions", OptionList)
         highlighted = actions.highlighted
         actions.set_options(options)
@@ -305,21 +303,18 @@ class StaffScreen(Screen[None]):
             self.run_worker(self._reset_faults(), group="staff-faults", exit_on_error=False)
         elif action == "exit":
             self.confirm_exit()
-        elif action == "exit-keep":
-            self.confirm_exit(keep_cart=True)
         else:
-            switch = next((s for s in SWITCHES if s.key == action), None)
+            switches = self.fault_control.switches if self.fault_control is not None else ()
+            switch = next((s for s in switches if s.key == action), None)
             if switch is not None:
                 self.run_worker(self._toggle(switch), group="staff-faults", exit_on_error=False)
 
-    def confirm_exit(self, *, keep_cart: bool = False) -> None:
-        """Exit the app. A normal exit deletes the open order's cart; staff may keep it (the next
-        start then resumes it, as after a crash)."""
+    def confirm_exit(self) -> None:
+        """Exit the app. An open order is kept: the next start resumes it, as after a crash."""
         from kiosk.tui.widgets.dialogs import ConfirmDialog
 
         def answered(yes: bool | None) -> None:
             if yes:
-                _kiosk(self).keep_cart_on_quit = keep_cart
                 self.app.exit()
 
         self.app.push_screen(
@@ -353,7 +348,7 @@ class StaffScreen(Screen[None]):
         self.app.push_screen(LocationChoice(choices), chosen)
 
     # Demo faults ----------------------------------------------------------------------------------
-    async def _fault_call(self, send: Callable[[DemoFaults], Awaitable[Any]], what: str) -> bool:
+    async def _fault_call(self, send: Callable[[DemoControls], Awaitable[Any]], what: str) -> bool:
         """Send one demo-fault request and keep its answer; False (and said so) if it failed."""
         control = self.fault_control
         if control is None:
@@ -382,11 +377,12 @@ class StaffScreen(Screen[None]):
 
     # The doctor -----------------------------------------------------------------------------------
     async def _doctor(self) -> None:
-        from kiosk.doctor import run_doctor
-
+        checks = _kiosk(self).services.checks
+        if checks is None:
+            return
         out = io.StringIO()
         try:
-            ok = await run_doctor(_kiosk(self).services, out)
+            ok = await checks(out)
         except Exception as error:
             self.say(f"The checks could not run: {type(error).__name__}")
             return
