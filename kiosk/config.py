@@ -137,6 +137,9 @@ class Settings:
     idle_timeout: float = 90.0
     idle_countdown: float = 20.0
     payment_timeout: float = 300.0
+    # Seconds between two looks at the payment while the rate budget has room (it slows by
+    # itself when the budget runs low): kiosk.ordering.payment says why 2 s.
+    payment_poll: float = 2.0
     done_timeout: float = 15.0
     payment_mode: PaymentMode = "scan"
 
@@ -211,7 +214,14 @@ def pictures_on(settings: Settings, environ: Mapping[str, str]) -> bool:
 
 
 SETTING_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Settings))
-_FLOATS = {"idle_timeout", "idle_countdown", "payment_timeout", "done_timeout", "menu_ttl"}
+_FLOATS = {
+    "idle_timeout",
+    "idle_countdown",
+    "payment_timeout",
+    "payment_poll",
+    "done_timeout",
+    "menu_ttl",
+}
 _OPTIONAL_STRINGS = {"base_url", "location", "merchant", "staff_pin_hash", "demo_menu"}
 # A terminal id names files (lock, resume): nothing a path could be made of.
 _TERMINAL_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")

@@ -961,15 +961,22 @@ class Visit:
         on_tick: Callable[[PaymentTick], None] | None = None,
         cancel: asyncio.Event | None = None,
         poll_now: asyncio.Event | None = None,
+        every: float | None = None,
     ) -> PaymentResult:
         """Poll until the order completes, the timeout passes, `cancel` is set or the cart is gone
         (kiosk.ordering.payment: a frugal schedule on the rate budget)."""
-        from kiosk.ordering.payment import wait_for_payment
+        from kiosk.ordering.payment import PollSchedule, wait_for_payment
 
         store = self._need_store()
+        schedule = PollSchedule(intervals=(every,)) if every else None
         try:
             return await wait_for_payment(
-                store, timeout=timeout, on_tick=on_tick, cancel=cancel, poll_now=poll_now
+                store,
+                timeout=timeout,
+                on_tick=on_tick,
+                cancel=cancel,
+                poll_now=poll_now,
+                schedule=schedule,
             )
         finally:
             self._sync_store()

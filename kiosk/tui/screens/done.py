@@ -45,7 +45,11 @@ class DoneScreen(KioskScreen):
     TITLE = N_("Thank you")
     # No idle prompt here: this screen returns to the start by itself (issue 5).
     IDLE_RESET = False
-    BINDINGS = [Binding("enter,escape,f9", "finish", N_("New order"))]
+    # The footer names Enter, as the screen's own line does ("press Enter to start now").
+    BINDINGS = [
+        Binding("enter", "finish", N_("New order")),
+        Binding("escape,f9", "finish", N_("New order"), show=False),
+    ]
 
     def __init__(self, cart: Cart | None, order_number: str | None = None) -> None:
         super().__init__()

@@ -293,6 +293,7 @@ class PaymentScreen(KioskScreen):
                 on_tick=self._tick,
                 cancel=self.cancelled,
                 poll_now=self.poll_now,
+                every=float(self.kiosk.settings.payment_poll),
             )
 
         self.seconds_left = int(timeout)
