@@ -112,3 +112,28 @@ def test_nothing_configured_names_the_demo_command(tmp_path: Path) -> None:
         assert done.stdout == ""
         (line,) = done.stderr.strip().splitlines()
         assert "`kiosk demo`" in line and "no backend configured" in line
+
+
+def test_a_scheduled_only_location_passes_with_the_first_slot(tmp_path: Path) -> None:
+    # Journey 10's doctor part, on the strict server's own requireScheduledOrders (it refuses
+    # ASAP at update-order-time and at the hand-off).
+    from dataclasses import replace
+
+    from tests.conformance.vendor_server import harbour_noodles
+
+    seed = harbour_noodles()
+    seed.locations[0] = replace(seed.locations[0], require_scheduled=True)
+    app = make_vendor_app(seed=seed)
+    with UvicornThread(app) as server:
+        base_url = server.url + "/api/v1/storefront"
+        argv = ["--api", "v2", "--base-url", base_url, "--location", LOCATION_SLUG]
+        done = _kiosk(tmp_path, *argv, "doctor", "--test-order")
+    out = done.stdout + done.stderr
+    assert done.returncode == 0, out
+    assert "the test order PASSED" in done.stdout and "FAIL" not in done.stdout
+    first = app.state.store.first_slot(seed.locations[0])
+    assert first is not None
+    assert f"scheduled orders only: the first slot, {first[0]} {first[1]}" in done.stdout
+    assert app.state.violations == []
+    (cart,) = app.state.store.carts.values()
+    assert (cart.pickup_type, cart.order_date, cart.order_time) == ("LATER", *first)
