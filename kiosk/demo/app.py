@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 from typing import Any, Literal, NotRequired
-from urllib.parse import parse_qs
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -29,7 +28,7 @@ from typing_extensions import TypedDict
 
 from kiosk.demo import data
 from kiosk.demo.backend import Backend
-from kiosk.demo.edge import MAX_BODY, Edge
+from kiosk.demo.edge import FORM_MEDIA, Edge, parsed_body
 from kiosk.demo.errors import SHAPE_A_CODES, ApiError, not_found, validation
 from kiosk.demo.money import fmt
 from kiosk.demo.openapi import FORM, HTML, JSON, PNG, Api, Doc, DocRoute, serve
@@ -69,25 +68,10 @@ def error_response(exc: ApiError) -> JSONResponse:
 
 
 async def read_json(request: Request) -> dict[str, Any]:
-    length = request.headers.get("content-length")
-    if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
-        raise ApiError(413, "PAYLOAD_TOO_LARGE", f"The body is over {MAX_BODY} bytes", field="body")
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY:
-            raise ApiError(
-                413, "PAYLOAD_TOO_LARGE", f"The body is over {MAX_BODY} bytes", field="body"
-            )
-        chunks.append(chunk)
-    raw = b"".join(chunks)
-    if not raw.strip():
+    """The JSON object the edge parsed (kiosk.demo.edge: one parse, by content type); {}: none."""
+    body = parsed_body(request.scope)
+    if body is None:
         return {}
-    try:
-        body = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
-        raise validation("The body is not valid JSON", "body") from None
     if not isinstance(body, dict):
         raise validation("The body must be a JSON object", "body")
     return body
@@ -652,18 +636,10 @@ def _secret_of_checkout(backend: Backend, request: Request, url: Any) -> str:
 
 async def demo_confirm(request: Request) -> Response:
     backend: Backend = request.app.state.backend
-    is_form = request.headers.get("content-type", "").startswith(
-        "application/x-www-form-urlencoded"
-    )
+    is_form = request.headers.get("content-type", "").lower().startswith(FORM_MEDIA)
     body: dict[str, Any] = {}
     try:
-        if is_form:
-            raw = await request.body()
-            if len(raw) > MAX_BODY:
-                raise ApiError(413, "PAYLOAD_TOO_LARGE", "The body is too large", field="body")
-            body = {k: v[0] for k, v in parse_qs(raw.decode("utf-8", "replace")).items()}
-        else:
-            body = await read_json(request)
+        body = await read_json(request)
         if "checkoutUrl" in body and "clientSecret" not in body:
             body["clientSecret"] = _secret_of_checkout(backend, request, body.get("checkoutUrl"))
         secret = body.get("clientSecret")

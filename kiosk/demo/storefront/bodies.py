@@ -12,7 +12,6 @@ Models are built on first use (`defer_build`): `kiosk demo`'s start pays only fo
 
 from __future__ import annotations
 
-import json
 from functools import cache
 from typing import Annotated, Any, Literal
 
@@ -168,15 +167,9 @@ def adapter(body_type: Any) -> TypeAdapter[Any]:
     return TypeAdapter(body_type)
 
 
-def parse(body_type: Any, raw: bytes) -> dict[str, Any]:
-    """The body as the model reads it (JSON-ready, defaults filled in), or a V2Error 400."""
-    try:
-        value = json.loads(raw) if raw.strip() else None
-    except (ValueError, UnicodeDecodeError):
-        # The edge checks JSON unless the body claims to be a form: this is that body.
-        raise V2Error(
-            400, "VALIDATION_ERROR", "The body is not valid JSON", {"field": "body"}
-        ) from None
+def parse(body_type: Any, value: Any) -> dict[str, Any]:
+    """The body the edge parsed (None: none sent) as the model reads it (JSON-ready, defaults
+    filled in), or a V2Error 400."""
     types = adapter(body_type)
     try:
         parsed = types.validate_python({} if value is None else value)
