@@ -60,6 +60,8 @@ FORM_MEDIA = "application/x-www-form-urlencoded"
 FORM_PATHS = frozenset({"/demo/processor/confirm"})
 # Seconds a client has to send the whole body once its headers are in (uvicorn has no such limit).
 BODY_TIMEOUT = 10.0
+# Bytes of request target and headers (h11 bounds only a head still arriving, not one read whole).
+MAX_HEAD = 16 * 1024
 # Where the edge leaves the parsed body for the app: None (no body), a JSON value, or a form dict.
 BODY_KEY = "kiosk.body"
 # The deepest request the API documents is a selection with children inside an item: about 8.
@@ -69,6 +71,9 @@ V2_PREFIX = "/api/v1/storefront"
 
 # Control characters other than tab, newline and carriage return; and lone surrogates.
 _BAD_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+
+
+_ABSOLUTE = re.compile(r"(?i)https?://[^/?#]*(/[^?#]*)?")
 
 
 class EdgeRefusal(Exception):
@@ -228,6 +233,17 @@ def v2_error(status: int, code: str, message: str, details: dict[str, Any]) -> J
     return JSONResponse(body, status_code=status, headers={"X-Request-Id": request_id})
 
 
+def own_origin(scope: Scope) -> str:
+    """Where this server was reached, from the socket it answered on, never from the Host header
+    (a client's header would choose where a checkout link points); `public_base_url` wins over
+    it where one is set (kiosk.demo.domain.payments)."""
+    host, port = (scope.get("server") or ("127.0.0.1", None))[:2]
+    scheme = str(scope.get("scheme") or "http")
+    shown = f"[{host}]" if ":" in str(host) else str(host)
+    default = (scheme, port) in (("http", 80), ("https", 443)) or port is None
+    return f"{scheme}://{shown}" + ("" if default else f":{port}")
+
+
 def is_v2(path: str) -> bool:
     return path == V2_PREFIX or path.startswith(V2_PREFIX + "/")
 
@@ -255,7 +271,27 @@ class Edge:
             await self.app(scope, receive, send)
             return
         path: str = scope["path"]
+        if not path.startswith("/"):
+            # An absolute-form target (`GET http://host/path`): HTTP/1.1 servers must take it; it
+            # is routed by its path alone (the server never trusts the host it names).
+            match = _ABSOLUTE.fullmatch(path)
+            local = (match.group(1) or "/") if match else None
+            if local is None or not local.startswith("/"):
+                refusal = EdgeRefusal(
+                    400, "VALIDATION_ERROR", "The request target is not a path", "path"
+                )
+                await _error_response(refusal, path)(scope, _empty_receive, send)
+                return
+            scope = dict(scope)
+            scope["path"] = path = local
+            scope["raw_path"] = local.encode("utf-8", "surrogateescape")
         try:
+            head = len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"")
+            head += sum(len(k) + len(v) + 4 for k, v in scope.get("headers") or [])
+            if head > MAX_HEAD:
+                raise EdgeRefusal(
+                    400, "VALIDATION_ERROR", f"The headers are over {MAX_HEAD} bytes", "headers"
+                )
             if bad_text(path):
                 raise EdgeRefusal(
                     400,

@@ -29,7 +29,7 @@ from starlette.routing import Route
 
 from kiosk.demo.backend import Backend
 from kiosk.demo.domain.fulfilment import _haversine_miles
-from kiosk.demo.edge import parsed_body
+from kiosk.demo.edge import own_origin, parsed_body
 from kiosk.demo.errors import ApiError
 from kiosk.demo.openapi import Api, Doc, DocRoute, Param, serve
 from kiosk.demo.store import EXPECTED_REVISION, IdempotencyConflict, RevisionConflict
@@ -220,7 +220,8 @@ def _write(call: Call, handler: Handler, *, if_match: bool, status: int) -> Resp
 
     # A key belongs to one credential and one operation on one resource.
     client = request.client.host if request.client else ""
-    who = str((call.cart or {}).get("tokenHash") or request.headers.get("x-cart-token") or client)
+    token = request.headers.get("x-cart-token")
+    who = str((call.cart or {}).get("tokenHash") or (token_hash(token) if token else client))
     scope = f"v2 {who} {request.method} {request.url.path}"
     digest = hashlib.sha256(json.dumps(call.body, sort_keys=True).encode()).hexdigest()
     try:
@@ -447,7 +448,7 @@ def _discount(c: Call) -> None:
 
 
 def _handoff(c: Call) -> Any:
-    base = str(c.request.base_url).rstrip("/")
+    base = own_origin(c.request.scope)
     intent = c.b.create_payment_intent(c.loc, c.cart_id, base)
     expires = datetime.fromtimestamp(c.b.clock(), UTC) + HANDOFF_TTL
     return {"checkoutUrl": intent["checkoutUrl"], "expiresAt": shapes.iso(expires)}
