@@ -208,9 +208,27 @@ def server_config(
         h11_max_incomplete_event_size=limits.max_head,
         # uvicorn's own cap answers 503 past it (the protocol's cap comes first).
         limit_concurrency=limits.max_connections + 16,
-        backlog=min(2048, limits.max_connections * 2),
+        # Sockets accepted in one burst before the cap above can act: cap + backlog stays under a
+        # 1,024 open-file limit (an accept past it fails, and asyncio logs each failure).
+        backlog=128,
         timeout_graceful_shutdown=5,
     )
+
+
+def _process_limits() -> None:
+    """Room for the connection cap under the open-file limit (raised to its hard maximum, up to
+    8,192), and a log handler that fails (no file descriptor, a full disk) stays silent instead of
+    printing a traceback to stderr per record."""
+    logging.raiseExceptions = False
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        wanted = 8192 if hard == resource.RLIM_INFINITY else min(hard, 8192)
+        if soft != resource.RLIM_INFINITY and soft < wanted:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+    except (ImportError, ValueError, OSError):  # Windows, or a limit we may not raise
+        pass
 
 
 def _private_files(db_path: Path) -> None:
@@ -286,6 +304,7 @@ def run(
     quiet_injected_faults()
     path = Path(db_path) if db_path is not None else default_db_path()
     _private_files(path)
+    _process_limits()
     if trusted_proxies is None:
         trusted_proxies = os.environ.get("KIOSK_DEMO_TRUSTED_PROXIES") or None
     display_host = f"[{host}]" if ":" in host else host
