@@ -114,7 +114,7 @@ def test_idle_half_sent_connections(figures: Figures, tmp_path: Path) -> None:
     print(f"\nstderr, first of what grew: {tail!r}")
     worst = max(waits)
     figures.add(
-        "13 idle half-sent connections",
+        "13",
         f"real client, worst wait during {IDLE:,} idle half-sent requests ({len(waits)} asks)",
         worst * 1000,
         "ms",
@@ -123,13 +123,13 @@ def test_idle_half_sent_connections(figures: Figures, tmp_path: Path) -> None:
         note=f"{failures} failures",
     )
     figures.add(
-        "13 idle half-sent connections",
+        "13",
         f"idle connections closed by the server within {HOLD_S:.0f} s",
         closed,
         f"of {IDLE}",
     )
     figures.add(
-        "13 idle half-sent connections",
+        "13",
         f"stderr growth over {HOLD_S:.0f} s",
         grown,
         "bytes",

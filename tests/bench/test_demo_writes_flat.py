@@ -126,7 +126,7 @@ def test_keyed_writes_stay_flat_as_history_grows(figures: Figures, tmp_path: Pat
     assert left == 0 and swept > 0
     ratio = max(later) / max(start)
     figures.add(
-        "12 keyed writes flat",
+        "12",
         f"writes/s after an hour's keyed writes ({rows:,} records), {CLIENTS} clients",
         max(later),
         "/s",
@@ -136,7 +136,7 @@ def test_keyed_writes_stay_flat_as_history_grows(figures: Figures, tmp_path: Pat
         note="baseline: the same writes with no history, measured in turn, best of 3 each",
     )
     figures.add(
-        "12 keyed writes flat",
+        "12",
         f"one sweep of {swept:,} expired records (periodic, off the request path)",
         sweep_s * 1000,
         "ms",
