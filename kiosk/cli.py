@@ -633,8 +633,8 @@ def cmd_demo_server(args: argparse.Namespace) -> int:
 
     # Checked before anything is printed or created: a bad file starts nothing.
     restaurant = demo_restaurant(settings)
+    # The server makes a missing folder itself, 0700 (kiosk.demo.store): not here, with the umask.
     db = Path(args.db) if getattr(args, "db", None) else default_demo_db(settings, restaurant)
-    db.parent.mkdir(parents=True, exist_ok=True)
     shown_host = f"[{host}]" if ":" in host else host
     base_url = f"http://{shown_host}:{args.port}/api/v1"
     # run() prints the base URL and the demo keys once the backend is built.

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import hmac
 import json
 import logging
 import re
@@ -17,9 +18,9 @@ from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 from typing import Any, Literal, NotRequired
-from urllib.parse import parse_qs
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
@@ -29,11 +30,11 @@ from typing_extensions import TypedDict
 
 from kiosk.demo import data
 from kiosk.demo.backend import Backend
-from kiosk.demo.edge import MAX_BODY, Edge
+from kiosk.demo.edge import FORM_MEDIA, Edge, own_origin, parsed_body
 from kiosk.demo.errors import SHAPE_A_CODES, ApiError, not_found, validation
 from kiosk.demo.money import fmt
-from kiosk.demo.openapi import FORM, HTML, JSON, PNG, Api, Doc, DocRoute, serve
-from kiosk.demo.store import IdempotencyConflict
+from kiosk.demo.openapi import FORM, HTML, JSON, PNG, Api, Doc, DocRoute, Param, serve
+from kiosk.demo.store import V1_CALL, IdempotencyConflict
 from kiosk.demo.storefront import errors as v2_errors
 from kiosk.demo.storefront.routes import PREFIX as V2_PREFIX
 from kiosk.demo.storefront.routes import storefront_routes
@@ -69,25 +70,10 @@ def error_response(exc: ApiError) -> JSONResponse:
 
 
 async def read_json(request: Request) -> dict[str, Any]:
-    length = request.headers.get("content-length")
-    if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
-        raise ApiError(413, "PAYLOAD_TOO_LARGE", f"The body is over {MAX_BODY} bytes", field="body")
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY:
-            raise ApiError(
-                413, "PAYLOAD_TOO_LARGE", f"The body is over {MAX_BODY} bytes", field="body"
-            )
-        chunks.append(chunk)
-    raw = b"".join(chunks)
-    if not raw.strip():
+    """The JSON object the edge parsed (kiosk.demo.edge: one parse, by content type); {}: none."""
+    body = parsed_body(request.scope)
+    if body is None:
         return {}
-    try:
-        body = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
-        raise validation("The body is not valid JSON", "body") from None
     if not isinstance(body, dict):
         raise validation("The body must be a JSON object", "body")
     return body
@@ -154,6 +140,8 @@ def _once(request: Request, payload: dict[str, Any], run: Callable[[], Any]) -> 
 def endpoint(handler: Handler, *, body: bool) -> Callable[[Request], Awaitable[Response]]:
     async def run(request: Request) -> Response:
         backend: Backend = request.app.state.backend
+        # A v1 key reaches v1 carts only: a 2.0 cart opens with its cart token alone.
+        marker = V1_CALL.set(True)
         try:
             loc = authenticate(backend, request)
             payload = await read_json(request) if body else {}
@@ -166,6 +154,8 @@ def endpoint(handler: Handler, *, body: bool) -> Callable[[Request], Awaitable[R
                 "demo backend: unexpected error on %s %s", request.method, request.url.path
             )
             return error_response(ApiError(500, "GENERIC_ERROR", "Unexpected server error"))
+        finally:
+            V1_CALL.reset(marker)
 
     return run
 
@@ -254,7 +244,7 @@ def _menus(c: Call) -> Any:
 
 
 def _payment_intent(c: Call) -> Any:
-    return c.b.create_payment_intent(c.loc, c.cart, str(c.request.base_url).rstrip("/"))
+    return c.b.create_payment_intent(c.loc, c.cart, own_origin(c.request.scope))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -295,15 +285,17 @@ class Gate:
         self.backend = backend
         self.routes = routes
 
-    def _template(self, scope: Scope) -> tuple[str | None, bool]:
+    def _template(self, scope: Scope) -> tuple[str | None, bool, dict[str, Any]]:
+        """The matched route's path template, whether a route takes the path with another
+        method, and the path's parameters."""
         partial = False
         for route in self.routes:
-            match, _ = route.matches(scope)
+            match, child = route.matches(scope)
             if match is Match.FULL:
-                return getattr(route, "path", None), False
+                return getattr(route, "path", None), False, dict(child.get("path_params") or {})
             if match is Match.PARTIAL:
                 partial = True
-        return None, partial
+        return None, partial, {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -329,12 +321,19 @@ class Gate:
         """An API request: counted, delayed, limited or faulted as set, else the app's answer."""
         b = self.backend
         method: str = scope["method"]
-        template, partial = self._template(scope)
+        template, partial, params = self._template(scope)
         b.stats.count(client, f"{method} {template or '<unmatched>'}")
         if b.faults.latency_s > 0:
             await asyncio.sleep(b.faults.latency_s)
         v2 = scope["path"].startswith(V2_PREFIX + "/")
-        headers, early = self._limit(scope, client, v2)
+        if v2:
+            # A cart's 2.0 credential is its token: a missing or wrong one (or a cart that is not
+            # there) spends the small allowance for failed authentication, as a wrong v1 key does.
+            cart_id = params.get("cartId") if template and "{cartId}" in template else None
+            known = cart_id is None or b.token_opens(str(cart_id), _header(scope, b"x-cart-token"))
+        else:
+            known = _header(scope, b"x-api-key") in b.catalog.keys
+        headers, early = self._limit(scope, client, v2, known)
         if early is None:
             early = self._fault_or_no_route(method, template, partial)
         if early is not None:
@@ -342,15 +341,16 @@ class Gate:
             return
         await self._forward(scope, receive, send, headers, v2)
 
-    def _limit(self, scope: Scope, client: str, v2: bool) -> tuple[dict[str, str], ApiError | None]:
+    def _limit(
+        self, scope: Scope, client: str, v2: bool, known: bool
+    ) -> tuple[dict[str, str], ApiError | None]:
         """The rate-limit headers to answer with, and the 429 if the limit (or a burst) says so."""
         b = self.backend
         faults = b.faults
-        # Counted after authentication: a request with a wrong key spends only the small allowance
-        # for failed authentication, never the budget of the IP's real requests.
-        key = _header(scope, b"x-api-key")
-        # 2.0 has no API key: its requests count on the IP's budget, and it sends no rate headers.
-        limiter = b.limiter if v2 or key in b.catalog.keys else b.auth_limiter
+        # Counted after authentication: a request with a wrong key or cart token (`known` False)
+        # spends only the small allowance for failed authentication, never the budget of the IP's
+        # real requests. 2.0 sends no rate headers.
+        limiter = b.limiter if known else b.auth_limiter
         allowed, remaining, reset, retry = limiter.hit(client)
         headers: dict[str, str] = {}
         # A refused key sees the headers of its own small window (the contract puts them on every
@@ -606,14 +606,29 @@ def counter_code(cart_id: str) -> str:
     return cart_id[-COUNTER_CODE_LENGTH:].upper()
 
 
+def _counter_allowed(backend: Backend, request: Request) -> bool:
+    """The counter lists customers' names: this machine, or a device given the token printed at
+    start (`kiosk demo-server`'s banner; `backend.counter_token`)."""
+    client = request.client.host if request.client else ""
+    token = request.query_params.get("token") or ""
+    return client in LOOPBACK or hmac.compare_digest(
+        token.encode("utf-8", "replace"), backend.counter_token.encode()
+    )
+
+
 async def demo_counter(request: Request) -> Response:
     backend: Backend = request.app.state.backend
+    if not _counter_allowed(backend, request):
+        return _page("Counter", "<h1>This page needs the counter's link</h1>", 403)
+    token = escape(request.query_params.get("token") or "", quote=True)
     wanted = (request.query_params.get("code") or "").strip().upper()
     rows = []
     for intent in backend.intents_awaiting_payment():
         try:
             cart = backend.get_cart_json(intent["cartId"])
-        except KeyError:
+        except Exception:
+            # One unreadable cart must not take the page down for every other order.
+            log.warning("demo counter: cart %s could not be read", intent["cartId"])
             continue
         code = counter_code(intent["cartId"])
         if cart.get("status") != "LOCKED" or (wanted and code != wanted):
@@ -628,7 +643,8 @@ async def demo_counter(request: Request) -> Response:
     listing = "<ul>" + "".join(rows) + "</ul>" if rows else "<p>Nothing to pay right now.</p>"
     body = (
         "<h1>Orders to pay at the counter</h1>"
-        '<form method="get"><label>Code the customer says <input name="code" '
+        f'<form method="get"><input type="hidden" name="token" value="{token}">'
+        '<label>Code the customer says <input name="code" '
         'autocomplete="off"></label><button type="submit">Find</button></form>'
         f'{listing}<p class="note">Open an order to take its payment on this device.</p>'
     )
@@ -652,18 +668,10 @@ def _secret_of_checkout(backend: Backend, request: Request, url: Any) -> str:
 
 async def demo_confirm(request: Request) -> Response:
     backend: Backend = request.app.state.backend
-    is_form = request.headers.get("content-type", "").startswith(
-        "application/x-www-form-urlencoded"
-    )
+    is_form = request.headers.get("content-type", "").lower().startswith(FORM_MEDIA)
     body: dict[str, Any] = {}
     try:
-        if is_form:
-            raw = await request.body()
-            if len(raw) > MAX_BODY:
-                raise ApiError(413, "PAYLOAD_TOO_LARGE", "The body is too large", field="body")
-            body = {k: v[0] for k, v in parse_qs(raw.decode("utf-8", "replace")).items()}
-        else:
-            body = await read_json(request)
+        body = await read_json(request)
         if "checkoutUrl" in body and "clientSecret" not in body:
             body["clientSecret"] = _secret_of_checkout(backend, request, body.get("checkoutUrl"))
         secret = body.get("clientSecret")
@@ -721,7 +729,17 @@ def demo_routes() -> list[Route]:
         DocRoute("/demo/stats/reset", demo_stats_reset, methods=["POST"], doc=local),
         DocRoute("/demo/rate-limit/reset", demo_rate_limit_reset, methods=["POST"], doc=local),
         DocRoute("/demo/sold-out", demo_sold_out, methods=["POST"], doc=local_body),
-        DocRoute(COUNTER_PATH, demo_counter, methods=["GET"], doc=Doc(media=(HTML,))),
+        DocRoute(
+            COUNTER_PATH,
+            demo_counter,
+            methods=["GET"],
+            doc=Doc(
+                media=(HTML,),
+                errors=(403,),
+                error_media=(HTML,),
+                params=(Param("token", "query"), Param("code", "query")),
+            ),
+        ),
         DocRoute(
             "/demo/pictures/{productId}.png",
             demo_picture,
@@ -796,6 +814,28 @@ V1_API = Api(
 )
 
 
+async def framework_error(request: Request, exc: Exception) -> Response:
+    status = exc.status_code if isinstance(exc, HTTPException) else 500
+    if status >= 500:
+        log.error("demo backend: unexpected error on %s %s", request.method, request.url.path)
+    path = request.url.path
+    if path == V2_PREFIX or path.startswith(V2_PREFIX + "/"):
+        legacy = ApiError(status, "", "")
+        code = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED"}.get(status, "INTERNAL_ERROR")
+        message = {404: "No such endpoint", 405: f"{request.method} is not allowed here"}
+        legacy = ApiError(status, code, message.get(status, "Unexpected server error"))
+        return v2_errors.response(v2_errors.from_domain(legacy))
+    if status == 404:
+        return error_response(not_found("No such endpoint"))
+    if status == 405:
+        return error_response(
+            ApiError(405, "METHOD_NOT_ALLOWED", f"{request.method} is not allowed here")
+        )
+    if status < 500:
+        return error_response(ApiError(status, "BAD_REQUEST", "The request was refused"))
+    return error_response(ApiError(500, "GENERIC_ERROR", "Unexpected server error"))
+
+
 def create_app(
     db_path: str | Path = ":memory:",
     *,
@@ -831,6 +871,9 @@ def create_app(
     api = [*storefront_routes(), *api_routes()]
     app = Starlette(
         routes=[*api, *demo_routes()],
+        # The framework's own errors (an unknown path, a method a route does not take, a crash)
+        # in the envelope of the API the path belongs to, like every other answer.
+        exception_handlers={HTTPException: framework_error, Exception: framework_error},
         # The edge first: nothing malformed reaches the limiter, the faults or a handler.
         middleware=[Middleware(Edge), Middleware(Gate, backend=backend, routes=api)],
     )

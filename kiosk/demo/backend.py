@@ -9,6 +9,9 @@ The rules live in kiosk.demo.domain, one module per resource; Backend composes t
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import secrets
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -31,7 +34,7 @@ from kiosk.demo.domain.hours import (
 from kiosk.demo.domain.items import MAX_INSTRUCTIONS, MAX_LINES, MAX_QUANTITY, ItemRules
 from kiosk.demo.domain.payments import APPROVE_CARD, DECLINE_CARD, PaymentRules
 from kiosk.demo.faults import Faults, RateLimiter, Stats
-from kiosk.demo.store import Store
+from kiosk.demo.store import SWEEPER, Store
 
 # The names this module had before the split, for `from kiosk.demo.backend import ...`.
 __all__ = [
@@ -86,6 +89,22 @@ class Backend(PaymentRules, ItemRules, FulfilmentRules, DiscountRules):
         # Requests whose key is refused: their own small window, so they cannot spend the budget.
         self.auth_limiter = RateLimiter(FAILED_AUTH_LIMIT, rate_window, lambda: self.clock())
         self._zones: dict[str, ZoneInfo] = {}
+        # The /demo/counter page's token for devices other than this machine (printed at start).
+        self.counter_token = secrets.token_urlsafe(16)
+        # Expired idempotency records go in a periodic sweep, never on a request's path.
+        SWEEPER.register(self.sweep)
+
+    def sweep(self) -> int:
+        """Delete expired idempotency records now (the periodic sweep calls this)."""
+        return 0 if self.store.closed else self.store.expire_idempotency(self.clock())
+
+    def token_opens(self, cart_id: str, token: str) -> bool:
+        """Whether X-Cart-Token `token` opens 2.0 cart `cart_id` (constant-time compare)."""
+        stored = self.store.token_hash_of(cart_id) if token else None
+        if stored is None:
+            return False
+        given = hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
+        return hmac.compare_digest(given, stored)
 
     def set_clock(self, fn: Callable[[], float]) -> None:
         self.clock = fn

@@ -3,25 +3,251 @@
 run(...)                      blocks, serving until Ctrl-C; prints the base URL and the demo keys.
 ServerThread(app)             uvicorn in a thread on a free loopback port (start/stop, or `with`).
 serve_in_background(app)      async context manager yielding the base URL (ending in /api/v1).
+
+Limits on every resource a client can hold (`Limits`, `server_config`): open connections (at the
+cap, the oldest connection still sending its headers is closed to make room: idle half-sent
+requests cannot lock a real client out), a header read timeout (uvicorn has none:
+`DemoH11Protocol`), the keep-alive, the size of a request's head (h11) and body (kiosk.demo.edge,
+with its read timeout), and logs that cannot fill a disk (`RateLimitedLog`). X-Forwarded-For is
+believed only from the proxies named in `trusted_proxies` (none by default: a client's own header
+would pick its rate-limit bucket). `kiosk demo-server` also sets umask 077: every file and folder
+it makes is private.
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
+import logging
 import os
+import secrets
 import socket
 import sys
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Literal, TextIO
 
+import h11
 import uvicorn
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from kiosk.demo import data
 
 API_PREFIX = "/api/v1"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one server lets its clients hold. The defaults are the demo-server's."""
+
+    max_connections: int = 512  # open at once; at the cap the oldest still-sending one is closed
+    header_timeout: float = 10.0  # seconds to send a request's head, from its first byte
+    keep_alive: float = 5.0  # an idle kept-alive connection is closed after this
+    max_head: int = 16 * 1024  # bytes of request line and headers
+    log_per_minute: int = 20  # records of one logger per minute; the rest are counted
+
+
+def _envelope(message: str) -> bytes:
+    """The 2.0 error envelope, for errors answered before any path is known (bad framing)."""
+    request_id = "req_" + secrets.token_hex(8)
+    body = {"code": "VALIDATION_ERROR", "message": message, "requestId": request_id, "details": {}}
+    return json.dumps(body).encode()
+
+
+class DemoH11Protocol(H11Protocol):
+    """uvicorn's h11 protocol with a connection cap, a header read timeout and a JSON 400."""
+
+    limits = Limits()
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._header_timer: asyncio.TimerHandle | None = None
+        waiting = _waiting(self.server_state)
+        if len(self.connections) > self.limits.max_connections:
+            # Make room: the oldest connection that has not finished sending its headers goes.
+            if waiting:
+                oldest, _ = waiting.popitem(last=False)
+                oldest.transport.close()
+            else:
+                self.transport.close()
+                return
+        self._await_head()
+
+    def _await_head(self) -> None:
+        if self._header_timer is None:
+            self._header_timer = self.loop.call_later(
+                self.limits.header_timeout, self._head_too_slow
+            )
+            _waiting(self.server_state)[self] = None
+
+    def _head_done(self) -> None:
+        if self._header_timer is not None:
+            self._header_timer.cancel()
+            self._header_timer = None
+        _waiting(self.server_state).pop(self, None)
+
+    def _head_too_slow(self) -> None:
+        self._header_timer = None
+        _waiting(self.server_state).pop(self, None)
+        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+            self.transport.close()
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if self.transport.is_closing():
+            self._head_done()
+        elif self.conn.their_state is h11.IDLE:
+            self._await_head()  # (the next request of a kept-alive connection began)
+        else:
+            self._head_done()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._head_done()
+        super().connection_lost(exc)
+
+    def send_400_response(self, msg: str) -> None:
+        # The same envelope as every other error, not uvicorn's plain text.
+        body = _envelope("The request is not valid HTTP")
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"connection", b"close"),
+            (b"content-length", str(len(body)).encode()),
+        ]
+        try:
+            for event in (
+                h11.Response(status_code=400, headers=headers, reason=b"Bad Request"),
+                h11.Data(data=body),
+                h11.EndOfMessage(),
+            ):
+                self.transport.write(self.conn.send(event))
+        except h11.LocalProtocolError:
+            pass  # a response had begun: nothing more can be said
+        self.transport.close()
+
+
+def _waiting(state: Any) -> OrderedDict[DemoH11Protocol, None]:
+    """The connections of one server still sending their request head, oldest first."""
+    waiting: OrderedDict[DemoH11Protocol, None] | None = getattr(state, "kiosk_waiting", None)
+    if waiting is None:
+        waiting = OrderedDict()
+        state.kiosk_waiting = waiting
+    return waiting
+
+
+class RateLimitedLog(logging.Filter):
+    """At most `per_minute` records a minute pass (per logger it is attached to); the first one
+    after a quiet spell says how many were dropped. A flood of bad requests cannot fill a disk."""
+
+    def __init__(self, per_minute: int) -> None:
+        super().__init__()
+        self.per_minute = per_minute
+        self._window = 0.0
+        self._passed = 0
+        self._dropped = 0
+        self._lock = threading.Lock()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        now = time.monotonic()
+        with self._lock:
+            if now - self._window >= 60.0:
+                self._window, self._passed = now, 0
+                if self._dropped:
+                    record.msg = f"({self._dropped} log records dropped) {record.getMessage()}"
+                    record.args = ()
+                    self._dropped = 0
+            if self._passed >= self.per_minute:
+                self._dropped += 1
+                return False
+            self._passed += 1
+            return True
+
+
+NOISY_LOGGERS = ("uvicorn", "uvicorn.error", "uvicorn.access", "asyncio", "kiosk.demo")
+
+
+def limit_logs(per_minute: int) -> None:
+    for name in NOISY_LOGGERS:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, RateLimitedLog) for f in logger.filters):
+            logger.addFilter(RateLimitedLog(per_minute))
+
+
+def server_config(
+    app: Any,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    *,
+    limits: Limits | None = None,
+    trusted_proxies: str | None = None,
+    log_level: str = "warning",
+    lifespan: Literal["auto", "on", "off"] = "auto",
+) -> uvicorn.Config:
+    """The uvicorn settings of every demo server: the limits above, proxies trusted only when
+    named (`trusted_proxies`: uvicorn's forwarded_allow_ips, e.g. "10.0.0.5"; None: no one)."""
+    limits = limits or Limits()
+    protocol = type("BoundDemoH11Protocol", (DemoH11Protocol,), {"limits": limits})
+    limit_logs(limits.log_per_minute)
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        http=protocol,
+        ws="none",
+        lifespan=lifespan,
+        log_level=log_level,
+        access_log=False,
+        proxy_headers=trusted_proxies is not None,
+        forwarded_allow_ips=trusted_proxies or "",
+        server_header=False,
+        timeout_keep_alive=int(max(1, limits.keep_alive)),
+        h11_max_incomplete_event_size=limits.max_head,
+        # uvicorn's own cap answers 503 past it (the protocol's cap comes first).
+        limit_concurrency=limits.max_connections + 16,
+        # Sockets accepted in one burst before the cap above can act: cap + backlog stays under a
+        # 1,024 open-file limit (an accept past it fails, and asyncio logs each failure).
+        backlog=128,
+        timeout_graceful_shutdown=5,
+    )
+
+
+def _process_limits() -> None:
+    """Room for the connection cap under the open-file limit (raised to its hard maximum, up to
+    8,192), and a log handler that fails (no file descriptor, a full disk) stays silent instead of
+    printing a traceback to stderr per record."""
+    logging.raiseExceptions = False
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        wanted = 8192 if hard == resource.RLIM_INFINITY else min(hard, 8192)
+        if soft != resource.RLIM_INFINITY and soft < wanted:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+    except (ImportError, ValueError, OSError):  # Windows, or a limit we may not raise
+        pass
+
+
+def _private_files(db_path: Path) -> None:
+    """umask 077 for this process (the log's rotations, SQLite's -wal and -shm, anything later),
+    and the log files and folders already there made private (an older start left them 0644)."""
+    os.umask(0o077)
+    for handler in logging.getLogger().handlers:
+        name = getattr(handler, "baseFilename", None)
+        if not name:
+            continue
+        log_path = Path(name)
+        for path in (log_path.parent, *log_path.parent.glob(log_path.name + "*")):
+            try:
+                if path.exists() and path.stat().st_uid == os.getuid():
+                    path.chmod(0o700 if path.is_dir() else 0o600)
+            except OSError:
+                pass
+    if db_path.parent.exists() and db_path.parent.stat().st_uid == os.getuid():
+        db_path.parent.chmod(0o700)
 
 
 def default_db_path() -> Path:
@@ -42,6 +268,7 @@ def banner(
     db_path: str | Path,
     out: TextIO = sys.stdout,
     restaurant: data.Restaurant | None = None,
+    counter_token: str | None = None,
 ) -> None:
     """What `kiosk demo-server` prints: where it listens and the (documented, demo-only) keys."""
     r = restaurant if restaurant is not None else data.default()
@@ -52,6 +279,9 @@ def banner(
     for loc in r.visible_locations:
         print(f"  {loc.id} ({loc.slug}, {loc.timezone}): X-API-Key {loc.api_key}", file=out)
     print(f"  faults:   {base_url}/demo/faults (loopback only)", file=out)
+    if counter_token:
+        # Staff open it on their own device: the one secret this server prints.
+        print(f"  counter:  {base_url}/demo/counter?token={counter_token}", file=out)
     out.flush()  # a pipe (a test, a supervisor) sees it before uvicorn starts serving
 
 
@@ -61,13 +291,22 @@ def run(
     db_path: str | Path | None = None,
     *,
     log_level: str = "warning",
+    limits: Limits | None = None,
+    trusted_proxies: str | None = None,
     **app_kwargs: Any,
 ) -> None:
-    """Serve the demo backend until interrupted. app_kwargs go to create_app."""
+    """Serve the demo backend until interrupted. app_kwargs go to create_app.
+
+    trusted_proxies: the proxies whose X-Forwarded-For is believed (default: the environment's
+    KIOSK_DEMO_TRUSTED_PROXIES, else none)."""
     from kiosk.demo.app import create_app, quiet_injected_faults
 
     quiet_injected_faults()
     path = Path(db_path) if db_path is not None else default_db_path()
+    _private_files(path)
+    _process_limits()
+    if trusted_proxies is None:
+        trusted_proxies = os.environ.get("KIOSK_DEMO_TRUSTED_PROXIES") or None
     display_host = f"[{host}]" if ":" in host else host
     if host in ("0.0.0.0", "::"):
         display_host = "127.0.0.1"
@@ -76,9 +315,18 @@ def run(
     # Loaded (and checked) once: the app seeds it, the banner prints its keys.
     restaurant = data.load(app_kwargs.pop("menu", None))
     app = create_app(path, menu=restaurant, **app_kwargs)
-    banner(base_url, path, restaurant=restaurant)
+    banner(base_url, path, restaurant=restaurant, counter_token=app.state.backend.counter_token)
+    config = server_config(
+        app,
+        host,
+        port,
+        limits=limits,
+        trusted_proxies=trusted_proxies,
+        log_level=log_level,
+        lifespan="off",
+    )
     try:
-        uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False)
+        uvicorn.Server(config).run()
     finally:
         app.state.backend.close()
 
@@ -90,14 +338,24 @@ class ServerThread:
         httpx.get(server.base_url + "/merchant/...")   # base_url ends with /api/v1
     """
 
-    def __init__(self, app: Any, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(
+        self,
+        app: Any,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        limits: Limits | None = None,
+        trusted_proxies: str | None = None,
+    ) -> None:
         self.app = app
         self.host = host
         self._sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._sock.bind((host, port))
         self.port: int = self._sock.getsockname()[1]
-        config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+        config = server_config(
+            app, host, self.port, limits=limits, trusted_proxies=trusted_proxies, lifespan="off"
+        )
         self.server = uvicorn.Server(config)
         self._thread: threading.Thread | None = None
 

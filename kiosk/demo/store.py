@@ -2,15 +2,21 @@
 
 One connection per Backend, guarded by a lock (sqlite3 calls are short; the event loop can wait).
 Several processes may share one file: WAL, a busy timeout, and BEGIN IMMEDIATE around every
-read-modify-write so two writers never interleave.
+read-modify-write so two writers never interleave. A write inside a write is a SAVEPOINT: it rolls
+back alone when it fails, and commits with the outer one (the idempotency record and the change it
+guards are one transaction: no crash can come between them).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import logging
 import os
 import sqlite3
 import threading
+import time
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -54,24 +60,34 @@ CREATE TABLE IF NOT EXISTS orders (
     doc TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+"""
+# One row per (scope, key), found by `id`, the SHA-256 of both (a small index: random keys insert
+# into it cheaply), rows appended in rowid order, expired by the index on created_at. Format 3:
+# neither the key nor a secret of an answer is kept in clear (see Store.idempotent).
+IDEMPOTENCY_SCHEMA = """
 CREATE TABLE IF NOT EXISTS idempotency (
-    scope TEXT NOT NULL,
-    key TEXT NOT NULL,
+    id BLOB NOT NULL UNIQUE,
     request_hash TEXT NOT NULL,
     state TEXT NOT NULL,
     status INTEGER,
     body TEXT,
-    created_at REAL NOT NULL,
-    PRIMARY KEY (scope, key)
+    created_at REAL NOT NULL
 );
+CREATE INDEX IF NOT EXISTS idempotency_created ON idempotency (created_at);
 """
+IDEMPOTENCY_FORMAT = "3"
+# Members of an answer that are secrets: never stored in clear (the cart token, a payment's secret).
+SECRET_MEMBERS = frozenset({"cartAccessToken", "clientSecret"})
+
+log = logging.getLogger("kiosk.demo")
 
 
 SYNCHRONOUS = ("FULL", "NORMAL")
 # How long a stored outcome is replayed for its Idempotency-Key (the vendor states no retention).
 IDEMPOTENCY_TTL = 24 * 3600.0
-# A request still "running" after this long belongs to a process that died.
-ABANDONED_AFTER = 60.0
+# Expired outcomes are deleted off the request path, by a periodic sweep, this many at a time.
+SWEEP_INTERVAL = 60.0
+SWEEP_BATCH = 500
 
 
 def _private_file(path: Path) -> None:
@@ -83,6 +99,10 @@ def _private_file(path: Path) -> None:
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     os.close(fd)
 
+
+# True while a legacy v1 request runs: it may not see a 2.0 cart (one with a token), which only its
+# X-Cart-Token opens. Checked in get_cart, the one door every cart read goes through.
+V1_CALL: ContextVar[bool] = ContextVar("v1_call", default=False)
 
 # The cart revision a 2.0 write was made against (If-Match), for Store.put_cart; None: unchecked.
 EXPECTED_REVISION: ContextVar[int | None] = ContextVar("expected_revision", default=None)
@@ -118,15 +138,36 @@ class Store:
             self.path, timeout=10.0, isolation_level=None, check_same_thread=False
         )
         self._lock = threading.RLock()
+        self._depth = 0  # open write()s on this connection (guarded by the lock)
+        self._running: set[bytes] = set()  # idempotent writes under way
+        self.closed = False
         with self._lock:
             self._conn.execute("PRAGMA busy_timeout = 10000")
+            # 32 MiB of pages: the indexes of a day of keyed writes stay in memory.
+            self._conn.execute("PRAGMA cache_size = -32768")
             if self.path != ":memory:":
                 self._conn.execute("PRAGMA journal_mode = WAL")
                 self._conn.execute(f"PRAGMA synchronous = {synchronous.upper()}")
             self._conn.executescript(SCHEMA)
+            self._migrate_idempotency()
+
+    def _migrate_idempotency(self) -> None:
+        """Records of an older format held raw keys and cart tokens in clear: dropped (a retry
+        of a request made before the upgrade runs again, once)."""
+        row = self._conn.execute(
+            "SELECT value FROM meta WHERE key = 'idempotency_format'"
+        ).fetchone()
+        if row is None or row[0] != IDEMPOTENCY_FORMAT:
+            self._conn.execute("DROP TABLE IF EXISTS idempotency")
+            self._conn.executescript(IDEMPOTENCY_SCHEMA)
+            self._conn.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('idempotency_format', ?)",
+                (IDEMPOTENCY_FORMAT,),
+            )
 
     def close(self) -> None:
         with self._lock:
+            self.closed = True
             self._conn.close()
 
     @contextmanager
@@ -136,15 +177,27 @@ class Store:
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
-        """A BEGIN IMMEDIATE transaction; any exception rolls it back (the cart stays unchanged)."""
+        """A BEGIN IMMEDIATE transaction; any exception rolls it back (the cart stays unchanged).
+        Inside another write, a savepoint: an exception rolls back this part only."""
         with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
+            depth = self._depth
+            begin, undo, done = (
+                ("BEGIN IMMEDIATE", "ROLLBACK", "COMMIT")
+                if depth == 0
+                else (f"SAVEPOINT w{depth}", f"ROLLBACK TO w{depth}", f"RELEASE w{depth}")
+            )
+            self._conn.execute(begin)
+            self._depth = depth + 1
             try:
                 yield self._conn
             except BaseException:
-                self._conn.execute("ROLLBACK")
+                self._conn.execute(undo)
+                if depth:
+                    self._conn.execute(done)
                 raise
-            self._conn.execute("COMMIT")
+            finally:
+                self._depth = depth
+            self._conn.execute(done)
 
     # -- seeding -------------------------------------------------------------------------------
 
@@ -211,7 +264,18 @@ class Store:
     @staticmethod
     def get_cart(conn: sqlite3.Connection, cart_id: str) -> dict[str, Any] | None:
         row = conn.execute("SELECT doc FROM carts WHERE id = ?", (cart_id,)).fetchone()
-        return None if row is None else json.loads(row[0])
+        cart: dict[str, Any] | None = None if row is None else json.loads(row[0])
+        if cart is not None and V1_CALL.get() and cart.get("tokenHash"):
+            return None
+        return cart
+
+    def token_hash_of(self, cart_id: str) -> str | None:
+        """The stored hash of a 2.0 cart's token (None: no such cart, or a v1 cart)."""
+        with self.read() as conn:
+            row = conn.execute(
+                "SELECT json_extract(doc, '$.tokenHash') FROM carts WHERE id = ?", (cart_id,)
+            ).fetchone()
+        return None if row is None or not isinstance(row[0], str) else row[0]
 
     @staticmethod
     def put_cart(conn: sqlite3.Connection, cart: dict[str, Any], now: float) -> None:
@@ -251,49 +315,136 @@ class Store:
     ) -> tuple[int, Any]:
         """Run a write once per (scope, key): its outcome is stored and replayed to a retry.
 
-        The same key with another request raises IdempotencyConflict("IDEMPOTENCY_KEY_REUSED");
-        while the first request runs, IdempotencyConflict("IDEMPOTENCY_IN_PROGRESS"). A 5xx outcome
-        is not stored: the write did not happen, so a retry runs it again. `run` returns
-        (status, JSON body) and does its own transaction.
+        One transaction: the lookup, `run` (its own writes become savepoints of this one) and the
+        record of its outcome commit together or not at all, so a crash can never leave a change
+        without its record (a retry would apply it twice) nor a record without its change. The
+        same key with another request raises IdempotencyConflict("IDEMPOTENCY_KEY_REUSED"); the
+        same key again from inside `run`, "IDEMPOTENCY_IN_PROGRESS" (another process waits for the
+        transaction, then finds the outcome). A 5xx outcome is rolled back and not stored: a retry
+        runs it again. Kept: the key's SHA-256, and the answer with its secrets masked by the key
+        (a reader of the file cannot use them; the client resending the key gets them back).
         """
-        with self.write() as conn:
-            conn.execute("DELETE FROM idempotency WHERE created_at < ?", (now - IDEMPOTENCY_TTL,))
-            row = conn.execute(
-                "SELECT request_hash, state, status, body, created_at FROM idempotency "
-                "WHERE scope = ? AND key = ?",
-                (scope, key),
-            ).fetchone()
-            if row is not None:
-                stored_hash, state, status, body, created = row
-                if stored_hash != request_hash:
-                    raise IdempotencyConflict("IDEMPOTENCY_KEY_REUSED")
-                if state == "done":
-                    return int(status), json.loads(body)
-                if created > now - ABANDONED_AFTER:
-                    raise IdempotencyConflict("IDEMPOTENCY_IN_PROGRESS")
-                # Its process died mid-request (the write's own transaction rolled back): run again.
-                conn.execute("DELETE FROM idempotency WHERE scope = ? AND key = ?", (scope, key))
-            conn.execute(
-                "INSERT INTO idempotency (scope, key, request_hash, state, created_at) "
-                "VALUES (?, ?, ?, 'running', ?)",
-                (scope, key, request_hash, now),
-            )
+        key_id = hashlib.sha256(f"{scope}\0{key}".encode()).digest()
+        if key_id in self._running:
+            raise IdempotencyConflict("IDEMPOTENCY_IN_PROGRESS")
         try:
-            status, body = run()
-        except BaseException:
-            self._forget(scope, key)
-            raise
-        if status >= 500:
-            self._forget(scope, key)
-            return status, body
-        with self.write() as conn:
-            conn.execute(
-                "UPDATE idempotency SET state = 'done', status = ?, body = ? "
-                "WHERE scope = ? AND key = ?",
-                (status, json.dumps(body), scope, key),
-            )
-        return status, body
+            with self.write() as conn:
+                row = conn.execute(
+                    "SELECT request_hash, status, body, created_at FROM idempotency WHERE id = ?",
+                    (key_id,),
+                ).fetchone()
+                if row is not None and row[3] < now - IDEMPOTENCY_TTL:
+                    # Expired but not swept yet: as if it were gone.
+                    conn.execute("DELETE FROM idempotency WHERE id = ?", (key_id,))
+                    row = None
+                if row is not None:
+                    stored_hash, status, body, _ = row
+                    if stored_hash != request_hash:
+                        raise IdempotencyConflict("IDEMPOTENCY_KEY_REUSED")
+                    return int(status), _mask(json.loads(body), key, scope, reveal=True)
+                self._running.add(key_id)
+                try:
+                    status, body = run()
+                finally:
+                    self._running.discard(key_id)
+                if status >= 500:
+                    raise _Undo(status, body)
+                conn.execute(
+                    "INSERT INTO idempotency (id, request_hash, state, status, body, created_at)"
+                    " VALUES (?, ?, 'done', ?, ?, ?)",
+                    (key_id, request_hash, status, json.dumps(_mask(body, key, scope)), now),
+                )
+                return status, body
+        except _Undo as undone:
+            return undone.status, undone.body
 
-    def _forget(self, scope: str, key: str) -> None:
-        with self.write() as conn:
-            conn.execute("DELETE FROM idempotency WHERE scope = ? AND key = ?", (scope, key))
+    def expire_idempotency(self, now: float, batch: int = SWEEP_BATCH) -> int:
+        """Delete outcomes older than IDEMPOTENCY_TTL, `batch` rows per transaction (requests
+        interleave between batches); by the index on created_at. Returns how many went."""
+        gone = 0
+        while not self.closed:
+            with self.write() as conn:
+                deleted = conn.execute(
+                    "DELETE FROM idempotency WHERE rowid IN (SELECT rowid FROM idempotency"
+                    " WHERE created_at < ? LIMIT ?)",
+                    (now - IDEMPOTENCY_TTL, batch),
+                ).rowcount
+            gone += deleted
+            if deleted < batch:
+                break
+        return gone
+
+
+class _Undo(Exception):
+    """Rolls back an idempotent write whose outcome was a 5xx (nothing of it is kept)."""
+
+    def __init__(self, status: int, body: Any) -> None:
+        super().__init__(status)
+        self.status = status
+        self.body = body
+
+
+def _mask(value: Any, key: str, scope: str, *, reveal: bool = False, path: str = "") -> Any:
+    """The answer with every SECRET_MEMBERS string XORed with a stream drawn from the raw
+    Idempotency-Key (never stored), the scope and the member's place; `reveal` undoes it."""
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for name, item in value.items():
+            where = f"{path}/{name}"
+            if name in SECRET_MEMBERS and reveal and isinstance(item, dict) and "$masked" in item:
+                raw = bytes.fromhex(str(item["$masked"]))
+                out[name] = _xor(raw, key, scope, where).decode("utf-8")
+            elif name in SECRET_MEMBERS and not reveal and isinstance(item, str):
+                out[name] = {"$masked": _xor(item.encode("utf-8"), key, scope, where).hex()}
+            else:
+                out[name] = _mask(item, key, scope, reveal=reveal, path=where)
+        return out
+    if isinstance(value, list):
+        return [
+            _mask(v, key, scope, reveal=reveal, path=f"{path}/{i}") for i, v in enumerate(value)
+        ]
+    return value
+
+
+def _xor(data: bytes, key: str, scope: str, where: str) -> bytes:
+    seed = "\0".join(("kiosk-demo-idempotency", scope, where, key)).encode("utf-8")
+    stream = hashlib.shake_256(seed).digest(len(data))
+    return bytes(a ^ b for a, b in zip(data, stream, strict=True))
+
+
+class _Sweeper:
+    """One daemon thread for every store of the process: each SWEEP_INTERVAL s it calls the
+    registered expiry functions (held weakly: a backend no one holds is not kept alive)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._targets: list[weakref.WeakMethod[Callable[[], object]]] = []
+        self._thread: threading.Thread | None = None
+
+    def register(self, method: Callable[[], object]) -> None:
+        with self._lock:
+            self._targets.append(weakref.WeakMethod(method))
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, daemon=True, name="demo-sweep")
+                self._thread.start()
+
+    def _loop(self) -> None:
+        while True:
+            time.sleep(SWEEP_INTERVAL)
+            self.sweep_now()
+
+    def sweep_now(self) -> None:
+        with self._lock:
+            self._targets = [t for t in self._targets if t() is not None]
+            targets = list(self._targets)
+        for target in targets:
+            fn = target()
+            if fn is None:
+                continue
+            try:
+                fn()
+            except Exception:  # a closed store, a locked file: the next sweep tries again
+                log.warning("demo backend: the idempotency sweep failed", exc_info=True)
+
+
+SWEEPER = _Sweeper()

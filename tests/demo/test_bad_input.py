@@ -153,7 +153,7 @@ CASES: list[tuple[str, str, str, Any, int, str, str]] = [
         "instructions too long",
         "POST",
         ITEM,
-        {"productId": "prd_cookie", "quantity": 1, "specialInstructions": "x" * 201},
+        {"productId": "prd_cookie", "quantity": 1, "specialInstructions": "x" * 501},
         400,
         "specialInstructions",
         "VALIDATION_ERROR",

@@ -100,13 +100,14 @@ def test_a_write_still_running_is_reported_in_progress(tmp_path: Path) -> None:
     try:
         assert store.idempotent("s", "k" * 16, "h", 1000.0, run) == (200, {"ok": True})
         assert [getattr(e, "code", None) for e in seen] == ["IDEMPOTENCY_IN_PROGRESS"]
-        # A row left "running" by a dead process is taken over after a minute.
-        with store.write() as conn:
-            conn.execute("UPDATE idempotency SET state = 'running'")
+        # The outcome is replayed, and no "running" mark is left behind for a dead process.
         assert store.idempotent("s", "k" * 16, "h", 1100.0, lambda: (200, {"n": 2})) == (
             200,
-            {"n": 2},
+            {"ok": True},
         )
+        with store.read() as conn:
+            states = [r[0] for r in conn.execute("SELECT state FROM idempotency")]
+        assert states == ["done"]
     finally:
         store.close()
 

@@ -12,14 +12,15 @@ from kiosk.demo.errors import not_found, validation
 
 MAX_QUANTITY = 99  # per line
 MAX_LINES = 50
-MAX_INSTRUCTIONS = 200
+# The vendor's Storefront 2.0 document: specialInstructions up to 500 (one rule for both APIs).
+MAX_INSTRUCTIONS = 500
 
 
 class ItemRules(CartRules):
     """Adding items and setting quantities."""
 
     def add_item(self, loc: dict[str, Any], cart_id: str, body: dict[str, Any]) -> dict[str, Any]:
-        pid = _str(body, "productId", max_len=100)
+        pid = _str(body, "productId", max_len=128)  # as the 2.0 document says
         assert pid is not None
         quantity = _int(body, "quantity", 1, MAX_QUANTITY)
         instructions = _str(body, "specialInstructions", required=False, max_len=MAX_INSTRUCTIONS)

@@ -29,6 +29,7 @@ from starlette.routing import Route
 
 from kiosk.demo.backend import Backend
 from kiosk.demo.domain.fulfilment import _haversine_miles
+from kiosk.demo.edge import own_origin, parsed_body
 from kiosk.demo.errors import ApiError
 from kiosk.demo.openapi import Api, Doc, DocRoute, Param, serve
 from kiosk.demo.store import EXPECTED_REVISION, IdempotencyConflict, RevisionConflict
@@ -37,8 +38,12 @@ from kiosk.demo.storefront.errors import V2Error, from_domain, response
 
 PREFIX = "/api/v1/storefront"
 HANDOFF_TTL = timedelta(minutes=15)
-_IF_MATCH = re.compile(r'^(?:W/)?"cart-(0|[1-9][0-9]*)"$')
+# A revision has at most 18 digits (it fits SQLite's and JSON's integers); a header's length is
+# checked before any pattern or conversion (int() of 5,000 digits raises: it was a 500).
+_IF_MATCH = re.compile(r'^(?:W/)?"cart-(0|[1-9][0-9]{0,17})"$')
+IF_MATCH_MAX = 32
 _KEY = re.compile(r"^[A-Za-z0-9._:-]{16,128}$")
+KEY_MAX = 128
 IDEMPOTENCY_KEY_SCHEMA = {"type": "string", "pattern": _KEY.pattern}
 IF_MATCH_SCHEMA = {"type": "string", "pattern": _IF_MATCH.pattern}
 
@@ -94,7 +99,7 @@ def _revision(request: Request) -> int:
     raw = request.headers.get("if-match")
     if raw is None:
         raise V2Error(428, "PRECONDITION_REQUIRED", 'If-Match: "cart-<revision>" is required')
-    match = _IF_MATCH.match(raw.strip())
+    match = _IF_MATCH.fullmatch(raw.strip()) if len(raw) <= IF_MATCH_MAX else None
     if match is None:
         raise V2Error(400, "VALIDATION_ERROR", 'If-Match must be "cart-<revision>"')
     return int(match.group(1))
@@ -134,7 +139,7 @@ def route(
         b: Backend = request.app.state.backend
         try:
             loc = _location(b, request.path_params["locationId"]) if "locationId" in path else {}
-            parsed = bodies.parse(body, await request.body()) if body is not None else {}
+            parsed = bodies.parse(body, parsed_body(request.scope)) if body is not None else {}
             call = Call(b, loc, request.path_params, parsed, request)
             if cart:
                 call.cart = _stored(b, loc, request.path_params["cartId"])
@@ -190,7 +195,7 @@ def _write(call: Call, handler: Handler, *, if_match: bool, status: int) -> Resp
     key = request.headers.get("idempotency-key")
     if key is None:
         raise V2Error(400, "IDEMPOTENCY_KEY_REQUIRED", "Idempotency-Key is required")
-    if not _KEY.match(key):
+    if len(key) > KEY_MAX or not _KEY.fullmatch(key):
         raise V2Error(
             400, "VALIDATION_ERROR", "Idempotency-Key must be 16-128 of A-Z a-z 0-9 . _ : -"
         )
@@ -215,7 +220,8 @@ def _write(call: Call, handler: Handler, *, if_match: bool, status: int) -> Resp
 
     # A key belongs to one credential and one operation on one resource.
     client = request.client.host if request.client else ""
-    who = str((call.cart or {}).get("tokenHash") or request.headers.get("x-cart-token") or client)
+    token = request.headers.get("x-cart-token")
+    who = str((call.cart or {}).get("tokenHash") or (token_hash(token) if token else client))
     scope = f"v2 {who} {request.method} {request.url.path}"
     digest = hashlib.sha256(json.dumps(call.body, sort_keys=True).encode()).hexdigest()
     try:
@@ -442,7 +448,7 @@ def _discount(c: Call) -> None:
 
 
 def _handoff(c: Call) -> Any:
-    base = str(c.request.base_url).rstrip("/")
+    base = own_origin(c.request.scope)
     intent = c.b.create_payment_intent(c.loc, c.cart_id, base)
     expires = datetime.fromtimestamp(c.b.clock(), UTC) + HANDOFF_TTL
     return {"checkoutUrl": intent["checkoutUrl"], "expiresAt": shapes.iso(expires)}
