@@ -658,8 +658,8 @@ class StorefrontClient:
                 refused += 1
                 wait = told if told is not None else policy.backoff(refused)
                 failure.retry_after = wait
-                if wait > self.max_wait or slept_refused + wait > self.max_wait:
-                    raise failure
+                if wait > self.max_wait or slept_refused + wait >= self.max_wait:
+                    raise failure  # a second or more in all is the caller's to count down
                 if refused >= self.retry.max_attempts or attempt >= max_attempts:
                     raise failure
                 if self._clock() + wait >= ends_at:
