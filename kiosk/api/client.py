@@ -206,13 +206,23 @@ class RateBudget:
             self._trim(now)
 
     def note_refused(self) -> float:
-        """A 429 that said nothing of when: the window is spent until its oldest request leaves
-        it. Returns that wait in seconds (at least 1)."""
+        """A 429 that said nothing of when. Returns the wait in seconds (at least 1).
+
+        When the kiosk's own count is at the limit, the window is spent until its oldest request
+        leaves it. When the count says there was room, the refusal is the server's burst (or other
+        terminals on the same address), not our window: a second, then the request goes again,
+        so that a burst of N refusals costs about N seconds, each counted down by the caller (and
+        the store's cap on rate waits bounds it)."""
         now = self._clock()
         self._trim(now)
-        wait = max(1.0, (self._sent[0] + self.window - now) if self._sent else self.window)
+        spent = (self._sent[0] + self.window - now) if self._sent else self.window
+        wait = max(1.0, spent if len(self._sent) >= self.limit else min(spent, 1.0))
         self._refused_until = now + wait
         return wait
+
+    def note_answered(self) -> None:
+        """A request was answered (not refused): a refusal's hold on the budget is over."""
+        self._refused_until = None
 
     @property
     def is_low(self) -> bool:
@@ -623,6 +633,10 @@ class StorefrontClient:
                     maybe_landed = True
                 wait = policy.backoff(attempt)
                 if attempt >= max_attempts or self._clock() + wait >= ends_at:
+                    if maybe_landed and endpoint.is_write and not endpoint.idempotent:
+                        # A keyed write resent until the deadline: an earlier send may have
+                        # landed. Not "unreachable": in doubt, for the caller to settle.
+                        raise AmbiguousWriteError(cause=failure, endpoint=endpoint.name) from exc
                     raise failure from exc
                 await self._pause(wait, attempt, endpoint, shown, cap=cap)
                 continue
@@ -633,6 +647,8 @@ class StorefrontClient:
             level = logging.INFO if status < 500 else logging.WARNING
             log.log(level, "%s %s -> %d in %.0f ms", endpoint.method, shown, status, elapsed)
 
+            if status != 429:
+                self.rate_budget.note_answered()
             if meta is not None and (status == 304 or 200 <= status < 300):
                 meta["etag"] = response.headers.get("etag")
                 meta["cache-control"] = response.headers.get("cache-control")

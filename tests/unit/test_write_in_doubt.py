@@ -172,3 +172,36 @@ async def test_a_burst_of_429s_is_counted_down_and_the_add_goes_once() -> None:
         assert waited == pytest.approx(15)
         sent = [s for m, p, s in transport.log if m == "POST" and p.endswith("/items")]
         assert sent == [429] * 15 + [200]
+
+
+async def test_a_lost_answer_whose_first_reads_fail_is_settled_by_reading_again() -> None:
+    """The answer is lost and the cart cannot be read at first either: the store reads again,
+    counting the pause down, and finds the add landed: added once, no error."""
+    async with rig() as (store, transport, app, _clock):
+        statuses: list[StoreStatus] = []
+        store.subscribe_status(statuses.append)
+        inner = transport.inner
+        failing = {"gets": 5, "posts": 0}
+
+        class Flaky(httpx.AsyncBaseTransport):
+            async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+                if request.method == "POST":
+                    failing["posts"] += 1
+                    if failing["posts"] == 1:
+                        await inner.handle_async_request(request)  # lands; the answer is lost
+                        raise httpx.ReadError("connection reset", request=request)
+                    # The resends never get through (until the client's deadline).
+                    raise httpx.ConnectError("unreachable", request=request)
+                if request.method == "GET" and failing["gets"]:
+                    failing["gets"] -= 1
+                    raise httpx.ConnectError("unreachable", request=request)
+                return await inner.handle_async_request(request)
+
+        transport.inner = Flaky()
+        cart = await store.add_item("prd_cookie", 1)
+        assert store.cart_id is not None and cart is not None
+        assert server_lines(app, store.cart_id) == [("prd_cookie", 1)]
+        assert [s.message for s in statuses if s.kind == "waiting"][:1] == [
+            "Checking your order with the restaurant: 2 s"
+        ]
+        assert not [s for s in statuses if s.kind == "error"]
