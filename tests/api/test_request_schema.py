@@ -308,3 +308,24 @@ async def test_a_resend_that_meets_its_twin_still_running_is_in_doubt_not_failed
             await client.add_item(LOC, CART, "prd_1", 1)
     assert len(keys) == 2 and keys[0] == keys[1]  # the same write, resent once
     assert doubt.value.code == "IDEMPOTENCY_IN_PROGRESS"
+
+
+async def test_a_bare_2_0_429_while_our_count_has_room_waits_a_second_not_the_window() -> None:
+    """The strict server's burst (a bare 429 RATE_LIMITED, no Retry-After): with the kiosk's
+    own count far from the limit, the refusal is a burst, so the wait is a second (counted down
+    by the caller), not the ten minutes until the window's oldest request leaves it."""
+    clock, count = Clock(), [0]
+    client = StorefrontClientV2(
+        BASE,
+        transport=httpx.MockTransport(_refusing(count, None)),
+        clock=clock.time,
+        sleep=clock.sleep,
+        max_wait=1.0,
+        rate_limit=200,
+    )
+    client._location_ids[LOC] = LOC
+    async with client:
+        with pytest.raises(RateLimitedError) as refused:
+            await client.add_item(LOC, CART, "prd_1", 1)
+    assert refused.value.retry_after == 1.0
+    assert clock.sleeps == []
