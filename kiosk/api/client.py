@@ -207,13 +207,23 @@ class RateBudget:
             self._trim(now)
 
     def note_refused(self) -> float:
-        """A 429 that said nothing of when: the window is spent until its oldest request leaves
-        it. Returns that wait in seconds (at least 1)."""
+        """A 429 that said nothing of when. Returns the wait in seconds (at least 1).
+
+        When the kiosk's own count is at the limit, the window is spent until its oldest request
+        leaves it. When the count says there was room, the refusal is the server's burst (or other
+        terminals on the same address), not our window: a second, then the request goes again,
+        so that a burst of N refusals costs about N seconds, each counted down by the caller (and
+        the store's cap on rate waits bounds it)."""
         now = self._clock()
         self._trim(now)
-        wait = max(1.0, (self._sent[0] + self.window - now) if self._sent else self.window)
+        spent = (self._sent[0] + self.window - now) if self._sent else self.window
+        wait = max(1.0, spent if len(self._sent) >= self.limit else min(spent, 1.0))
         self._refused_until = now + wait
         return wait
+
+    def note_answered(self) -> None:
+        """A request was answered (not refused): a refusal's hold on the budget is over."""
+        self._refused_until = None
 
     @property
     def is_low(self) -> bool:
@@ -425,6 +435,12 @@ class StorefrontClient:
         await self._http.aclose()
 
     @property
+    def email_required(self) -> bool:
+        """Whether the customer's details need an email: the legacy validate-and-update takes
+        customerName and emailAddress, both (its spec, row 15)."""
+        return True
+
+    @property
     def is_closed(self) -> bool:
         return self._http.is_closed
 
@@ -583,10 +599,16 @@ class StorefrontClient:
         keyed = "Idempotency-Key" in headers
         retry_safe = endpoint.idempotent or keyed
         max_attempts = 10_000 if keyed else self.retry.max_attempts
+        cap = None if keyed else self.retry.max_attempts - 1
         maybe_landed = False  # an earlier attempt may have reached the server
         ends_at = self._clock() + self.deadline
         policy = self.retry
         attempt = 0
+        # 429s have a cap of their own, whatever the write: the retry policy's attempts, and no
+        # more than `max_wait` seconds slept in all. Past either, RateLimitedError goes up to
+        # where the customer sees a countdown (the CartStore, the screen), never a silent wait.
+        refused = 0
+        slept_refused = 0.0
         failure: StorefrontError | None = None
         while True:
             attempt += 1
@@ -630,8 +652,12 @@ class StorefrontClient:
                     maybe_landed = True
                 wait = policy.backoff(attempt)
                 if attempt >= max_attempts or self._clock() + wait >= ends_at:
+                    if maybe_landed and endpoint.is_write and not endpoint.idempotent:
+                        # A keyed write resent until the deadline: an earlier send may have
+                        # landed. Not "unreachable": in doubt, for the caller to settle.
+                        raise AmbiguousWriteError(cause=failure, endpoint=endpoint.name) from exc
                     raise failure from exc
-                await self._pause(wait, attempt, endpoint, shown)
+                await self._pause(wait, attempt, endpoint, shown, cap=cap)
                 continue
 
             elapsed = (time.perf_counter() - started) * 1000
@@ -640,6 +666,8 @@ class StorefrontClient:
             level = logging.INFO if status < 500 else logging.WARNING
             log.log(level, "%s %s -> %d in %.0f ms", endpoint.method, shown, status, elapsed)
 
+            if status != 429:
+                self.rate_budget.note_answered()
             if meta is not None and (status == 304 or 200 <= status < 300):
                 meta["etag"] = response.headers.get("etag")
                 meta["cache-control"] = response.headers.get("cache-control")
@@ -662,14 +690,25 @@ class StorefrontClient:
                 told = self._told_wait(response, failure)
                 if told is None and self.rate_budget.self_counted:
                     told = self.rate_budget.note_refused()
-                wait = told if told is not None else policy.backoff(attempt)
+                refused += 1
+                wait = told if told is not None else policy.backoff(refused)
                 failure.retry_after = wait
-                if wait > self.max_wait:
+                if wait > self.max_wait or slept_refused + wait >= self.max_wait:
+                    raise failure  # a second or more in all is the caller's to count down
+                if refused >= self.retry.max_attempts or attempt >= max_attempts:
                     raise failure
-                if attempt >= max_attempts or self._clock() + wait >= ends_at:
+                if self._clock() + wait >= ends_at:
                     raise failure
-                await self._pause(wait, attempt, endpoint, shown)
+                slept_refused += wait
+                await self._pause(wait, refused, endpoint, shown, cap=self.retry.max_attempts - 1)
                 continue
+            if status == 409 and maybe_landed and failure.has_code("IDEMPOTENCY_IN_PROGRESS"):
+                # The first send of this very write is still running on the server (its answer
+                # is late): whether it lands is not known yet. Never looped on (the vendor's
+                # notes): the caller settles it by reading the cart.
+                raise AmbiguousWriteError(
+                    cause=failure, status=status, code=failure.code, endpoint=endpoint.name
+                ) from failure
             if status >= 500:
                 if not retry_safe:
                     raise AmbiguousWriteError(
@@ -686,7 +725,7 @@ class StorefrontClient:
                     raise failure
                 if self._clock() + wait >= ends_at:
                     raise failure
-                await self._pause(wait, attempt, endpoint, shown)
+                await self._pause(wait, attempt, endpoint, shown, cap=cap)
                 continue
             raise failure
 
@@ -716,14 +755,18 @@ class StorefrontClient:
     ) -> None:
         """A 2xx arrived: what the dialect learns from it (v1: nothing)."""
 
-    async def _pause(self, wait: float, attempt: int, endpoint: Endpoint, shown: str) -> None:
+    async def _pause(
+        self, wait: float, attempt: int, endpoint: Endpoint, shown: str, *, cap: int | None = None
+    ) -> None:
+        """Sleep before retry number `attempt` of at most `cap` (None: until the deadline, a keyed
+        write resent until the server answers)."""
         self.stats.retries += 1
         log.info(
-            "%s %s: retry %d/%d in %.2f s",
+            "%s %s: retry %d/%s in %.2f s",
             endpoint.method,
             shown,
             attempt,
-            self.retry.max_attempts - 1,
+            cap if cap is not None else "deadline",
             wait,
         )
         await self._sleep(wait)

@@ -283,6 +283,63 @@ def _as_number(value: Any) -> float | None:
     return None
 
 
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+_REQUIRED = re.compile(r"'([A-Za-z_][A-Za-z0-9_]{0,63})' is a required property")
+
+
+def _first_segment(path: Any) -> str | None:
+    """`emailAddress`, from "emailAddress", "body.emailAddress", "/selections/0", ["code"]."""
+    if isinstance(path, list | tuple):
+        parts = [str(p) for p in path]
+    elif isinstance(path, str):
+        parts = re.split(r"[./\[\]]+", path.strip())
+    else:
+        return None
+    for part in parts:
+        if part in ("", "body", "(root)", "#"):
+            continue
+        return part if _NAME.fullmatch(part) else None
+    return None
+
+
+def field_names(details: Mapping[str, Any]) -> list[str]:
+    """The request fields an error's `details` names, in order, whatever the shape: `field`;
+    2.0's `fields` (an object by name, a list of names, or of {field|path|name|loc: ...}); the
+    `problems` lines of a schema check ("emailAddress: 'x' does not match ...")."""
+    found: list[str] = []
+
+    def add(name: str | None) -> None:
+        if name and name not in found:
+            found.append(name)
+
+    add(_first_segment(details.get("field")))
+    fields = details.get("fields")
+    if isinstance(fields, Mapping):
+        for key in fields:
+            add(_first_segment(key))
+    elif isinstance(fields, list):
+        for entry in fields:
+            if isinstance(entry, Mapping):
+                for key in ("field", "path", "name", "loc", "property", "pointer"):
+                    if key in entry:
+                        add(_first_segment(entry[key]))
+                        break
+            else:
+                add(_first_segment(entry))
+    problems = details.get("problems")
+    if isinstance(problems, list):
+        for line in problems:
+            if not isinstance(line, str):
+                continue
+            where, _, said = line.partition(":")
+            name = _first_segment(where)
+            if name is None:
+                required = _REQUIRED.search(said)
+                name = required.group(1) if required else None
+            add(name)
+    return found[:8]
+
+
 def parse_error_body(content: bytes, secrets: Iterable[str] = ()) -> dict[str, Any]:
     """What an error body says, as keyword arguments for StorefrontError; {} when it says nothing.
 
@@ -307,7 +364,8 @@ def parse_error_body(content: bytes, secrets: Iterable[str] = ()) -> dict[str, A
     if not isinstance(code, str) or not code:
         error = body.get("error")
         code = error if isinstance(error, str) and error else details.get("code")
-    field = details.get("field", body.get("field"))
+    named = field_names({**details, "field": details.get("field", body.get("field"))})
+    field = named[0] if named else None
     group = body.get("modifierGroupId", details.get("modifierGroupId"))
     kwargs: dict[str, Any] = {
         "code": code if isinstance(code, str) and code else None,
@@ -319,6 +377,8 @@ def parse_error_body(content: bytes, secrets: Iterable[str] = ()) -> dict[str, A
         },
         "retry_after": _as_number(body.get("retryAfter")),
     }
+    if len(named) > 1 or (named and "fields" in details):
+        kwargs["details"]["fields"] = ",".join(named)  # every field named, for the screens
     # 2.0's envelope names the request for the provider's support: kept for logs and staff only.
     request_id = body.get("requestId")
     if isinstance(request_id, str) and request_id:

@@ -25,7 +25,7 @@ from pydantic import SecretStr
 
 from .client import StorefrontClient
 from .endpoints import V2_ENDPOINTS, Endpoint
-from .errors import ConflictError, InvalidRequestError, NotFoundError, ResponseFormatError
+from .errors import ConflictError, NotFoundError, ResponseFormatError
 from .models import (
     Cart,
     CartValidation,
@@ -37,6 +37,7 @@ from .models import (
     PaymentIntent,
 )
 from .money import MAJOR_UNITS
+from .request_schema import check_body, operation_key, required_fields
 
 __all__ = ["COUNTRY_NAMES", "V2_FULFILLMENT", "StorefrontClientV2"]
 
@@ -85,15 +86,6 @@ def _instant(value: Any) -> datetime | None:
     return moment if moment.tzinfo is not None else None
 
 
-def _digits(value: str, field: str) -> str:
-    text = str(value).strip()
-    if not text.isascii() or not text.replace(".", "", 1).isdigit():
-        raise InvalidRequestError(
-            f"{field} must be digits", status=400, code="VALIDATION_ERROR", field=field
-        )
-    return text
-
-
 class StorefrontClientV2(StorefrontClient):
     """The 2.0 dialect. `StorefrontClientV2(base_url)` with base_url ending /api/v1/storefront."""
 
@@ -115,6 +107,13 @@ class StorefrontClientV2(StorefrontClient):
         self._last_checkout_url: str | None = None
         # The location as the kiosk was given it (slug or id) -> its id (from the location read).
         self._location_ids: dict[str, str] = {}
+
+    @property
+    def email_required(self) -> bool:
+        """Whether validate-and-update needs an email (the vendor's schema: a name only)."""
+        ep = self.endpoints["customer"]
+        key = operation_key(ep.method, ep.path_template)
+        return "emailAddress" in required_fields(key)
 
     # ------------------------------------------------------------------ credentials, revisions
 
@@ -152,6 +151,14 @@ class StorefrontClientV2(StorefrontClient):
         """2.0 takes a location's slug only where it reads the location (`locationSlugOrId`);
         every other operation names its `locationId`. A kiosk set up with a slug sends the id
         from that read everywhere else (one location read, usually already made and cached)."""
+        if kwargs.get("body") is not None and not endpoint.outside_base:
+            # Every body the kiosk sends is held to the vendor's schema first (one place): a
+            # customer's mistake is refused here, naming the field, before any request.
+            check_body(
+                operation_key(endpoint.method, endpoint.path_template),
+                kwargs["body"],
+                endpoint=endpoint.name,
+            )
         given = path_params.get("location_id")
         if given and endpoint.name != "location":
             path_params = {**path_params, "location_id": await self._location_key(given)}
@@ -356,13 +363,6 @@ class StorefrontClientV2(StorefrontClient):
         country = str(body.get("country") or "US")
         body["country"] = COUNTRY_NAMES.get(country.upper(), country)
         body.setdefault("streetOptional", "")
-        if body.get("lat") is None or body.get("lng") is None:
-            raise InvalidRequestError(
-                "A delivery address needs its coordinates",
-                status=400,
-                code="VALIDATION_ERROR",
-                field="lat",
-            )
         return await self._cart_write("delivery", location_id, cart_id, body)
 
     async def distance_miles(self, location_id: str, lat: float, lng: float) -> float:
@@ -377,13 +377,13 @@ class StorefrontClientV2(StorefrontClient):
         return float(miles)
 
     async def set_table(self, location_id: str, cart_id: str, table_number: str) -> Cart:
-        body = {"tableNumber": _digits(table_number, "tableNumber")}
+        body = {"tableNumber": str(table_number).strip()}
         return await self._cart_write("table", location_id, cart_id, body)
 
     async def set_room(
         self, location_id: str, cart_id: str, last_name: str, room_number: str
     ) -> Cart:
-        body = {"lastName": last_name, "roomNumber": _digits(room_number, "roomNumber")}
+        body = {"lastName": last_name.strip(), "roomNumber": str(room_number).strip()}
         return await self._cart_write("room", location_id, cart_id, body)
 
     async def apply_discount(self, location_id: str, cart_id: str, code: str) -> Cart:

@@ -187,6 +187,8 @@ class CartStore:
         max_rate_waits: int = 20,
         max_ambiguous_retries: int = 3,
         local_clock: LocationClock | None = None,
+        settle_reads: int = 8,
+        settle_pause: float = 2.0,
     ) -> None:
         self.client = client
         self.location_id = location_id
@@ -199,6 +201,11 @@ class CartStore:
         self._location_keys = {location_id, *location_aliases}
         self.max_rate_waits = max_rate_waits
         self.max_ambiguous_retries = max_ambiguous_retries
+        # A write whose answer is late or lost is settled by reading the cart: up to
+        # `settle_reads` reads, `settle_pause` seconds apart (counted down on the status line),
+        # while the server says the write is still running or the read itself fails.
+        self.settle_reads = settle_reads
+        self.settle_pause = settle_pause
 
         self.cart: Cart | None = None
         self.cart_id: str | None = None
@@ -362,12 +369,18 @@ class CartStore:
             )
         return cart_id
 
-    async def _wait_out(self, seconds: float | None) -> None:
-        """Wait out a rate limit, publishing a whole-second countdown. Uses the injected clock and
+    async def _wait_out(self, seconds: float | None, *, checking: bool = False) -> None:
+        """Wait out a rate limit (or, `checking`, the pause between two reads that settle a write
+        in doubt), publishing a whole-second countdown that says why. Uses the injected clock and
         sleep; also counts what it slept, so a sleep that does not move the clock still ends."""
         if seconds is None:
             seconds = self.client.rate_budget.seconds_until_reset() or 5.0
         seconds = max(1.0, float(seconds))
+        why = (
+            _("Checking your order with the restaurant: {seconds} s")
+            if checking
+            else _("Very busy: sending in {seconds} s")
+        )
         deadline = self._clock() + seconds
         slept = 0.0
         try:
@@ -375,7 +388,9 @@ class CartStore:
                 left = min(deadline - self._clock(), seconds - slept)
                 if left <= 0:
                     break
-                self._set_status(StoreStatus("waiting", seconds_left=math.ceil(left)))
+                shown = math.ceil(left)
+                said = why.format(seconds=shown)
+                self._set_status(StoreStatus("waiting", message=said, seconds_left=shown))
                 step = min(1.0, left)
                 await self._sleep(step)
                 slept += step
@@ -430,34 +445,31 @@ class CartStore:
             if pending.landed(current):
                 log.info("a repeated write found its unconfirmed twin landed; not sent again")
                 return _LANDED
+        # A write of ours still in doubt (its answer was lost): if the server's cart moved
+        # because it landed, that is our own change, not one made elsewhere.
+        doubt = pending
         unknown = 0
         while True:
             try:
                 return await self._send(call)
             except AmbiguousWriteError as exc:
                 unknown += 1
+                # The server said this very write is still running (its answer is late).
+                late = exc.has_code("IDEMPOTENCY_IN_PROGRESS")
                 if unknown > self.max_ambiguous_retries:
                     # Whether the customer now sees the server's cart (the screen says so only
                     # when it is true).
                     exc.details["reloaded"] = await self._reread_quietly()
                     raise
                 if landed is None:
+                    if late:
+                        # Let the first send finish before the same "set" goes again: sent
+                        # meanwhile, ours would name a revision the first one is about to move.
+                        await self._wait_out(self.settle_pause, checking=True)
+                        await self._reread_quietly()
                     log.info("write outcome unknown; repeating a set-style write")
                     continue
-                try:
-                    after = await self._get()
-                except StorefrontError as exc:
-                    # Neither the write nor the check can be confirmed: say so, keep the cart,
-                    # and remember the write so that repeating it checks before sending.
-                    self._stale = True
-                    if key is not None:
-                        self._unconfirmed = _Unconfirmed(key, landed)
-                    unsure = AmbiguousWriteError(cause=exc)
-                    unsure.details["reloaded"] = False
-                    raise unsure from exc
-                self._publish(after)
-                if landed(after):
-                    log.info("write outcome unknown; the re-read cart shows it landed")
+                if await self._settle(landed, key, late=late):
                     return _LANDED
                 log.info("write outcome unknown; the re-read cart shows it did not land: resend")
             except (ConflictError, UnprocessableError) as exc:
@@ -468,6 +480,17 @@ class CartStore:
                     self._publish(exc.cart)  # the client read it already (2.0 CART_CONFLICT)
                 else:
                     await self._reread_quietly()
+                if (
+                    exc.has_code("CART_CONFLICT")
+                    and doubt is not None
+                    and self.cart is not None
+                    and doubt.landed(self.cart)
+                ):
+                    # What moved the cart was our own write in doubt, landing late: nothing was
+                    # changed elsewhere, and this write (refused, so not made) goes again once.
+                    log.info("the cart moved by our own late write; sending this one again")
+                    doubt = None
+                    continue
                 if exc.has_code("CART_CONFLICT"):
                     raise _conflict_said(exc, before, self.cart) from exc
                 raise
@@ -491,6 +514,63 @@ class CartStore:
         else:
             self._publish(cart)
         return True
+
+    async def _settle(
+        self, landed: Callable[[Cart], bool], key: Hashable | None, *, late: bool
+    ) -> bool:
+        """The order is IN_DOUBT while a write is settled (kiosk.ordering.lifecycle, persisted:
+        a restart in the middle settles by reading the server); SETTLED after, whatever the
+        reads said (a write still unconfirmed is remembered by the store, not by the phase)."""
+        life = self.lifecycle
+        doubting = life.fire_if(Event.WRITE_LOST)
+        try:
+            return await self._settle_by_reading(landed, key, late=late)
+        finally:
+            if doubting:
+                life.fire_if(Event.SETTLED)
+
+    async def _settle_by_reading(
+        self, landed: Callable[[Cart], bool], key: Hashable | None, *, late: bool
+    ) -> bool:
+        """Settle a write whose answer was lost or late by reading the cart: True when the cart
+        shows it landed (that cart published), False when it certainly did not (the answer was
+        lost and the cart, read, does not have it: the caller sends it again). While the server
+        says the write is still running, or the read itself fails, the cart is read again after a
+        pause counted down on the status line, up to `settle_reads` reads; past them the write is
+        in doubt: AmbiguousWriteError, the cart as last read kept on screen, and the write
+        remembered, so that repeating it checks first and its late landing is never taken for a
+        change made elsewhere."""
+        failure: StorefrontError | None = None
+        reads = 0
+        while True:
+            reads += 1
+            try:
+                after = await self._get()
+            except NotFoundError:
+                raise
+            except StorefrontError as exc:
+                failure = exc
+            else:
+                failure = None
+                self._publish(after)
+                if landed(after):
+                    log.info("write outcome unknown; the re-read cart shows it landed")
+                    return True
+                if not late:
+                    return False
+            if reads >= self.settle_reads:
+                break
+            await self._wait_out(self.settle_pause, checking=True)
+        # Neither the write nor the check can be confirmed: say so, keep the cart, and remember
+        # the write so that repeating it checks before sending.
+        self._stale = failure is not None
+        if key is not None:
+            self._unconfirmed = _Unconfirmed(key, landed)
+        unsure = AmbiguousWriteError(cause=failure)
+        unsure.details["reloaded"] = failure is None
+        if failure is not None:
+            raise unsure from failure
+        raise unsure
 
     async def _baseline(self) -> Cart | None:
         """The cart as it is now, for an add's before/after comparison (a GET only when unknown)."""
@@ -1047,9 +1127,8 @@ def _conflict_said(exc: StorefrontError, before: Cart | None, after: Cart | None
     changes = cart_changes(before, after)
     what = "; ".join(changes) if changes else _("it was updated")
     told = ConflictError(
-        _("Your order was changed elsewhere ({what}). Please check it and try again.").format(
-            what=what
-        ),
+        # "Please check and try again." is the screen's hint: said once, there.
+        _("Your order was changed elsewhere ({what}).").format(what=what),
         status=exc.status,
         code=exc.code,
         details=exc.details,

@@ -487,6 +487,10 @@ def describe_status(status: Any) -> str:
     """The header's words for a CartStore status: busy, or waiting out the rate limit."""
     kind = getattr(status, "kind", None)
     if kind == "waiting":
+        # The store says why it waits (the rate limit, or checking a write in doubt).
+        said = getattr(status, "message", "")
+        if said:
+            return str(said)
         seconds = getattr(status, "seconds_left", None) or 0
         return _("Very busy: sending in {seconds} s").format(seconds=seconds)
     if kind == "busy":

@@ -353,7 +353,9 @@ async def test_quantity_change_discount_and_payment_with_unknown_outcomes_apply_
 
 async def test_when_even_the_re_read_fails_the_error_says_the_outcome_is_unknown() -> None:
     async with demo_rig(client_kw={"retry": None}) as rig:
-        store = await started(rig)
+        # One settling read (the store would read again, counting down: tests/unit/
+        # test_write_in_doubt.py): here it fails too.
+        store = await started(rig, settle_reads=1)
         await store.add_item("prd_cookie", 1)
         before = store.cart
         rig.transport.fail_next("POST", "/cart-item", when="after")
@@ -383,7 +385,9 @@ async def _add_unconfirmed(rig: Rig, store: CartStore, product_id: str) -> None:
 
 async def test_repeating_an_unconfirmed_add_checks_first_and_does_not_double() -> None:
     async with demo_rig(client_kw={"retry": None}) as rig:
-        store = await started(rig)
+        # One settling read (the store would read again, counting down: tests/unit/
+        # test_write_in_doubt.py): here it fails too.
+        store = await started(rig, settle_reads=1)
         await store.add_item("prd_cookie", 1)
         await _add_unconfirmed(rig, store, "prd_cookie")
         rig.reset_counts()
@@ -399,7 +403,9 @@ async def test_repeating_an_unconfirmed_add_checks_first_and_does_not_double() -
 
 async def test_an_unconfirmed_add_that_did_not_land_is_sent_when_repeated() -> None:
     async with demo_rig(client_kw={"retry": None}) as rig:
-        store = await started(rig)
+        # One settling read (the store would read again, counting down: tests/unit/
+        # test_write_in_doubt.py): here it fails too.
+        store = await started(rig, settle_reads=1)
         rig.transport.fail_next("POST", "/cart-item", when="before")  # never reached the server
         for _ in range(4):
             rig.transport.fail_next("GET", f"/carts/{store.cart_id}", when="before")
@@ -412,7 +418,9 @@ async def test_an_unconfirmed_add_that_did_not_land_is_sent_when_repeated() -> N
 
 async def test_a_different_add_after_an_unconfirmed_one_is_sent() -> None:
     async with demo_rig(client_kw={"retry": None}) as rig:
-        store = await started(rig)
+        # One settling read (the store would read again, counting down: tests/unit/
+        # test_write_in_doubt.py): here it fails too.
+        store = await started(rig, settle_reads=1)
         await _add_unconfirmed(rig, store, "prd_cookie")
         await store.add_item("prd_brownie", 1)
         assert server_lines(rig, store.cart_id or "") == [("prd_cookie", 1), ("prd_brownie", 1)]

@@ -204,6 +204,19 @@ class KioskScreen(Screen[Any]):
         if banner is not None:
             banner.show(message, hint=hint, kind=kind)
 
+    def refocus(self, field: Input) -> None:
+        """The cursor back at the end of `field` after a refusal, ready for typing on: focused
+        now, and again after the next refresh (the loading indicator that covered the form
+        while the call ran is removed then, and may take the focus with it)."""
+
+        def focus() -> None:
+            if field.is_attached and not field.disabled:
+                field.focus()
+                field.cursor_position = len(field.value)
+
+        focus()
+        self.call_after_refresh(focus)
+
     @property
     def retry_key(self) -> str:
         """The key to name in "Press … to try again": R, unless typing would swallow it (a screen

@@ -24,10 +24,14 @@ from kiosk.tui.widgets.chrome import FieldError
 if TYPE_CHECKING:
     from kiosk.ordering.cart_store import CheckoutResult
 
-# A practical check, not RFC 5322: something@domain.tld without spaces. The server has the last
-# word.
-EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s.]{2,}")
+# A quick check at the field, before anything is sent: something@domain.tld without spaces, and
+# a local part that is a dot-atom (RFC 5322: no leading, trailing or doubled dot, so
+# `zoe..t@example.com` is refused here). On 2.0 the vendor's own schema (its `emailAddress` pattern
+# and length, kiosk.api.request_schema) then has the word before the request; on v1, the server.
+EMAIL = re.compile(r"[^@\s.]+(?:\.[^@\s.]+)*@[^@\s]+\.[^@\s.]{2,}")
 NAME_MAX = 80
+# The fields a refusal may name (ours from the schema check, or the server's `details.fields`),
+# as this screen's inputs.
 SERVER_FIELDS = {"customerName": "name", "name": "name", "emailAddress": "email", "email": "email"}
 
 
@@ -42,9 +46,11 @@ def check_name(value: str) -> str | None:
     return None
 
 
-def check_email(value: str) -> str | None:
+def check_email(value: str, *, required: bool = True) -> str | None:
     email = value.strip()
     if not email:
+        if not required:
+            return None  # an offer, not a requirement (2.0 needs a name only)
         return _("Please enter your email address for the receipt.")
     if not EMAIL.fullmatch(email):
         return _("That email address doesn't look right (for example: name@example.com).")
@@ -62,15 +68,39 @@ class CheckoutScreen(KioskScreen):
         super().__init__()
         self.unavailable: list[str] = []
 
+    @property
+    def email_required(self) -> bool:
+        """Whether the API needs an email with the name (v1 does; 2.0's schema needs a name
+        only, so there the receipt by email is an offer)."""
+        try:
+            return bool(self.kiosk.visit.client.email_required)
+        except LookupError:
+            return True
+
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="checkout-body"):
             with VerticalScroll(id="checkout-form"):
                 yield Static(Text(_("Almost done: who is this order for?"), style="bold"))
                 yield Label(_("Your name"), classes="field-label")
-                yield Input(placeholder=_("First name is fine"), id="name", max_length=NAME_MAX)
+                yield Input(
+                    placeholder=_("First name is fine"),
+                    id="name",
+                    max_length=NAME_MAX,
+                    select_on_focus=False,
+                )
                 yield FieldError(id="e-name")
-                yield Label(_("Email (for your receipt)"), classes="field-label")
-                yield Input(placeholder="name@example.com", id="email", max_length=254)
+                yield Label(
+                    _("Email (for your receipt)")
+                    if self.email_required
+                    else _("Email me a receipt (optional)"),
+                    classes="field-label",
+                )
+                yield Input(
+                    placeholder="name@example.com",
+                    id="email",
+                    max_length=254,
+                    select_on_focus=False,
+                )
                 yield FieldError(id="e-email")
                 with Vertical(id="problems"):
                     yield Static("", id="problems-text")
@@ -91,6 +121,9 @@ class CheckoutScreen(KioskScreen):
     def _error(self, field: str, message: str | None) -> None:
         self.query_one(f"#e-{field}", FieldError).show(message)
         self.query_one(f"#{field}", Input).set_class(bool(message), "-invalid")
+
+    def _focus_field(self, field: str) -> None:
+        self.refocus(self.query_one(f"#{field}", Input))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -126,11 +159,12 @@ class CheckoutScreen(KioskScreen):
     def action_continue(self) -> None:
         name = " ".join(self.query_one("#name", Input).value.split())
         email = self.query_one("#email", Input).value.strip()
-        name_error, email_error = check_name(name), check_email(email)
+        name_error = check_name(name)
+        email_error = check_email(email, required=self.email_required)
         self._error("name", name_error)
         self._error("email", email_error)
         if name_error or email_error:
-            self.query_one("#name" if name_error else "#email", Input).focus()
+            self._focus_field("name" if name_error else "email")
             return
         visit = self.kiosk.visit
         visit.remember_customer(name, email)
@@ -150,7 +184,7 @@ class CheckoutScreen(KioskScreen):
             field = SERVER_FIELDS.get(failure.field or "")
             if field:
                 self._error(field, failure.message)
-                self.query_one(f"#{field}", Input).focus()
+                self._focus_field(field)
                 return True
             return False
 
