@@ -2,13 +2,15 @@
 
 The products are the client's own lean records (`kiosk.api.MenuProduct`), shared with its cache,
 not copied: a row is a `Header` or a product, and a product's category is the header above it.
-What the screen adds per category is small: a search key per product (its name and tags, lower
-case, so a keystroke filters 5,000 products in about a millisecond) and the few products that are
-not available at the menu's moment (sold out, not now), by id.
+What the screen adds per category is small: a search key per product (its name and tags folded by
+`fold`, built once, so a keystroke is one pass of `in` over 5,000 strings, about a millisecond) and
+the few products that are not available at the menu's moment (sold out, not now), by id.
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -96,10 +98,67 @@ def availability(product: Any, now: datetime | None) -> tuple[str, str]:
     return NOT_NOW, ", ".join(texts)
 
 
+# A run of letters or digits (any script): a word. Everything between two words is one space.
+_WORD = re.compile(r"[^\W_]+")
+
+
+def fold_char(char: str) -> str:
+    """One character as search compares it: case folded (ß -> ss), decomposed (NFKD: ﬁ -> fi,
+    é -> e + accent) and its accents dropped."""
+    if char.isascii():
+        return char.lower()
+    decomposed = unicodedata.normalize("NFKD", char.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def fold(text: str) -> str:
+    """Text as search compares it: each character by `fold_char`, the words joined by one space
+    ("Crème Brûlée" -> "creme brulee", "No. 42" -> "no 42")."""
+    if text.isascii():
+        folded = text.lower()
+    else:
+        decomposed = unicodedata.normalize("NFKD", text.casefold())
+        folded = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return " ".join(_WORD.findall(folded))
+
+
 def search_key(product: MenuProduct) -> str:
+    """The product's name and tags folded, after a space: `" " + needle in key` is a word start."""
     if not product.tags:
-        return product.name.casefold()
-    return f"{product.name} {' '.join(product.tags)}".casefold()
+        return " " + fold(product.name)
+    return f" {fold(product.name)} {fold(' '.join(product.tags))}"
+
+
+# How well a product matches: its name starts with the search, a word does, or inside a word.
+NAME_START, WORD_START, INSIDE = 0, 1, 2
+
+
+def match_span(name: str, needle: str) -> tuple[int, int] | None:
+    """Where a folded `needle` is in `name` as shown (start, end of its characters), a word start
+    preferred; None when it is not in the name (a tag matched). Worked out for the rows on screen
+    only, so the index keeps no character map."""
+    if not needle:
+        return None
+    folded: list[str] = [" "]
+    where: list[int] = [0]  # the index in `name` of each folded character
+    for i, char in enumerate(name):
+        part = fold_char(char)
+        for c in part:  # a lone combining accent folds to nothing
+            if c.isalnum():
+                folded.append(c)
+                where.append(i)
+            elif folded[-1] != " ":
+                folded.append(" ")
+                where.append(i)
+    text = "".join(folded)
+    start = text.find(" " + needle)
+    start = start + 1 if start >= 0 else text.find(needle)
+    if start <= 0:
+        return None
+    end = start + len(needle) - 1
+    if end >= len(where):
+        return None
+    return where[start], where[end] + 1
 
 
 def category(
@@ -137,9 +196,12 @@ def build(menus: Any, now: datetime | None) -> list[Category]:
 
 
 def rows(categories: Iterable[Category], query: str = "") -> list[Row]:
-    """Header + products of each category; with a query, only matching products (each once)."""
+    """Header + products of each category; with a query, only matching products (each once),
+    word starts first: within a category by `rank`, and the categories by their best match (a
+    category holding a name that starts with the query comes before one that holds it only inside
+    a word: "lat" shows Latte before Hot Chocolate)."""
     out: list[Row] = []
-    needle = query.casefold().strip()
+    needle = fold(query)
     if not needle:
         for group in categories:
             if group.products:
@@ -147,18 +209,30 @@ def rows(categories: Iterable[Category], query: str = "") -> list[Row]:
                 out.extend(group.products)
         return out
     seen: set[str] = set()
+    found: list[tuple[int, int, Category, list[MenuProduct]]] = []
+    word = " " + needle
     for group in categories:
         if group.id == POPULAR_ID:
             continue
-        matches = [
-            p
-            for p, key in zip(group.products, group.keys, strict=True)
-            if needle in key and p.id not in seen
-        ]
+        # One pass of `in` over the prebuilt keys; the rank only for the (few) matches.
+        tiers: tuple[list[MenuProduct], list[MenuProduct], list[MenuProduct]] = ([], [], [])
+        for p, key in zip(group.products, group.keys, strict=True):
+            if needle in key and p.id not in seen:
+                seen.add(p.id)
+                if key.startswith(needle, 1):
+                    tiers[NAME_START].append(p)
+                elif word in key:
+                    tiers[WORD_START].append(p)
+                else:
+                    tiers[INSIDE].append(p)
+        matches = tiers[0] + tiers[1] + tiers[2]
         if matches:
-            seen.update(p.id for p in matches)
-            out.append(Header(group.id, group.name, len(matches)))
-            out.extend(matches)
+            best = next(t for t, tier in enumerate(tiers) if tier)
+            found.append((best, len(found), group, matches))
+    found.sort(key=lambda f: (f[0], f[1]))
+    for _best, _order, group, matches in found:
+        out.append(Header(group.id, group.name, len(matches)))
+        out.extend(matches)
     return out
 
 

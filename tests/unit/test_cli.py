@@ -444,3 +444,50 @@ def test_doctor_budget_line_says_what_is_left() -> None:
     unknown = RateBudget(200, lambda: now[0])
     fine, text = _budget_text(SimpleNamespace(rate_budget=unknown))  # type: ignore[arg-type]
     assert fine and "unknown" in text
+
+
+def test_dev_installs_only_what_each_command_needs_and_remembers_it(tmp_path: Path) -> None:
+    """`./dev demo` installs .[demo] alone; `./dev test` adds .[dev]; neither installs again
+    while pyproject.toml is unchanged; a changed pyproject.toml reinstalls every extra there. Run in
+    a copy with a stand-in python whose venv records each pip call instead of installing."""
+    (tmp_path / "dev").write_text((Path(__file__).parents[2] / "dev").read_text())
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    calls = tmp_path / "calls.log"
+    fake = tmp_path / "fake-python"
+    # `fake -m venv DIR` makes DIR/bin/{python,kiosk}, which log their arguments.
+    fake.write_text(
+        "#!/usr/bin/env bash\n"
+        'if [ "$1 $2" = "-m venv" ]; then\n'
+        '  mkdir -p "$3/bin"\n'
+        "  for tool in python kiosk; do\n"
+        f'    printf \'#!/usr/bin/env bash\\necho "%s $*" >>{calls}\\n\' "$tool" >"$3/bin/$tool"\n'
+        '    chmod +x "$3/bin/$tool"\n'
+        "  done\n"
+        "fi\n"
+    )
+    fake.chmod(0o755)
+
+    def dev(*argv: str) -> list[str]:
+        before = calls.read_text().splitlines() if calls.exists() else []
+        env = {**os.environ, "PYTHON": str(fake)}
+        done = subprocess.run(
+            ["bash", str(tmp_path / "dev"), *argv], capture_output=True, text=True, env=env
+        )
+        assert done.returncode == 0, done.stderr
+        after = calls.read_text().splitlines()
+        return after[len(before) :]
+
+    def installs(lines: list[str]) -> list[str]:
+        return [line.split()[-1] for line in lines if "pip install" in line]
+
+    # No terminal here (captured output): pip is quiet.
+    first = dev("demo")
+    assert installs(first) == [".[demo]"], first
+    assert all("--quiet" in line for line in first if "pip" in line)
+    assert first[-1] == "kiosk demo"
+    assert installs(dev("demo")) == []
+    assert installs(dev("test", "-q")) == [".[demo,dev]"]
+    assert installs(dev("demo")) == []
+    assert installs(dev("kiosk", "doctor")) == [".[demo,dev,serve]"]
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'y'\n")
+    assert installs(dev("demo")) == [".[demo,dev,serve]"]

@@ -47,6 +47,10 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
     }
     """
     COMPONENT_CLASSES = {"rowlist--cursor"}
+    # A list whose rows are filtered as the customer types (the menu's search) keeps a scrollbar it
+    # has while its rows change: one that went (a search down to a few rows) and came back would lay
+    # out the whole screen twice. The view then scrolls at most one blank line past the last row.
+    keeps_scrollbar = False
     # Repainted when the theme or large text changes (kiosk/tui/a11y.py).
     redraws_on_access_change = True
     BINDINGS = [
@@ -87,6 +91,9 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
         self._rows: Sequence[RowT] = rows
         self.cursor: int | None = None
         self.follow: Callable[[RowList[RowT], int, Hashable], None] | None = None
+        # Drawn on the first line while there are no rows ("Nothing matches ..."): in the list, not
+        # a banner, so that saying it lays out nothing.
+        self.empty_text: Text | None = None
         self._move_to(self._first_selectable(0, 1), announce=False)
 
     # What a subclass provides ---------------------------------------------------------------------
@@ -135,8 +142,10 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
         whole screen and repaints every widget on it (a search keystroke in the menu: ~10 KB
         written). Only a scrollbar that comes or goes changes the layout; otherwise this list's
         scrollbar and lines are all that change."""
-        size = Size(self.size.width, height)
         view = self.container_size.height
+        if self.keeps_scrollbar and self.virtual_size.height > view > 0:
+            height = max(height, view + 1)
+        size = Size(self.size.width, height)
         if not self.is_mounted or (self.virtual_size.height > view) != (height > view):
             self.virtual_size = size
             return
@@ -297,6 +306,12 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
         width = self.scrollable_content_region.width
         base = self.rich_style
         index = round(self.scroll_y) + y
+        if index == 0 and not self._rows and self.empty_text is not None and width > 0:
+            empty = self.empty_text.copy()
+            empty.no_wrap = True
+            empty.truncate(width, overflow="ellipsis", pad=True)
+            empty.stylize_before(base)
+            return Strip(list(empty.render(self.app.console)), width)
         if index >= len(self._rows) or width <= 0:
             return Strip.blank(width, base)
         is_cursor = index == self.cursor

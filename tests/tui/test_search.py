@@ -1,0 +1,149 @@
+"""The menu's type-ahead search: case and accents folded (NFKD), word starts ranked first, the match
+underlined on the row, and a search that finds nothing said in the list (no banner, no layout)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kiosk.api import MenusResponse
+from kiosk.api.models import validate_as
+from kiosk.tui import menu_model
+from kiosk.tui.menu_model import Header
+from kiosk.tui.screens.menu import MenuScreen, ProductList
+
+from .conftest import make_kiosk, settle
+from .test_flow import keys
+
+
+def _menus(categories: dict[str, list[str]], tags: dict[str, list[str]] | None = None) -> Any:
+    cats = []
+    for c, (name, products) in enumerate(categories.items()):
+        cats.append(
+            {
+                "id": f"c{c}",
+                "name": name,
+                "products": [
+                    {
+                        "id": p,
+                        "name": p,
+                        "price": "5.00",
+                        "displayPrice": "$5.00",
+                        "tags": (tags or {}).get(p, []),
+                    }
+                    for p in products
+                ],
+            }
+        )
+    menus = {"menus": [{"id": "m", "name": "All", "isActive": True, "categories": cats}]}
+    return validate_as(MenusResponse, menus)
+
+
+def _names(rows: list[menu_model.Row]) -> list[str]:
+    return [r.name for r in rows if not isinstance(r, Header)]
+
+
+def _search(categories: dict[str, list[str]], query: str, **kw: Any) -> list[str]:
+    return _names(menu_model.rows(menu_model.build(_menus(categories, **kw), None), query))
+
+
+DESSERTS = {"Desserts": ["Crème Brûlée", "Apple Pie", "Straße Cake", "ﬁg Tart"]}
+
+
+@pytest.mark.parametrize("query", ["creme", "brul", "crè", "CRÈME", "Creme brulee", "crème  brû"])
+def test_case_and_accents_are_folded(query: str) -> None:
+    assert _search(DESSERTS, query) == ["Crème Brûlée"]
+
+
+def test_compatibility_forms_and_special_cases_fold_too() -> None:
+    assert _search(DESSERTS, "strasse") == ["Straße Cake"]
+    assert _search(DESSERTS, "fig") == ["ﬁg Tart"]
+    # An accent typed as a separate combining mark is the same letter.
+    assert _search(DESSERTS, "cre\u0300me") == ["Crème Brûlée"]
+
+
+def test_punctuation_and_spaces_between_words_are_one_space() -> None:
+    menu = {"Big": ["Smoky Taco No. 42", "Smoky Taco No. 4", "Wrap No.42"]}
+    assert _search(menu, "no. 42") == ["Smoky Taco No. 42", "Wrap No.42"]
+    assert _search(menu, "no 42") == ["Smoky Taco No. 42", "Wrap No.42"]
+    assert _search(menu, "taco-no") == ["Smoky Taco No. 42", "Smoky Taco No. 4"]
+
+
+def test_word_starts_rank_first_within_a_category() -> None:
+    menu = {"Drinks": ["Hot Chocolate", "Flat White", "Iced Latte", "Latte"]}
+    # The name starting with it, then a word starting with it, then inside a word (menu order
+    # kept within each).
+    assert _search(menu, "lat") == ["Latte", "Iced Latte", "Hot Chocolate", "Flat White"]
+
+
+def test_a_category_with_a_word_start_comes_before_one_with_only_inside_matches() -> None:
+    menu = {"Hot drinks": ["Hot Chocolate"], "Coffee": ["Latte"], "Cold": ["Iced Latte"]}
+    rows = menu_model.rows(menu_model.build(_menus(menu), None), "lat")
+    assert [(r.name, r.count) for r in rows if isinstance(r, Header)] == [
+        ("Coffee", 1),
+        ("Cold", 1),
+        ("Hot drinks", 1),
+    ]
+    assert _names(rows) == ["Latte", "Iced Latte", "Hot Chocolate"]
+
+
+def test_tags_are_searched_after_the_name() -> None:
+    menu = {"Mains": ["Green Curry", "Veggie Burger", "Tofu Bowl"]}
+    tags = {"Tofu Bowl": ["vegan"], "Green Curry": ["spicy"]}
+    assert _search(menu, "veg", tags=tags) == ["Veggie Burger", "Tofu Bowl"]
+
+
+@pytest.mark.parametrize(
+    ("name", "query", "underlined"),
+    [
+        ("Crème Brûlée", "brul", "Brûl"),
+        ("Crème Brûlée", "crè", "Crè"),
+        ("Hot Chocolate", "lat", "lat"),
+        ("Flat Latte", "lat", "Lat"),  # a word start preferred to an earlier inside match
+        ("Smoky Taco No. 42", "no. 42", "No. 42"),
+        ("cre\u0300me", "crem", "cre\u0300m"),
+        ("Straße", "strasse", "Straße"),
+    ],
+)
+def test_the_match_span_is_in_the_name_as_shown(name: str, query: str, underlined: str) -> None:
+    span = menu_model.match_span(name, menu_model.fold(query))
+    assert span is not None
+    assert name[span[0] : span[1]] == underlined
+
+
+def test_no_span_when_only_a_tag_matched() -> None:
+    assert menu_model.match_span("Tofu Bowl", menu_model.fold("vegan")) is None
+    assert menu_model.match_span("Tofu Bowl", "") is None
+
+
+async def test_the_menu_underlines_the_match_and_says_when_nothing_matches(
+    tmp_path: Path,
+) -> None:
+    kiosk = make_kiosk(tmp_path, extra_products=300)
+    app = kiosk.app
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await keys(pilot, "1", "1")
+        screen = app.screen
+        assert isinstance(screen, MenuScreen)
+        products = screen.query_one(ProductList)
+        await pilot.press(*"no. 299")
+        await settle(pilot)
+        index = next(i for i, r in enumerate(products.rows) if not isinstance(r, Header))
+        text = products.text_at(index, 100, False)
+        underlined = [
+            text.plain[s.start : s.end] for s in text.spans if "underline" in str(s.style)
+        ]
+        assert underlined == ["No. 299"], text.spans
+        # Nothing matches: said on the list's first line, the banner left alone.
+        await pilot.press(*"zzz")
+        await settle(pilot)
+        assert products.rows == []
+        line = "".join(seg.text for seg in products.render_line(0))
+        assert "Nothing on the menu matches “no. 299zzz”." in line
+        assert not screen.banner.shown
+        await pilot.press("escape")
+        await settle(pilot)
+        assert products.rows and products.empty_text is None
