@@ -15,7 +15,7 @@ from datetime import UTC, datetime, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-__all__ = ["LocationClock", "zone_of"]
+__all__ = ["LocationClock", "human_moment", "zone_of"]
 
 
 def zone_of(location: Any) -> ZoneInfo | None:
@@ -65,3 +65,41 @@ class LocationClock:
             except ValueError:
                 return None
         return self.now()
+
+
+def human_moment(
+    order_date: str | None, order_time: str | None, today: datetime | None, locale: str | None
+) -> str:
+    """An order's time as a customer reads it (issue 20), in `locale`'s words: "Today 14:45",
+    "Tomorrow 07:00", a weekday within the week ("Thursday 09:30"), else the date ("12 Mar 2026
+    09:30"). `today` is now at the location (LocationClock.local_or_utc()); the date and time are
+    the server's ("YYYY-MM-DD", "HH:MM"), location-local. What cannot be read is shown as sent.
+    For the cart heading and the done screen: every screen says the time the same way."""
+    from contextlib import suppress
+    from datetime import date
+    from datetime import time as day_time
+
+    from babel.dates import format_date, format_time
+
+    from kiosk.i18n import _
+
+    babel_locale = (locale or "en").replace("-", "_")
+    shown_time = (order_time or "")[:5]
+    with suppress(ValueError):
+        shown_time = format_time(day_time.fromisoformat(shown_time), "HH:mm", locale=babel_locale)
+    if not order_date:
+        return shown_time
+    try:
+        day = date.fromisoformat(order_date[:10])
+    except ValueError:
+        return f"{order_date[:10]} {shown_time}".strip()
+    days = (day - today.date()).days if today is not None else None
+    if days == 0:
+        word = _("Today")
+    elif days == 1:
+        word = _("Tomorrow")
+    elif days is not None and 1 < days < 7:
+        word = format_date(day, "EEEE", locale=babel_locale)
+    else:
+        word = format_date(day, "medium", locale=babel_locale)
+    return f"{word} {shown_time}".strip()

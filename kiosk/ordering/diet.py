@@ -23,6 +23,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from kiosk.i18n import N_, _
+
 VEGAN = "vegan"
 VEGETARIAN = "vegetarian"
 GLUTEN_FREE = "gluten-free"
@@ -80,6 +82,30 @@ MARK_TEXT: dict[str, str] = {
     SPICY: "spicy",
 }
 
+# Compact marks for a list row (issue 20): a code each, explained once in a legend on the screen
+# (the words took 40% of a menu row and were cut: "[contains nu…"). Translated where shown.
+MARK_CODE: dict[str, str] = {
+    VEGAN: N_("VG"),
+    VEGETARIAN: N_("V"),
+    GLUTEN_FREE: N_("GF"),
+    NUTS: N_("N"),
+    SESAME: N_("SE"),
+    DAIRY: N_("D"),
+    SPICY: N_("HOT"),
+}
+# The legend's words for each code ("VG vegan"); a diet offered as a choice is its code in
+# brackets ("(VG) vegan option").
+MARK_WORDS: dict[str, str] = {
+    VEGAN: N_("vegan"),
+    VEGETARIAN: N_("vegetarian"),
+    GLUTEN_FREE: N_("gluten-free"),
+    NUTS: N_("nuts"),
+    SESAME: N_("sesame"),
+    DAIRY: N_("dairy"),
+    SPICY: N_("spicy"),
+}
+OPTION_WORDS = {VEGAN: N_("vegan option"), VEGETARIAN: N_("vegetarian option")}
+
 
 def normalise(tag: object) -> str:
     """One tag as a lower-case, hyphenated word ("Gluten Free" -> "gluten-free")."""
@@ -127,6 +153,28 @@ class Marks:
         out.extend(f"{MARK_TEXT[d]} option" for d in (VEGAN, VEGETARIAN) if d in self.choices)
         out.extend(MARK_TEXT[a] for a in (NUTS, SESAME, DAIRY) if a in self.allergens)
         out.extend(MARK_TEXT.get(o, o) for o in self.others)
+        return out
+
+    def codes(self) -> list[tuple[str, str]]:
+        """The compact marks, in the order of `labels`: (code, legend words), translated. A tag
+        with no code is shown as its word, with no legend entry ("" words)."""
+        shown = (VEGAN, GLUTEN_FREE) if VEGAN in self.diets else (VEGETARIAN, GLUTEN_FREE)
+        out = [(_(MARK_CODE[d]), _(MARK_WORDS[d])) for d in shown if d in self.diets]
+        out.extend(
+            (f"({_(MARK_CODE[d])})", _(OPTION_WORDS[d]))
+            for d in (VEGAN, VEGETARIAN)
+            if d in self.choices
+        )
+        out.extend(
+            (_(MARK_CODE[a]), _(MARK_WORDS[a]))
+            for a in (NUTS, SESAME, DAIRY)
+            if a in self.allergens
+        )
+        for other in self.others:
+            if other in MARK_CODE:
+                out.append((_(MARK_CODE[other]), _(MARK_WORDS[other])))
+            else:
+                out.append((other[:16], ""))
         return out
 
 

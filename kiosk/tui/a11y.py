@@ -49,6 +49,7 @@ HIGH_CONTRAST = Theme(
     text_alpha=1.0,
     variables={
         "text-muted": "#E0E0E0",
+        "text-disabled": "#C0C0C0",
         "foreground-muted": "#E0E0E0",
         "text-error": ACCENT,
         "text-warning": ACCENT,
@@ -81,8 +82,28 @@ HIGH_CONTRAST = Theme(
     },
 )
 
+# The default theme: Textual's dark one with a deeper blue, so that text on the header, the list
+# cursor and the primary buttons reads at 4.5:1 or more (textual-dark's #0178D4 gave 3.78:1 and
+# its dimmed sub-title 2.46:1, issue 20). tests/tui/test_contrast.py measures every snapshot.
+DEFAULT_THEME = Theme(
+    name="kiosk-dark",
+    primary="#0B5CAD",
+    secondary="#004578",
+    accent="#FFA62B",
+    warning="#FFA62B",
+    error="#A8324F",
+    success="#4EBF71",
+    foreground="#E0E0E0",
+    dark=True,
+    variables={
+        # Placeholders and disabled text: readable, if quieter (textual-dark's were 3.34:1).
+        "text-disabled": "#A0A0A0",
+        "text-muted": "#B8B8B8",
+    },
+)
+
 # The setting's values -> Textual theme names.
-THEME_NAMES = {"default": "textual-dark", "high-contrast": HIGH_CONTRAST.name}
+THEME_NAMES = {"default": DEFAULT_THEME.name, "high-contrast": HIGH_CONTRAST.name}
 
 # The marks (text_marks): the list cursor when its list has focus and when it has not.
 CURSOR_MARK = "▶"
@@ -113,8 +134,9 @@ class Accessibility(_Host):
 
     def setup_accessibility(self) -> None:
         """Register the theme and take the settings known now (call again when they change)."""
-        if HIGH_CONTRAST.name not in self.available_themes:
-            self.register_theme(HIGH_CONTRAST)
+        for theme in (DEFAULT_THEME, HIGH_CONTRAST):
+            if theme.name not in self.available_themes:
+                self.register_theme(theme)
         settings: Settings | None = getattr(self, "kiosk_settings", None)
         if settings is not None:
             self.use_theme(settings.theme)

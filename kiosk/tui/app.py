@@ -22,6 +22,7 @@ from textual import events
 from textual.app import App
 from textual.binding import Binding
 from textual.reactive import reactive
+from textual.widgets import Input
 
 from kiosk import i18n
 from kiosk.i18n import N_, _
@@ -434,6 +435,19 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         if relanguage is not None:
             await relanguage()
         screen.refresh_bindings()
+
+    def on_key(self, event: events.Key) -> None:
+        """A printable key that comes back to the app unhandled while an input has focus was
+        meant for that input (an input stops every printable key it gets). In a burst (arrows
+        and a code in one read) Textual hands every key to the widget focused when it reads
+        them; the arrows then move focus to the code field and the letters, queued on the old
+        widget, came back here: lost, or run as the screen's keys ("r"; issue 20). They go on
+        to the input, in order, before any binding is looked at."""
+        focused = self.focused
+        if isinstance(focused, Input) and event.is_printable and event.character:
+            event.stop()
+            event.prevent_default()
+            focused.post_message(events.Key(event.key, event.character))
 
     def action_start_over(self) -> None:
         if self.cart is None or not self.cart.items:

@@ -55,3 +55,31 @@ def offered_methods(location: Any, fallback: Any = None) -> list[str]:
     if status is None:
         return ["pickup"]
     return [m for m in METHODS if status.offers(m)]
+
+
+# What a postal code is called where the restaurant is (ISO 3166 alpha-2 of its address).
+POSTAL_LABELS: dict[str, str] = {
+    "US": N_("ZIP code"),
+    "AU": N_("Postcode"),
+    "GB": N_("Postcode"),
+    "UK": N_("Postcode"),
+    "NZ": N_("Postcode"),
+    "IE": N_("Eircode"),
+}
+# Country names as a merchant may write them -> the code.
+_COUNTRY_NAMES = {
+    "UNITED STATES": "US",
+    "USA": "US",
+    "AUSTRALIA": "AU",
+    "UNITED KINGDOM": "GB",
+    "NEW ZEALAND": "NZ",
+    "IRELAND": "IE",
+}
+
+
+def postal_label(country: str | None) -> str:
+    """ "ZIP code" in the US, "Postcode" in Australia, the UK and New Zealand, else "Postal code"
+    (issue 20: the delivery form said "ZIP code" in Australia). Translated."""
+    code = (country or "").strip().upper()
+    code = _COUNTRY_NAMES.get(code, code)
+    return _(POSTAL_LABELS.get(code, N_("Postal code")))

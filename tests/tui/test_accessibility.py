@@ -59,7 +59,7 @@ def test_the_settings_choose_the_theme_and_large_text(tmp_path: Path) -> None:
     assert app.large_text and app.has_class("-large-text")
 
     plain = make_kiosk(tmp_path / "plain").app
-    assert plain.theme == "textual-dark"
+    assert plain.theme == "kiosk-dark"
     assert not plain.has_class("-high-contrast") and not plain.large_text
     with pytest.raises(ValueError, match="theme must be one of default, high-contrast"):
         Settings(theme="neon")
@@ -96,7 +96,7 @@ async def test_staff_switch_the_high_contrast_theme(tmp_path: Path) -> None:
         assert app.theme == HIGH_CONTRAST.name and app.has_class("-marks")
         assert "High-contrast theme: on" in str(actions.get_option("contrast").prompt)
         await keys(pilot, "enter")
-        assert app.theme == "textual-dark" and not app.has_class("-marks")
+        assert app.theme == "kiosk-dark" and not app.has_class("-marks")
 
 
 # Marks when colour is off -------------------------------------------------------------------------

@@ -118,3 +118,18 @@ def test_the_filter_key_cycles_through_the_offered_filters_then_off() -> None:
 def test_odd_tag_values_are_skipped_not_fatal() -> None:
     p = product(["vegan"], allergens=["Peanuts", {"x": 1}, None])
     assert diet.marks(p).allergens == {"nuts"}
+
+
+def test_compact_marks_come_with_their_legend_words() -> None:
+    """Issue 20: a menu row shows codes ("VG GF N"), the legend under the list says them."""
+    m = diet.marks(product(["vegan", "gluten-free", "contains-nuts", "house-special"]))
+    assert m.codes() == [
+        ("VG", "vegan"),
+        ("GF", "gluten-free"),
+        ("N", "nuts"),
+        ("house-special", ""),
+    ]
+    assert diet.marks(product(["vegetarian", "vegan-option"])).codes() == [
+        ("V", "vegetarian"),
+        ("(VG)", "vegan option"),
+    ]

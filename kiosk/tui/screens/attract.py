@@ -10,7 +10,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Static
 
-from kiosk.i18n import _
+from kiosk.i18n import LANGUAGES, _, catalogue, language
 from kiosk.tui.contract import kiosk_of
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.chrome import DemoMark
@@ -45,6 +45,16 @@ class AttractScreen(Screen[None]):
                 Text(_("Touch or press any key to order"), style="bold"), id="attract-call"
             )
             yield Static(Text(attract_line(app.settings)), id="attract-sub")
+            # The call in every other language, and the languages offered (issue 20): a
+            # customer who reads no English knows the kiosk speaks theirs before touching it.
+            others = [code for code in LANGUAGES if code != language()]
+            calls = Text()
+            for code in others:
+                call = catalogue(code).gettext("Touch or press any key to order")
+                calls.append(("\n" if calls.plain else "") + call)
+            if others:
+                yield Static(calls, id="attract-other")
+            yield Static(Text("  ·  ".join(LANGUAGES.values())), id="attract-languages")
 
     def _start(self) -> None:
         if self.is_attached and self.app.screen is self:

@@ -265,7 +265,9 @@ class KioskScreen(Screen[Any]):
                 else ((after[0] if after else len(controls)) - 1)
             )
         if 0 <= index < len(controls):
-            controls[index].focus()
+            # Now, not after this frame (Widget.focus defers it): the next key of a burst (two ↓
+            # in one read, a code typed right after) is routed from the new focus (issue 20).
+            self.set_focus(controls[index])
 
     # Long names ----------------------------------------------------------------------------------
     def show_whole_name(

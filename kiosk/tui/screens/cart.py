@@ -14,21 +14,23 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Select, Static
 
-from kiosk.i18n import N_, _, money_locale
+from kiosk.i18n import N_, _, language, money_locale
+from kiosk.ordering.clock import human_moment
 from kiosk.ordering.tips import TipRefused, chosen_tip, parse_custom_tip, tip_choices
-from kiosk.tui.cartview import local_moment
 from kiosk.tui.contract import kiosk_of, shop_currency
 from kiosk.tui.errors import Failure
 from kiosk.tui.labels import method_label
+from kiosk.tui.palette import tone
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.cart_summary import TotalsPanel
 from kiosk.tui.widgets.chrome import FieldError, FullName
 from kiosk.tui.widgets.lists import TextRow, TextRowList, two_columns
 from kiosk.tui.widgets.rowlist import RowList
+from kiosk.tui.widgets.scroll import ControlsScroll
 
 if TYPE_CHECKING:
     from kiosk.api import Cart, MenuProduct, TimeIntervals, TipSettings
@@ -43,6 +45,8 @@ class LineRow:
 
 class CartLines(RowList[LineRow]):
     """The cart's lines, drawn from `app.cart` (watched): no copy of the cart is kept here."""
+
+    KEEP_PLACE = True  # after Del, the highlight stays on the neighbouring line
 
     BINDINGS = [
         Binding("plus,equals_sign,right", "change(1)", N_("More"), show=False),
@@ -120,7 +124,7 @@ class TipButton(Button):
         row = [b for b in self.screen.query(TipButton) if b.display]
         at = row.index(self) + step if self in row else -1
         if 0 <= at < len(row):
-            row[at].focus()
+            self.screen.set_focus(row[at])  # now: the next key of a burst starts from it
         elif leave:
             # Past either end, up/down go on to the control before or after the tips.
             if step < 0:
@@ -147,7 +151,7 @@ class CartScreen(KioskScreen):
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="cart-body"):
-            with VerticalScroll(id="cart-left"):
+            with ControlsScroll(id="cart-left"):
                 yield Static(id="cart-title")
                 yield CartLines(id="lines")
                 yield FullName(id="line-full-name")
@@ -249,7 +253,7 @@ class CartScreen(KioskScreen):
         await row.remove_children()
         # "No tip" first and styled exactly like the presets: an equal choice, not a hidden one.
         compact = self.compact
-        choices = tip_choices(self.kiosk.cart, tips, self.kiosk.visit.locale)
+        choices = tip_choices(self.kiosk.cart, tips, money_locale() or self.kiosk.visit.locale)
         buttons = [TipButton(c.key, compact=compact) for c in choices]
         row.styles.grid_size_columns = len(buttons)
         await row.mount_all(buttons)
@@ -332,10 +336,13 @@ class CartScreen(KioskScreen):
         if cart is not None:
             title.append(f" · {method_label(cart.fulfilment_method)}")
             if (cart.pickup_type or "").upper() == "LATER" and cart.order_time:
-                locale = money_locale()
-                moment = f"{clean(cart.order_date, 10)} {clean(cart.order_time, 5)}"
-                if locale:
-                    moment = local_moment(cart.order_date, cart.order_time, locale)
+                # "Today 14:45", as the time picker says it (issue 20), in the customer's words.
+                moment = human_moment(
+                    clean(cart.order_date, 10),
+                    clean(cart.order_time, 5),
+                    self.kiosk.visit.clock.local_or_utc(),
+                    money_locale() or language(),
+                )
                 title.append(f" · {moment}")
             else:
                 title.append(" · " + _("as soon as possible"))
@@ -345,7 +352,8 @@ class CartScreen(KioskScreen):
         empty = cart is None or not cart.items
         if empty:
             title.append(
-                "\n" + _("Your order is empty. Press Esc to go back to the menu."), style="yellow"
+                "\n" + _("Your order is empty. Press Esc to go back to the menu."),
+                style=tone(self.app, "warn"),
             )
         self.query_one("#cart-title", Static).update(title)
         self.query_one("#checkout", Button).disabled = empty
@@ -368,13 +376,36 @@ class CartScreen(KioskScreen):
         current = chosen_tip(cart)
         # Each choice with its amount for this cart, on one line when every one fits its button
         # (the grid gives all the same width), else the amount on a second line.
-        choices = {c.key: c for c in tip_choices(cart, self.tips, self.kiosk.visit.locale)}
+        choices = {
+            c.key: c
+            for c in tip_choices(cart, self.tips, money_locale() or self.kiosk.visit.locale)
+        }
         buttons = list(self.query("#tip-row TipButton").results(TipButton))
         row = self.query_one("#tip-row", Horizontal)
-        room = (row.content_size.width - len(buttons) + 1) // max(len(buttons), 1) - 2
+        width = row.content_size.width
+
+        # A button's edges: the space either side of its label, and the high-contrast theme's
+        # side bars (from its styles, known before it is laid out).
+        edges = 2 + max((b.styles.gutter.width for b in buttons), default=0)
+
+        def room(columns: int) -> int:
+            # A button's text width with `columns` buttons a row (gutter 1).
+            return (width - columns + 1) // max(columns, 1) - edges
+
         # On one line "No tip" needs no "· $0.00"; on two, its zero keeps the row's height even.
         one = {k: c.label if k == "none" else c.text for k, c in choices.items()}
-        wide = room > 0 and all(len(text) <= room for text in one.values())
+        wide = room(len(buttons)) > 0 and all(len(t) <= room(len(buttons)) for t in one.values())
+        # On two lines no word may be broken and an amount is one word ("A$10.94", "4,70 US$"):
+        # fewer buttons a row when the longest does not fit (issue 20: "A$10.9" / "4").
+        units = [w for c in choices.values() for w in (*c.label.split(), c.amount or "")]
+        longest = max((len(u) for u in units), default=0)
+        columns = len(buttons)
+        while not wide and columns > 1 and room(columns) < longest:
+            columns -= 1
+        if width > 0:
+            # As many rows as that takes (the stylesheet's grid is 5 x 1).
+            row.styles.grid_size_columns = max(columns, 1)
+            row.styles.grid_size_rows = -(-len(buttons) // max(columns, 1))
         for button in buttons:
             choice = choices.get(button.key)
             if choice is not None:

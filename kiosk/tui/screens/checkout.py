@@ -16,6 +16,7 @@ from textual.widgets import Button, Input, Label, Static
 from kiosk.i18n import N_, _
 from kiosk.tui.cartview import pay_total
 from kiosk.tui.errors import Failure
+from kiosk.tui.palette import tone
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.cart_summary import TotalsPanel
@@ -204,7 +205,7 @@ class CheckoutScreen(KioskScreen):
             return
         cart = self.kiosk.cart
         names = {i.id: clean(i.name, 60) for i in cart.items} if cart else {}
-        lines = Text(_("Your order can't be paid for yet:") + "\n", style="bold yellow")
+        lines = Text(_("Your order can't be paid for yet:") + "\n", style=tone(self.app, "warn"))
         self.unavailable = []
         for issue in result.validation.errors:
             item = names.get(issue.item_id or "")

@@ -16,6 +16,7 @@ from textual.widgets import Static
 
 from kiosk.i18n import N_, _, language
 from kiosk.tui.labels import METHODS
+from kiosk.tui.palette import tone
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.lists import TextRow, TextRowList
@@ -97,12 +98,17 @@ class LocationScreen(KioskScreen):
                 head.append(clean(location_id, 60))
                 rows.append(TextRow(location_id, head))
                 rows.append(
-                    TextRow(None, Text(f"    {self.failed.get(location_id, '')}", style="red"))
+                    TextRow(
+                        None,
+                        Text(
+                            f"    {self.failed.get(location_id, '')}", style=tone(self.app, "error")
+                        ),
+                    )
                 )
                 continue
             status = self.kiosk.visit.opening(location)
             head.append(clean(location.restaurant_display_name or location_id, 80))
-            state = Text(status.summary, style="green" if status.is_open else "yellow")
+            state = Text(status.summary, style=tone(self.app, "ok" if status.is_open else "warn"))
             rows.append(TextRow(location_id, head, state))
             if location.address_string:
                 rows.append(TextRow(None, Text("    " + clean(location.address_string, 120))))
@@ -110,7 +116,7 @@ class LocationScreen(KioskScreen):
             detail = Text(f"    {phrase[:1].upper()}{phrase[1:]}", style="dim")
             closed = self.closed_for_orders(location)
             if closed is not None:
-                detail.append(" · " + _("not taking orders now"), style="yellow")
+                detail.append(" · " + _("not taking orders now"), style=tone(self.app, "warn"))
             else:
                 # The welcome screen's own rule, so the list never promises what it hides.
                 methods = ", ".join(

@@ -24,6 +24,7 @@ from kiosk.tui import menu_model
 from kiosk.tui.a11y import large_text
 from kiosk.tui.contract import shop_currency
 from kiosk.tui.menu_model import Header
+from kiosk.tui.palette import tone
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.cart_summary import CartBar, CartPanel
@@ -97,6 +98,7 @@ class ProductList(RowList["menu_model.Row"]):
                 yield found
 
     _labels: dict[str, list[str]] | None = None
+    _marks: dict[str, list[tuple[str, str]]] | None = None
 
     def labels(self, product: Any) -> list[str]:
         """A product's diet and allergen marks as words, worked out once per product."""
@@ -106,6 +108,26 @@ class ProductList(RowList["menu_model.Row"]):
         if found is None:
             found = self._labels[product.id] = diet.marks(product).labels()
         return found
+
+    def marks(self, product: Any) -> list[tuple[str, str]]:
+        """A product's compact marks with their legend words, worked out once per product."""
+        if self._marks is None:
+            self._marks = {}
+        found = self._marks.get(product.id)
+        if found is None:
+            found = self._marks[product.id] = diet.marks(product).codes()
+        return found
+
+    def legend(self, categories: Sequence[menu_model.Category]) -> Text:
+        """What the marks shown on these categories' products mean: "VG vegan · N contains
+        nuts"; empty when none has a mark."""
+        seen: dict[str, str] = {}
+        for category in categories:
+            for product in category.products:
+                for code, words in self.marks(product):
+                    if words:
+                        seen.setdefault(code, words)
+        return Text("   ".join(f"{code} {words}" for code, words in seen.items()))
 
     def key_at(self, index: int) -> Hashable | None:
         row = self.rows[index]
@@ -145,14 +167,18 @@ class ProductList(RowList["menu_model.Row"]):
         if span is not None:
             # Underlined, not coloured: it reads the same in every theme and without colour.
             left.stylize("underline", 2 + span[0], 2 + span[1])
-        for label in () if large else self.labels(row)[:3]:
-            left.append(" ")
-            left.append(f"[{_shown(label, 20)}]", style="italic cyan")
+        codes = () if large else self.marks(row)[:4]
+        if codes:
+            # Compact marks, explained by the legend under the list (#mark-legend).
+            marks = " ".join(clean(code, 16) for code, _words in codes)
+            left.append(" " + marks, style=tone(self.app, "tag"))
         if state == menu_model.SOLD_OUT:
-            right = Text(_("Sold out"), style="bold red")
+            right = Text(_("Sold out"), style=tone(self.app, "error"))
         elif state == menu_model.NOT_NOW:
             price = _shown(row.price_text(shop_currency(self.app), money_locale()), 20)
-            right = Text(_("Not available now {price}").format(price=price), style="yellow")
+            right = Text(
+                _("Not available now {price}").format(price=price), style=tone(self.app, "warn")
+            )
         else:
             price = _shown(row.price_text(shop_currency(self.app), money_locale()), 20)
             right = Text(price, style="bold")
@@ -220,6 +246,7 @@ class MenuScreen(KioskScreen):
                     yield DietBar(id="diet-filter")
                 yield ProductList(id="products")
                 yield FullName(id="product-full-name")
+                yield Static(id="mark-legend")
             yield CartPanel(id="cart-panel")
         yield CartBar(id="cart-bar")
 
@@ -329,6 +356,10 @@ class MenuScreen(KioskScreen):
             ]
         )
         self.query_one("#diet-filter", DietBar).show(chosen, self.diet_filters)
+        legend = self.query_one("#products", ProductList).legend(self.shown)
+        legend.stylize(tone(self.app, "tag"))
+        self.query_one("#mark-legend", Static).update(legend)
+        self.query_one("#mark-legend").display = bool(legend.plain) and not large_text(self.app)
         self._refilter()
 
     def _refilter(self) -> None:

@@ -20,6 +20,7 @@ from kiosk.i18n import N_, _, money_locale
 from kiosk.ordering import diet
 from kiosk.tui.contract import shop_currency
 from kiosk.tui.errors import Failure
+from kiosk.tui.palette import tone
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.chrome import FullName
@@ -74,12 +75,12 @@ class ModifierList(RowList[ModifierRow]):
             text = Text("  " * view.depth)
             text.append(clean(view.group.name, 60) or _("Options"), style="bold underline")
             text.append("  ")
-            text.append(view.rule_text, style="bold yellow" if view.required else "dim")
+            text.append(view.rule_text, style=tone(self.app, "warn") if view.required else "dim")
             text.append(f" · {view.progress_text}", style="dim")
             if view.error:
-                text.append(f"  ✗ {clean(view.error, 120)}", style="bold red")
+                text.append(f"  ✗ {clean(view.error, 120)}", style=tone(self.app, "error"))
             elif view.required:
-                text.append("  ✓", style="bold green")
+                text.append("  ✓", style=tone(self.app, "ok"))
             return text
         view, option = row.group, row.option
         text = Text("  " * view.depth + "  ")
@@ -96,11 +97,11 @@ class ModifierList(RowList[ModifierRow]):
         text.append(" ")
         text.append(clean(option.item.name, 80), style="dim strike" if option.sold_out else "")
         for label in diet.option_labels(self.diet_filter, option.item, self.product):
-            text.append(f" [{label}]", style="italic cyan")
+            text.append(f" [{label}]", style=tone(self.app, "tag"))
         if option.max_quantity > 1 and not view.single and not option.sold_out:
             text.append("  " + _("up to {n}, +/−").format(n=option.max_quantity), style="dim")
         if option.sold_out:
-            right = Text(_("Sold out") + " ", style="red")
+            right = Text(_("Sold out") + " ", style=tone(self.app, "error"))
         elif option.item.price:
             delta = option.item.price_formatted or money(
                 option.item.price, self.currency, self.locale
@@ -283,7 +284,7 @@ class ProductScreen(KioskScreen):
         if product.calories:
             info.append(f"  {product.calories} kcal", style="dim")
         for label in diet.marks(product).labels()[:5]:
-            info.append(f" [{clean(label, 20)}]", style="italic cyan")
+            info.append(f" [{clean(label, 20)}]", style=tone(self.app, "tag"))
         why = diet.verdict(self.diet_filter, product) if self.diet_filter else None
         if why and self.diet_filter:
             info.append("  " + _("Fits your filter: {why}").format(why=why), style="bold")

@@ -10,20 +10,22 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Static
 
 from kiosk.i18n import LANGUAGES, N_, _, language
 from kiosk.tui.a11y import Accessibility, large_text
 from kiosk.tui.errors import Failure
-from kiosk.tui.labels import METHODS
+from kiosk.tui.labels import METHODS, postal_label
+from kiosk.tui.palette import tone
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.chrome import FieldError, KioskHeader
 from kiosk.tui.widgets.language import LanguageBar
 from kiosk.tui.widgets.lists import TextRow, TextRowList
 from kiosk.tui.widgets.rowlist import RowList
+from kiosk.tui.widgets.scroll import ControlsScroll
 
 if TYPE_CHECKING:
     from kiosk.api import Location
@@ -79,7 +81,7 @@ class WelcomeScreen(KioskScreen):
         self.method: str | None = None
 
     def compose_body(self) -> ComposeResult:
-        with VerticalScroll(id="welcome-body"):
+        with ControlsScroll(id="welcome-body"):
             yield Static(id="welcome-title")
             # Today's hours, and beside them the ways to make the kiosk easier to use (issue 13:
             # large text): one line, so the details form still fits 80x24. The language choice
@@ -88,6 +90,7 @@ class WelcomeScreen(KioskScreen):
                 yield Static(id="welcome-hours")
                 yield Button(text_size_label(False), id="text-size")
             yield LanguageBar(id="languages")
+            yield Static(id="welcome-later")
             yield Static(Text(_("How would you like your order?"), style="bold"), id="prompt")
             yield MethodList(id="methods")
             with Vertical(id="details"):
@@ -135,11 +138,20 @@ class WelcomeScreen(KioskScreen):
         title = Text(_("Welcome to "), style="bold")
         title.append(clean(location.restaurant_display_name, 80), style="bold")
         self.query_one("#welcome-title", Static).update(title)
-        hours = Text(status.summary, style="green" if status.is_open else "yellow")
+        hours = Text(status.summary, style=tone(self.app, "ok" if status.is_open else "warn"))
         if status.known:
-            hours.append(f" · {status.today_phrase}", style="dim")
-        self.query_one("#welcome-hours", Static).update(hours)
+            hours.append(f" · {status.today_phrase}", style=tone(self.app, "muted"))
         closed = self.closed_for_orders(location)
+        later = ""
+        if closed is None and status.known and status.is_open is False:
+            # Said before the first choice, not learnt in the cart (issue 20): the order will be
+            # for later, and the customer picks the time in the order.
+            later = _("We're closed now: you can order for later and choose the time.")
+            self.query_one("#welcome-later", Static).update(
+                Text(later, style=tone(self.app, "warn"))
+            )
+        self.query_one("#welcome-later").display = bool(later)
+        self.query_one("#welcome-hours", Static).update(hours)
         # Closed with no orders for later: no way to order is offered, only when it opens.
         self.methods = [] if closed is not None else self.orderable_methods(location, listed)
         self.query_one("#prompt").display = closed is None
@@ -160,6 +172,11 @@ class WelcomeScreen(KioskScreen):
             self.say(
                 _("This restaurant is not taking orders right now."), hint=_("Please ask staff.")
             )
+
+    def _country(self) -> str | None:
+        location = self.kiosk.location
+        address = getattr(location, "address_data", None) if location is not None else None
+        return getattr(address, "country", None)
 
     # Choosing -------------------------------------------------------------------------------------
     async def on_row_list_selected(self, event: RowList.Selected) -> None:
@@ -194,7 +211,10 @@ class WelcomeScreen(KioskScreen):
         for field_id, label, placeholder, limit in fields:
             rows.append(
                 Horizontal(
-                    Label(_(label), classes="field-label"),
+                    Label(
+                        postal_label(self._country()) if field_id == "zip" else _(label),
+                        classes="field-label",
+                    ),
                     Input(
                         placeholder=_(placeholder) if placeholder else "",
                         max_length=limit,

@@ -7,11 +7,13 @@ from typing import TYPE_CHECKING
 
 from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.widgets import Static
 
 from kiosk.i18n import _, ngettext
 from kiosk.tui.cartview import choice_lines, line_amount, total_rows
 from kiosk.tui.contract import kiosk_of
+from kiosk.tui.palette import tone
 from kiosk.tui.text import clean
 
 if TYPE_CHECKING:
@@ -29,6 +31,12 @@ class CartWatcher(Static):
 
     def render_cart(self, cart: Cart | None) -> Text | Table:
         raise NotImplementedError
+
+    async def on_click(self, event: events.Click) -> None:
+        # A touch on the order opens it, as F4 does (counter terminals are often touchscreens).
+        event.stop()
+        if hasattr(self.screen, "action_view_cart"):
+            await self.screen.run_action("view_cart")
 
 
 class CartBar(CartWatcher):
@@ -48,28 +56,41 @@ class CartBar(CartWatcher):
 
 
 class CartPanel(CartWatcher):
-    """The cart beside the menu on wide screens: lines, then subtotal and total."""
+    """The cart beside the menu on wide screens: lines with their choices, then every total row
+    the server sent (subtotal, discount, tax, fees, tip, total), so that they add up."""
 
-    def render_cart(self, cart: Cart | None) -> Table:
+    # Choices shown under a line; past this many, one line fewer and "+N more".
+    CHOICES = 6
+
+    def render_cart(self, cart: Cart | None) -> Text | Table:
+        if cart is None or not cart.items:
+            # Wrapped, not cut: the panel is narrower than the sentence.
+            text = Text(_("Your order"), style="bold")
+            text.append("\n" + _("Nothing yet. Choose something from the menu."))
+            return text
         table = Table.grid(expand=True, padding=(0, 1))
         table.add_column(ratio=1, overflow="ellipsis", no_wrap=True)
         table.add_column(justify="right", no_wrap=True)
         table.add_row(Text(_("Your order"), style="bold"), Text(""))
-        if cart is None or not cart.items:
-            table.add_row(Text(_("Nothing yet. Choose something from the menu."), style="dim"), "")
-            return table
+        names = kiosk_of(self.app).visit.option_names
         for item in cart.items:
             table.add_row(
                 Text(f"{item.quantity} × {clean(item.name, 80)}"),
                 Text(line_amount(item, cart.currency)),
             )
-            for line in choice_lines(item, kiosk_of(self.app).visit.option_names)[:3]:
+            choices = choice_lines(item, names)
+            shown = choices if len(choices) <= self.CHOICES else choices[: self.CHOICES - 1]
+            for line in shown:
                 table.add_row(Text("   " + line, style="dim"), "")
+            if len(shown) < len(choices):
+                more = len(choices) - len(shown)
+                table.add_row(
+                    Text("   " + ngettext("+{n} more", "+{n} more", more).format(n=more)), ""
+                )
         table.add_row("", "")
         for label, amount, kind in total_rows(cart):
-            if kind == "total" or label.startswith((_("Subtotal"), _("Discount"))):
-                style = "bold" if kind == "total" else ""
-                table.add_row(Text(label, style=style), Text(amount, style=style))
+            style = "bold" if kind == "total" else ""
+            table.add_row(Text(label, style=style), Text(clean(amount, 30), style=style))
         return table
 
 
@@ -83,6 +104,8 @@ class TotalsPanel(CartWatcher):
         if cart is None:
             return table
         for label, amount, kind in total_rows(cart):
-            style = "bold" if kind == "total" else ("green" if kind == "discount" else "")
+            style = (
+                "bold" if kind == "total" else (tone(self.app, "ok") if kind == "discount" else "")
+            )
             table.add_row(Text(label, style=style), Text(clean(amount, 30), style=style))
         return table

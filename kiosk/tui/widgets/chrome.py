@@ -3,6 +3,9 @@ banner."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
@@ -52,7 +55,8 @@ class KioskHeader(Horizontal):
         text = Text(clean(self._title, 80), style="bold")
         if self._subtitle:
             text.append("  ")
-            text.append(clean(self._subtitle, 80), style="dim")
+            # Not dimmed: dim text on the header's fill was 2.46:1 (issue 20).
+            text.append(clean(self._subtitle, 80))
         return text
 
     def set_title(self, title: str, subtitle: str = "") -> None:
@@ -63,19 +67,55 @@ class KioskHeader(Horizontal):
 
 
 class KioskFooter(Footer):
-    """Textual's footer (the current screen's keys), with the arrows always named first. They are
-    the screen's bindings (KioskScreen.action_move), but the focused list or input binds ↑↓ or ←→
-    itself, unshown, and Textual's footer would hide the screen's under them."""
+    """Textual's footer (the current screen's keys), ordered by what matters and never cut.
+
+    The screen's main action (F2, F4) first, then Esc, the screen's other keys, F9, and the
+    arrows last: when the line is short (80 columns, Spanish) a key that does not fit whole is
+    left out from the end, not cut mid-word ("f9 Star▏", issue 20). The arrows are the screen's
+    bindings (KioskScreen.action_move), named once here: the focused list or input binds them
+    itself, unshown. The command palette is not offered to customers (kiosk mode also refuses
+    its key)."""
 
     MOVE_KEYS = "↑↓←→"
+    # Lower first. Keys not named here rank between Esc and F9.
+    RANK = {"f2": 0, "f4": 0, "escape": 1, "f9": 3}
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, show_command_palette=False, **kwargs)
 
     def compose(self) -> ComposeResult:
         if not self._bindings_ready:
             return
-        yield FooterKey("down", self.MOVE_KEYS, _("Move"), "move(1)").data_bind(
-            compact=Footer.compact
-        )
-        yield from super().compose()
+        seen: set[str] = set()
+        keys: list[tuple[int, FooterKey, int]] = []
+        for _node, binding, enabled, tooltip in self.screen.active_bindings.values():
+            if not binding.show or binding.action in seen:
+                continue
+            seen.add(binding.action)
+            shown = self.app.get_key_display(binding)
+            key = FooterKey(
+                binding.key,
+                shown,
+                binding.description,
+                binding.action,
+                disabled=not enabled,
+                tooltip=tooltip,
+            )
+            width = cell_len(shown) + cell_len(binding.description) + 3
+            keys.append((self.RANK.get(binding.key.split(",")[0], 2), key, width))
+        move = _("Move")
+        keys.append((4, FooterKey("down", self.MOVE_KEYS, move, "move(1)"), len(move) + 7))
+        keys.sort(key=lambda k: k[0])
+        room = self.size.width or self.app.size.width
+        for _rank, key, width in keys:
+            if width > room:
+                continue
+            room -= width
+            yield key.data_bind(compact=Footer.compact)
+
+    def on_resize(self) -> None:
+        # What fits depends on the width: choose again.
+        self.refresh(recompose=True)
 
 
 class Banner(Static):

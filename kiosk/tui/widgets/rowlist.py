@@ -51,6 +51,8 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
     # has while its rows change: one that went (a search down to a few rows) and came back would lay
     # out the whole screen twice. The view then scrolls at most one blank line past the last row.
     keeps_scrollbar = False
+    # When the cursor's row disappears: stay where it was (True) or go to the first row.
+    KEEP_PLACE = False
     # Repainted when the theme or large text changes (kiosk/tui/a11y.py).
     redraws_on_access_change = True
     BINDINGS = [
@@ -124,11 +126,19 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
         """Replace every row; the cursor goes to `keep_key` (or stays on its key) when it is still
         there."""
         old_key = keep_key if keep_key is not None else self.cursor_key
+        old_index = self.cursor
         self._rows = rows
         self.cursor = None
         target = None
         if old_key is not None:
             target = self.index_of(old_key)
+        if target is None and self.KEEP_PLACE and old_index is not None and rows:
+            # Its row went (a deleted cart line): the neighbour that took its place, else the one
+            # before it, not the first row (the next Del would remove the wrong line).
+            at = min(old_index, len(rows) - 1)
+            target = self._first_selectable(at, 1)
+            if target is None:
+                target = self._first_selectable(at, -1)
         if target is None:
             target = self._first_selectable(0, 1)
         self._set_height(len(rows))
@@ -325,6 +335,11 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
         text.truncate(width, overflow="ellipsis", pad=True)
         style: Style = base
         if is_cursor:
-            style = base + self.get_component_rich_style("rowlist--cursor")
+            cursor = self.get_component_rich_style("rowlist--cursor")
+            style = base + cursor
         text.stylize_before(style)
+        if is_cursor:
+            # The cursor's colours win over the row's own (a tag's, "Sold out"'s) and nothing on
+            # it is dimmed: coloured text on the cursor's fill was unreadable (1.2:1, issue 20).
+            text.stylize(Style(color=cursor.color, bgcolor=cursor.bgcolor, dim=False))
         return Strip(list(text.render(self.app.console)), width)

@@ -1,0 +1,61 @@
+"""Touch (issue 20): counter terminals are often touchscreens, which send clicks. A whole order,
+from the location to the payment screen, is clicked through: no key but the letters of the
+customer's name and email (typed on the screen's own keyboard)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+
+from kiosk.tui.screens.cart import CartScreen
+from kiosk.tui.screens.checkout import CheckoutScreen
+from kiosk.tui.screens.menu import MenuScreen, ProductList
+from kiosk.tui.screens.payment import PaymentScreen
+from kiosk.tui.screens.product import ProductScreen, SuggestionDialog
+from kiosk.tui.screens.welcome import WelcomeScreen
+
+from .conftest import make_kiosk, settle
+
+
+async def click(pilot: Pilot[Any], selector: str, offset: tuple[int, int] = (1, 0)) -> None:
+    assert await pilot.click(selector, offset=offset), f"nothing to click at {selector}"
+    await settle(pilot)
+
+
+async def test_a_whole_order_by_touch(tmp_path: Path) -> None:
+    k = make_kiosk(tmp_path)
+    app = k.app
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await click(pilot, "#locations", (4, 0))  # the first restaurant's row
+        assert isinstance(app.screen, WelcomeScreen), type(app.screen)
+        await click(pilot, "#methods", (4, 0))  # Pickup
+        assert isinstance(app.screen, MenuScreen), type(app.screen)
+        # A product with nothing to choose: a touch on its row opens it.
+        products = app.screen.query_one("#products", ProductList)
+        cookie = next(
+            i for i, row in enumerate(products.rows) if getattr(row, "id", None) == "prd_cookie"
+        )
+        products.scroll_to(y=cookie, animate=False)
+        await settle(pilot)
+        await click(pilot, "#products", (4, cookie - round(products.scroll_y)))
+        assert isinstance(app.screen, ProductScreen), type(app.screen)
+        await click(pilot, "#add")
+        if isinstance(app.screen, SuggestionDialog):
+            await click(pilot, "#no")
+        assert isinstance(app.screen, MenuScreen), type(app.screen)
+        assert [i["productId"] for i in k.server_cart()["items"]] == ["prd_cookie"]
+        await click(pilot, "#cart-panel")  # the order beside the menu opens the cart
+        assert isinstance(app.screen, CartScreen), type(app.screen)
+        await click(pilot, "#checkout")
+        assert isinstance(app.screen, CheckoutScreen), type(app.screen)
+        await click(pilot, "#name")
+        for key in "Ada":
+            await pilot.press(key)
+        await click(pilot, "#email")
+        for key in "ada@example.com":
+            await pilot.press(key)
+        await click(pilot, "#continue")
+        assert isinstance(app.screen, PaymentScreen), type(app.screen)
