@@ -106,12 +106,6 @@ async def push_still_there(pilot: Pilot[Any]) -> None:
     await pilot.app.push_screen(StillThereDialog(20))
 
 
-async def push_staff(pilot: Pilot[Any]) -> None:
-    from kiosk.tui.screens.staff import StaffScreen
-
-    await pilot.app.push_screen(StaffScreen())
-
-
 async def push_pin(pilot: Pilot[Any]) -> None:
     from kiosk.tui.screens.staff import PinDialog
 
@@ -162,9 +156,9 @@ def test_staff_pin(snap_compare: Any, tmp_path: Path, theme: str, size: tuple[in
     assert snap(snap_compare, app_for(tmp_path, Settings(theme=theme)), size, push_pin)
 
 
-@pytest.mark.parametrize(("theme", "size"), THEMES[:2])
-def test_staff(snap_compare: Any, tmp_path: Path, theme: str, size: tuple[int, int]) -> None:
-    assert snap(snap_compare, app_for(tmp_path, Settings(theme=theme)), size, push_staff)
+# The staff screen itself is not snapshotted: its health lines carry clock times and the rate
+# budget as the requests of the moment left it, which a snapshot cannot hold still (read in
+# tests/tui/test_staff.py instead).
 
 
 # Spanish ----------------------------------------------------------------------------------------

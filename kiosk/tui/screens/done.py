@@ -18,6 +18,7 @@ from textual.widgets import Static
 from kiosk.i18n import N_, _
 from kiosk.receipt import Receipt, build_receipt
 from kiosk.tui.labels import NEXT_STEPS, method_key
+from kiosk.tui.palette import tone
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.order_number import OrderNumber
@@ -102,7 +103,11 @@ class DoneScreen(KioskScreen):
         heading = _("Receipt · order {number}").format(number=number) if number else _("Receipt")
         table.add_row(Text(heading, style="bold"), "")
         for row in receipt.rows:
-            style = {"total": "bold", "choice": "dim", "discount": "green"}.get(row.kind, "")
+            style = {
+                "total": "bold",
+                "choice": tone(self.app, "muted"),
+                "discount": tone(self.app, "ok"),
+            }.get(row.kind, "")
             table.add_row(Text(row.text, style=style), Text(row.amount, style=style))
         return table
 
@@ -152,7 +157,7 @@ class DoneScreen(KioskScreen):
         )
         line.append(number or _("on the screen above"), style="bold reverse")
         line.append(".\n")
-        line.append(f"Staff: {clean(reason, 160)}", style="dim")
+        line.append(f"Staff: {clean(reason, 160)}", style=tone(self.app, "muted"))
         widget = self.query_one("#done-print", Static)
         widget.update(line)
         widget.display = True
@@ -164,7 +169,7 @@ class DoneScreen(KioskScreen):
         left = max(0, math.ceil(self.deadline - self.kiosk.clock()))
         text = Text(
             _("Back to the start in {seconds} s · press Enter to start now").format(seconds=left),
-            style="dim",
+            style=tone(self.app, "muted"),
         )
         self.query_one("#done-countdown", Static).update(text)
         if left <= 0:

@@ -27,6 +27,7 @@ from kiosk.ordering.lifecycle import Phase
 from kiosk.ordering.payment import counter_code, offers_counter
 from kiosk.tui.cartview import pay_total
 from kiosk.tui.errors import Failure, describe
+from kiosk.tui.palette import tone
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.order_number import OrderNumber
@@ -171,14 +172,14 @@ class PaymentScreen(KioskScreen):
     def _show_demo_hint(self) -> None:
         if not self.kiosk.services.demo:
             return
-        hint = Text(_("Demo:") + " ", style="bold magenta")
+        hint = Text(_("Demo:") + " ", style=tone(self.app, "demo"))
         if self.at_counter:
             hint.append(_("A pays as staff would at the counter (card 4242…), D declines"))
         elif self._phone_can_pay(self.kiosk.cart):
             hint.append(_("A approves (card 4242…), D declines (card 4000…0002)"))
         else:
             hint.append(_("A pays (card 4242…), D declines (card 4000…0002)"))
-            hint.append("\n" + _("For a phone: kiosk demo --lan"), style="dim")
+            hint.append("\n" + _("For a phone: kiosk demo --lan"), style=tone(self.app, "muted"))
         self.query_one("#pay-demo", Static).update(hint)
 
     # Starting -------------------------------------------------------------------------------------
@@ -210,7 +211,7 @@ class PaymentScreen(KioskScreen):
         else:
             title = Text(_("Demo: press A to pay"), style="bold")
         self.query_one("#pay-title", Static).update(title)
-        amount = Text(_("Total") + " ", style="dim")
+        amount = Text(_("Total") + " ", style=tone(self.app, "muted"))
         amount.append(clean(pay_total(cart), 20), style="bold")
         self.query_one("#pay-amount", Static).update(amount)
         if counter:
@@ -258,11 +259,14 @@ class PaymentScreen(KioskScreen):
             holder.display = False
             self.query_one("#qr-column", Vertical).mount(QRCode(url, id="qr"), before=0)
         if self._phone_can_pay(cart):
-            link = Text(_("Or visit") + " ", style="dim")
+            link = Text(_("Or visit") + " ", style=tone(self.app, "muted"))
             link.append(short_url(url), style="bold")
         else:
             # The demo's page is on this machine only: not offered as an address to visit.
-            link = Text(_("Demo page (this machine only):") + " " + short_url(url), style="dim")
+            link = Text(
+                _("Demo page (this machine only):") + " " + short_url(url),
+                style=tone(self.app, "muted"),
+            )
         self.query_one("#pay-url", Static).update(link)
 
     def _show_counter_code(self, cart: Cart) -> None:
@@ -315,14 +319,14 @@ class PaymentScreen(KioskScreen):
     def _show_countdown(self) -> None:
         if self.seconds_left is None:
             return
-        text = Text(_("Time left to pay") + " ", style="dim")
+        text = Text(_("Time left to pay") + " ", style=tone(self.app, "muted"))
         text.append(countdown(self.seconds_left), style="bold")
         handoff = self.handoff_left
         if handoff is not None and handoff < self.seconds_left:
             # The checkout page's link runs out first (2.0 hand-off): it is renewed by itself.
-            text.append("\n" + _("This code works for") + " ", style="dim")
+            text.append("\n" + _("This code works for") + " ", style=tone(self.app, "muted"))
             text.append(countdown(handoff))
-            text.append(_("; a new one appears by itself."), style="dim")
+            text.append(_("; a new one appears by itself."), style=tone(self.app, "muted"))
         self.query_one("#pay-countdown", Static).update(text)
 
     def _waited(self, result: PaymentResult) -> None:
