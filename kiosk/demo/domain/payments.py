@@ -29,6 +29,12 @@ class PaymentRules(CheckoutRules):
                     409, "CART_COMPLETED", "The order for this cart is already paid", field="cartId"
                 )
             if cart["status"] == "LOCKED":
+                # A new hand-off after a declined attempt: a new attempt on the same intent.
+                conn.execute(
+                    "UPDATE payment_intents SET status = 'requires_payment_method'"
+                    " WHERE id = ? AND status = 'declined'",
+                    (cart["paymentIntentId"],),
+                )
                 row = conn.execute(
                     "SELECT id, client_secret, amount, currency FROM payment_intents WHERE id = ?",
                     (cart["paymentIntentId"],),
@@ -125,37 +131,47 @@ class PaymentRules(CheckoutRules):
                 raise ApiError(
                     409, "PAYMENT_CANCELED", "This payment was canceled", field="clientSecret"
                 )
-            if card == DECLINE_CARD:
-                # Nothing to write: the intent stays payable and the cart stays LOCKED.
-                raise ApiError(
-                    402,
-                    "CARD_DECLINED",
-                    "The card was declined; try another card",
-                    field="cardNumber",
+            declined = card == DECLINE_CARD
+            if declined:
+                # The intent stays payable and the cart LOCKED; the attempt is recorded (after
+                # this block, so the write is kept) and 2.0's order-result says "failed"
+                # (PAYMENT_DECLINED) until a new attempt starts.
+                conn.execute(
+                    "UPDATE payment_intents SET status = 'declined' WHERE id = ?", (pi_id,)
                 )
-            if card != APPROVE_CARD:
+            elif card != APPROVE_CARD:
                 raise validation(
                     "Demo processor: use 4242 4242 4242 4242 to approve"
                     " or 4000 0000 0000 0002 to decline",
                     "cardNumber",
                     code="CARD_NOT_SUPPORTED",
                 )
-            loc = self.catalog.locations[cart["locationId"]]
-            n = self.store.next_counter(conn, "order:" + loc["id"])
-            prefix = loc["details"]["order_prefix"]
-            number = f"{prefix}{n % 1000:03d}"
-            order_id = "ord_" + secrets.token_hex(8)
-            conn.execute(
-                "INSERT INTO orders (id, cart_id, location_id, number, amount, created_at, doc)"
-                " VALUES (?, ?, ?, ?, ?, ?, '{}')",
-                (order_id, cart_id, loc["id"], number, amount, now),
-            )
-            conn.execute("UPDATE payment_intents SET status = 'succeeded' WHERE id = ?", (pi_id,))
-            cart["status"] = "COMPLETED"
-            cart["fulfillmentIdentifier"] = number
-            cart["orderId"] = order_id
-            cart["updatedAt"] = iso(now)
-            self.store.put_cart(conn, cart, now)
+            else:
+                return self._place_order(conn, cart, cart_id, pi_id, amount, now)
+        raise ApiError(
+            402, "CARD_DECLINED", "The card was declined; try another card", field="cardNumber"
+        )
+
+    def _place_order(
+        self, conn: Any, cart: dict[str, Any], cart_id: str, pi_id: str, amount: int, now: float
+    ) -> dict[str, Any]:
+        """The approving card: the order with its number, the cart COMPLETED."""
+        loc = self.catalog.locations[cart["locationId"]]
+        n = self.store.next_counter(conn, "order:" + loc["id"])
+        prefix = loc["details"]["order_prefix"]
+        number = f"{prefix}{n % 1000:03d}"
+        order_id = "ord_" + secrets.token_hex(8)
+        conn.execute(
+            "INSERT INTO orders (id, cart_id, location_id, number, amount, created_at, doc)"
+            " VALUES (?, ?, ?, ?, ?, ?, '{}')",
+            (order_id, cart_id, loc["id"], number, amount, now),
+        )
+        conn.execute("UPDATE payment_intents SET status = 'succeeded' WHERE id = ?", (pi_id,))
+        cart["status"] = "COMPLETED"
+        cart["fulfillmentIdentifier"] = number
+        cart["orderId"] = order_id
+        cart["updatedAt"] = iso(now)
+        self.store.put_cart(conn, cart, now)
         return {"status": "succeeded", "orderNumber": number, "cartId": cart_id}
 
     def _secret_for_cart(self, cart_id: str) -> str:

@@ -460,6 +460,15 @@ def _order_result(c: Call) -> Any:
     if status == "EXPIRED":
         return {"state": "failed", "code": "CART_EXPIRED"}
     if status != "COMPLETED":
+        with c.b.store.read() as conn:
+            attempt = conn.execute(
+                "SELECT status FROM payment_intents WHERE id = ?",
+                (stored.get("paymentIntentId") or "",),
+            ).fetchone()
+        if attempt is not None and attempt[0] == "declined":
+            # The last attempt was declined (the demo processor's 4000… card); a new hand-off
+            # starts a new attempt (Payments.create_payment_intent).
+            return {"state": "failed", "code": "PAYMENT_DECLINED"}
         return {"state": "payment_pending"}
     with c.b.store.read() as conn:
         row = conn.execute(

@@ -423,6 +423,7 @@ class PaymentScreen(KioskScreen):
             self.poll_now.set()
 
         def declined(failure: Failure) -> bool:
+            self.poll_now.set()  # the server's word on it (2.0: order-result "failed")
             self.say(
                 failure.message,
                 hint=_("Try again with another card (demo: press A), or Esc to cancel."),
