@@ -1,4 +1,5 @@
-"""Issue 19's done-when line, as a staff member types it: `kiosk --api v2 --base-url
+"""Journey 14 (explicit settings are obeyed) and issue 19's done-when line, as a staff member
+types it: `kiosk --api v2 --base-url
 http://127.0.0.1:PORT/api/v1/storefront --location X doctor --test-order` in the DEFAULT profile
 (no --profile, no key) against a local 2.0 server that is not the demo: the strict server of
 tests/conformance/vendor_server.py under uvicorn, the real `kiosk` CLI in a subprocess with its own

@@ -4,6 +4,7 @@ strict 2.0 server at 80x24 and 120x40."""
 from __future__ import annotations
 
 from tests.journeys.harness import Journey, JourneyFactory, seed_with
+from tests.journeys.test_paying import MERCHANT, checkout_to_payment
 
 
 def item_posts(j: Journey) -> int:
@@ -61,9 +62,63 @@ async def test_journey_10_a_scheduled_only_location_offers_no_asap_and_says_the_
             first_day["intervals"][0],
         )
         # And the order goes on to payment (the server refuses a hand-off for ASAP here).
+        await checkout_to_payment(j)
+
+
+async def to_cart(j: Journey) -> None:
+    await j.settle()
+    await j.press("1")
+    await j.wait_for_screen("MenuScreen")
+    await j.walk().add_line("prod_gyoza")
+    await j.press("f4")
+    await j.wait_for_screen("CartScreen")
+
+
+def flat(j: Journey) -> str:
+    return " ".join(j.screen_text().split())
+
+
+# What no customer screen may show (journey 8).
+API_WORDS = ("contract", "details", "Idempotency-Key", "emailAddress", "VALIDATION_ERROR", "400")
+
+
+async def test_journey_8_a_typed_code_and_email_are_checked_before_they_are_sent(
+    journey: JourneyFactory,
+) -> None:
+    async with journey(settings=MERCHANT) as j:
+        await to_cart(j)
+        sent = len(j.requests())
+        await j.type("#discount", "ab-1", then="enter")
+        text = flat(j)
+        assert "letters and digits" in text, text
+        assert not [r for r in j.requests()[sent:] if r[1].endswith("/discount")]
+        for word in API_WORDS:
+            assert word not in text, word
+        # The cursor is back in the field: the next keys land in it.
+        await j.press("backspace", "backspace", "x", "y", "z", "1", "2")
+        assert j.app.focused is not None and j.app.focused.id == "discount"
         await j.press("f2")
         await j.wait_for_screen("CheckoutScreen")
-        await j.type("#name", "Ada Lovelace")
-        await j.type("#email", "ada@example.com", then="enter")
-        await j.wait_for_screen("PaymentScreen", within=10)
-        await j.wait_for(lambda: bool(j.handoffs()), within=10, what="a hand-off")
+        await j.type("#name", "Zoe")
+        await j.type("#email", "zoe..t@example.com", then="f2")
+        text = flat(j)
+        assert j.screen_name() == "CheckoutScreen"
+        assert not [r for r in j.requests() if r[1].endswith("/validate-and-update")]
+        assert "email" in text.lower()
+        for word in API_WORDS:
+            assert word not in text, word
+
+
+async def test_journey_9_email_is_an_offer_not_a_demand(journey: JourneyFactory) -> None:
+    async with journey(settings=MERCHANT) as j:
+        await to_cart(j)
+        await j.press("f2")
+        await j.wait_for_screen("CheckoutScreen")
+        assert "Email me a receipt (optional)" in flat(j)
+        await checkout_to_payment_from_checkout(j)
+        assert not j.server_cart().get("emailAddress")
+
+
+async def checkout_to_payment_from_checkout(j: Journey) -> None:
+    await j.type("#name", "Ada Lovelace", then="f2")
+    await j.wait_for_screen("PaymentScreen", within=10)
