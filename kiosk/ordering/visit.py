@@ -1037,15 +1037,18 @@ class Visit:
         """The kiosk is closing normally. An open order is kept, on the server and in the resume
         file, for the next start (journey 16: a quit is not "start over", the one way an order
         is deleted); `keep_cart=False` deletes it (a caller that chose to clear it)."""
-        if keep_cart:
-            if self._discards:
-                await asyncio.gather(*self._discards, return_exceptions=True)
-            return
         store = self._store
-        cart = store.cart if store is not None else None
-        if store is not None and store.cart_id is not None and not (cart and cart.is_locked):
-            # A locked cart is being paid for: the resume file takes the payment up next start.
+        if store is not None and store.lifecycle.phase is Phase.PAID:
+            # Placed, and its number shown: nothing to come back to (only a crash shows it
+            # again). Forgotten, never deleted.
             await _quietly(store.discard())
+        elif not keep_cart and store is not None and store.cart_id is not None:
+            cart = store.cart
+            paying = store.lifecycle.phase in (Phase.AWAITING_PAYMENT, Phase.DECLINED)
+            if not (paying or (cart and cart.is_locked)):
+                # An order being paid for is kept: the resume file takes the payment up next
+                # start (a customer may be paying with its code right now).
+                await _quietly(store.discard())
         if self._discards:
             await asyncio.gather(*self._discards, return_exceptions=True)
 

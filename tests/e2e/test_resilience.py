@@ -191,9 +191,11 @@ async def test_r_after_an_unconfirmed_add_does_not_double_the_line(tmp_path: Pat
                 product = await walk.open_product("prd_hummus")
                 assert app.visit.state.cart_id
                 cart_id = app.visit.state.cart_id
-                # The add lands but its answer is lost; then every re-read attempt fails too.
+                # The add lands but its answer is lost; then every re-read attempt fails too (the
+                # store settles a lost answer with up to 8 reads of the cart, each retried by the
+                # client: CartStore(settle_reads=8)).
                 rig.transport.fail_next("POST", "/cart-item", when="after")
-                for _ in range(rig.client.retry.max_attempts):
+                for _ in range(rig.client.retry.max_attempts * 8):
                     rig.transport.fail_next("GET", f"/carts/{cart_id}", when="before")
                 await pilot.press("f2")
                 await walk.until("the failure", lambda: bool(product.banner.message))  # type: ignore[attr-defined]

@@ -571,9 +571,14 @@ class CartScreen(KioskScreen):
             return
         error.show(None)
 
+        field = self.query_one("#custom-tip", Input)
+
         def refused(failure: Failure) -> bool:
-            # The server's reason, at the field; the tip the cart had stays (and stays marked).
+            # The server's reason, at the field, and the cursor back in it (once the busy cover
+            # is gone); the tip the cart had stays (and stays marked).
             error.show(_("Tip not set: {reason}").format(reason=failure.message))
+            field.focus()
+            self.call_after_refresh(field.focus)
             return not failure.retryable
 
         self._store_call(
