@@ -158,6 +158,15 @@ class KioskScreen(Screen[Any]):
 
         async def job() -> None:
             waiting = busy
+            # The busy cover disables what it covers, and Textual then moves the focus away:
+            # given back when the cover goes, so the customer's next key (an arrow right after
+            # choosing a tip) acts where they left it. What `done` or `failed` do after may move
+            # it on.
+            had_focus = self.focused
+            if had_focus is not None and not (
+                waiting is not None and (had_focus is waiting or waiting in had_focus.ancestors)
+            ):
+                had_focus = None
             if waiting is not None:
                 waiting.loading = True
             caught: Exception | None = None
@@ -168,6 +177,8 @@ class KioskScreen(Screen[Any]):
             finally:
                 if waiting is not None:
                     waiting.loading = False
+                    if had_focus is not None and had_focus.is_attached:
+                        self.set_focus(had_focus)
             if caught is not None:
                 failure = describe(caught, retry_key=self.retry_key)
                 wait = rate_limit_wait(caught) if read else None
