@@ -30,7 +30,6 @@ import math
 import time
 from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -1025,12 +1024,10 @@ class CartStore:
         the payment screen shows the same code instead of asking for a new one."""
         if self.client.intent_changes_cart or not snapshot.checkout_url:
             return  # v1: the locked cart's own intent is asked for again (begin_payment)
-        expires: datetime | None = None
-        if snapshot.handoff_expires_at:
-            with contextlib.suppress(ValueError):
-                expires = datetime.fromisoformat(snapshot.handoff_expires_at)
         self.payment_intent = PaymentIntent(
-            client_secret=SecretStr(""), checkout_url=snapshot.checkout_url, expires_at=expires
+            client_secret=SecretStr(""),
+            checkout_url=snapshot.checkout_url,
+            expires_at=snapshot.handoff_expires(),
         )
         self.client.restore_handoff(self.cart_id or "", snapshot.checkout_url)
 

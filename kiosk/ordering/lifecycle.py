@@ -25,6 +25,7 @@ import enum
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, replace
+from datetime import datetime
 from typing import Any
 
 __all__ = [
@@ -118,6 +119,14 @@ class OrderSnapshot:
     at_counter: bool = False
     # IN_DOUBT only: the phase to go back to once the server has been read.
     doubt_from: Phase | None = None
+
+    def handoff_expires(self) -> datetime | None:
+        """`handoff_expires_at` read back (None when absent or unreadable)."""
+        if not self.handoff_expires_at:
+            return None
+        with contextlib.suppress(ValueError):
+            return datetime.fromisoformat(self.handoff_expires_at)
+        return None
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

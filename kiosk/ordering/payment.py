@@ -51,6 +51,9 @@ log = logging.getLogger("kiosk.ordering")
 # Seconds before a checkout hand-off expires when a fresh one is asked for (enough for one
 # request and a phone that is slow to load the page); also the least time between two renewals.
 HANDOFF_MARGIN = 20.0
+# Seconds to the next look after "order_pending" (paid, the order being placed), wherever the
+# payment is watched (the payment screen's wait, a kept hand-off's watch).
+PLACING_INTERVAL = 1.0
 
 
 # Pay at the counter (issue 13), decided here. Neither API places an order without a payment: the
@@ -91,7 +94,7 @@ class PollSchedule:
     # After a failed poll: wait at least this long before the next.
     error_interval: float = 10.0
     # After "order_pending" (paid, the order being placed): the number is one look away.
-    placing_interval: float = 1.0
+    placing_interval: float = PLACING_INTERVAL
 
     def interval(
         self,

@@ -919,21 +919,18 @@ class Visit:
         order = self.state.order
         if order.phase is not Phase.ORDERING or order.checkout_url is None:
             return None
-        from datetime import datetime
-
-        if order.handoff_expires_at is None:
+        expires = order.handoff_expires()
+        if expires is None:
             return float("inf")
-        try:
-            expires = datetime.fromisoformat(order.handoff_expires_at).timestamp()
-        except ValueError:
-            return float("inf")
-        return expires - self.wall_clock()
+        return expires.timestamp() - self.wall_clock()
 
     async def watch_kept_handoff(self, *, every: float = 10.0) -> Phase:
         """While the customer is back on the order and the old code may still pay it, look at
         the payment now and then (a slow pace: the customer is choosing, not paying). Ends when
         the order is paid (the app then shows the number), the code has expired, or the phase
         moves on. Returns the phase it leaves."""
+        from kiosk.ordering.payment import PLACING_INTERVAL
+
         store = self._need_store()
         pace = every
         while True:
@@ -952,7 +949,8 @@ class Visit:
             if store.lifecycle.phase is not Phase.ORDERING:
                 return store.lifecycle.phase
             # Paid, the order being placed: its number is one look away.
-            pace = 1.0 if progress is not None and progress.state == "order_pending" else every
+            placing = progress is not None and progress.state == "order_pending"
+            pace = PLACING_INTERVAL if placing else every
 
     async def wait_for_payment(
         self,

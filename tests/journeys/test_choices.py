@@ -4,7 +4,7 @@ strict 2.0 server at 80x24 and 120x40."""
 from __future__ import annotations
 
 from tests.journeys.harness import Journey, JourneyFactory, seed_with
-from tests.journeys.test_paying import MERCHANT, checkout_to_payment
+from tests.journeys.test_paying import MERCHANT, checkout_to_payment, name_to_payment
 
 
 def item_posts(j: Journey) -> int:
@@ -115,10 +115,5 @@ async def test_journey_9_email_is_an_offer_not_a_demand(journey: JourneyFactory)
         await j.press("f2")
         await j.wait_for_screen("CheckoutScreen")
         assert "Email me a receipt (optional)" in flat(j)
-        await checkout_to_payment_from_checkout(j)
+        await name_to_payment(j)
         assert not j.server_cart().get("emailAddress")
-
-
-async def checkout_to_payment_from_checkout(j: Journey) -> None:
-    await j.type("#name", "Ada Lovelace", then="f2")
-    await j.wait_for_screen("PaymentScreen", within=10)

@@ -46,6 +46,11 @@ async def checkout_to_payment(j: Journey) -> None:
     """From the cart: checkout with a name only (2.0 asks no more: journey 9), to the payment."""
     await j.press("f2")
     await j.wait_for_screen("CheckoutScreen")
+    await name_to_payment(j)
+
+
+async def name_to_payment(j: Journey) -> None:
+    """On the checkout: a name, F2, on to the payment and its hand-off."""
     await j.type("#name", "Ada Lovelace", then="f2")
     await j.wait_for_screen("PaymentScreen", within=10)
     await j.wait_for(lambda: bool(j.handoffs()), within=10, what="a hand-off")
