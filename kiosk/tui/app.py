@@ -11,6 +11,7 @@ kiosk.api (httpx, pydantic models) and kiosk.ordering are imported after the fir
 
 from __future__ import annotations
 
+import asyncio
 import os
 import threading
 import time
@@ -235,7 +236,7 @@ class KioskApp(KioskMode, Accessibility, App[None]):
             self.kiosk_started()
             if self._first_screen_slot is not None:
                 self.run_worker(
-                    self._first_screen_up(screen, boot_screen.chosen),
+                    self._first_screen_up(screen, boot_screen),
                     group="first-screen",
                     exit_on_error=False,
                 )
@@ -258,9 +259,10 @@ class KioskApp(KioskMode, Accessibility, App[None]):
             async with asyncio.timeout(self.WARM_START_LIMIT):
                 await asyncio.gather(*reads, return_exceptions=True)
 
-    async def _first_screen_up(self, screen: Any, chosen: Any) -> None:
+    async def _first_screen_up(self, screen: Any, boot_screen: Any) -> None:
         """Once the real first screen has its data: keep what it shows for the next start (when it
-        changed) and carry out the choice made on the kept one."""
+        changed) and carry out the choice made on the kept one: made before, or in flight while
+        the screens were swapped (a tap read by the kept screen after it had gone)."""
         from kiosk.tui import first_screen
         from kiosk.tui.screens.location import LocationScreen
         from kiosk.tui.screens.welcome import WelcomeScreen
@@ -268,6 +270,10 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         loading = [w for w in self.workers if w.node is screen and w.group == "location"]
         if loading:  # (an empty list would wait for every worker, this one too)
             await self.workers.wait_for_complete(loading)
+        # Laid out with its data first: the rows' places are kept with the texts.
+        laid_out = asyncio.Event()
+        screen.call_after_refresh(laid_out.set)
+        await laid_out.wait()
         if self.screen is not screen or not isinstance(screen, LocationScreen | WelcomeScreen):
             return
         kind = "locations" if isinstance(screen, LocationScreen) else "welcome"
@@ -276,13 +282,25 @@ class KioskApp(KioskMode, Accessibility, App[None]):
             slot, data = self._first_screen_slot, shown.to_json()
             self._kept_first_screen = shown
             self.run_worker(lambda: slot.write(data), thread=True, group="first-screen-write")
-        if chosen is None:
-            return
-        if isinstance(screen, LocationScreen) and str(chosen) in screen.locations:
-            screen.pick(chosen)
-        elif isinstance(screen, WelcomeScreen) and str(chosen) in screen.methods:
-            screen.query_one("#methods").move_to_key(chosen)  # type: ignore[attr-defined]
-            await screen.choose(chosen)
+
+        async def carry(chosen: Any) -> None:
+            # Only onto the screen the kept one stood for, and only before a choice made there.
+            if self.screen is not screen:
+                return
+            if isinstance(screen, LocationScreen) and str(chosen) in screen.locations:
+                screen.pick(chosen)
+            elif (
+                isinstance(screen, WelcomeScreen)
+                and screen.method is None
+                and str(chosen) in screen.methods
+            ):
+                screen.query_one("#methods").move_to_key(chosen)  # type: ignore[attr-defined]
+                await screen.choose(chosen)
+
+        if boot_screen.chosen is not None:
+            await carry(boot_screen.chosen)
+        else:
+            boot_screen.carry = carry
 
     def _start_screen(self) -> Any:
         if self.single_location:

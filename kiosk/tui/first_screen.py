@@ -12,18 +12,29 @@ characters again, never markup) and the row keys: no cart, no order, no token.
 from __future__ import annotations
 
 import contextlib
+import itertools
 from collections.abc import Hashable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from rich.text import Span, Text
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Static
 
 from kiosk.tui.widgets.chrome import KioskHeader
 from kiosk.tui.widgets.lists import TextRow, TextRowList
 
-FORMAT = 1
+# 2: where each line and the list stood (Place), so that a tap lands on the same row after the swap.
+FORMAT = 2
+
+
+class Place(NamedTuple):
+    """Where a widget stood: its column, its row counted from under the header, its height."""
+
+    x: int
+    y: int
+    height: int
 
 
 @dataclass(frozen=True)
@@ -35,6 +46,17 @@ class FirstScreen:
     lines: tuple[Text, ...]
     rows: tuple[TextRow, ...]
     demo: bool = False
+    # The terminal's size when captured, and where each line (then the list) stood: the preview
+    # stands them in the same rows when the size is the same, so that a row tapped on the preview
+    # is the row under the finger when the real screen takes over.
+    size: tuple[int, int] | None = None
+    places: tuple[Place, ...] = ()
+
+    def places_for(self, size: tuple[int, int]) -> tuple[Place, ...] | None:
+        """The lines' places then the list's, when captured at `size` (None otherwise)."""
+        if self.size != tuple(size) or len(self.places) != len(self.lines) + 1:
+            return None
+        return self.places
 
     def selectable(self) -> list[Hashable]:
         return [row.key for row in self.rows if row.key is not None]
@@ -49,6 +71,8 @@ class FirstScreen:
             "kind": self.kind,
             "title": _dump(self.title),
             "demo": self.demo,
+            "size": None if self.size is None else list(self.size),
+            "places": [list(place) for place in self.places],
             "lines": [_dump(t) for t in self.lines],
             "rows": [
                 [row.key, _dump(row.text), None if row.right is None else _dump(row.right)]
@@ -74,9 +98,18 @@ class FirstScreen:
                 lines=tuple(_load(t) for t in data["lines"]),
                 rows=tuple(rows),
                 demo=bool(data.get("demo")),
+                size=_size(data.get("size")),
+                places=tuple(Place(*(int(n) for n in place)) for place in data["places"]),
             )
         except (KeyError, TypeError, ValueError):
             return None
+
+
+def _size(raw: Any) -> tuple[int, int] | None:
+    if raw is None:
+        return None
+    width, height = raw
+    return int(width), int(height)
 
 
 def _dump(text: Text) -> list[Any]:
@@ -109,7 +142,15 @@ def capture(screen: Screen[Any], kind: str, demo: bool) -> FirstScreen | None:
     listing = lists[0]
     titles = [s.content for s in screen.query("#header-title").results(Static)]
     title = titles[0].copy() if titles and isinstance(titles[0], Text) else Text("")
+    headers = list(screen.query(KioskHeader).results(KioskHeader))
+    top = headers[0].region.bottom if headers else 0
     lines: list[Text] = []
+    places: list[Place] = []
+
+    def place(widget: Widget) -> Place:
+        region = widget.content_region
+        return Place(region.x, region.y - top, region.height)
+
     for widget in screen.walk_children(with_self=False):
         if widget is listing:
             break
@@ -120,7 +161,19 @@ def capture(screen: Screen[Any], kind: str, demo: bool) -> FirstScreen | None:
         content = widget.content
         if isinstance(content, Text) and content.plain.strip():
             lines.append(content.copy())
-    return FirstScreen(kind, title, tuple(lines), tuple(listing.rows), demo)
+            places.append(place(widget))
+    places.append(place(listing))
+    # Places only when they read top to bottom (none overlaps the next): the preview stacks them.
+    ordered = all(b.y >= a.y + a.height for a, b in itertools.pairwise(places))
+    return FirstScreen(
+        kind,
+        title,
+        tuple(lines),
+        tuple(listing.rows),
+        demo,
+        size=(screen.size.width, screen.size.height) if ordered else None,
+        places=tuple(places) if ordered else (),
+    )
 
 
 def read(slot: Any) -> FirstScreen | None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from kiosk.api import RetryPolicy
 from kiosk.config import Settings
@@ -181,3 +182,73 @@ async def test_a_one_location_kiosk_keeps_its_welcome_and_a_way_to_order_chosen_
         await settle(pilot)
         await settle(pilot)
         assert isinstance(second.screen, MenuScreen)
+
+
+async def _real_rows(app: Any) -> tuple[int, int]:
+    """Where the real welcome's way-to-order list stands: its first row and column."""
+    methods = app.screen.query_one("#methods")
+    return methods.content_region.y, methods.content_region.x
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+@pytest.mark.parametrize("tap_after_swap", [False, True], ids=["on-kept", "on-real"])
+async def test_the_kept_welcome_stands_its_rows_where_the_real_one_has_them(
+    tmp_path: Path, size: tuple[int, int], tap_after_swap: bool
+) -> None:
+    """A tap is read by whichever screen is up when it arrives: the kept screen's rows stand in
+    the real screen's rows, so the row under the finger is the same row either way (tapped on
+    the kept screen, the choice waits for the real one)."""
+    from kiosk.tui.screens.menu import MenuScreen
+
+    site = Site(tmp_path, ["loc_downtown"])
+    first = site.start(disk_clock=lambda: time.time() - 7200)
+    async with first.run_test(size=size) as pilot:
+        await settle(pilot)
+        assert isinstance(first.screen, WelcomeScreen)
+        real_y, _x = await _real_rows(first)
+        await settle(pilot)
+
+    app = site.start(held=True)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        boot = app.screen
+        assert isinstance(boot, BootScreen)
+        rows = boot.query_one(PreviewList)
+        assert rows.content_region.y == real_y
+        tap = (rows.content_region.x + 4, real_y)
+        if tap_after_swap:
+            site.transports[-1].release.set()
+            await settle(pilot)
+            assert isinstance(app.screen, WelcomeScreen)
+            assert (await _real_rows(app))[0] == real_y
+        await pilot.click(offset=tap)
+        site.transports[-1].release.set()
+        await settle(pilot)
+        await settle(pilot)
+        assert isinstance(app.screen, MenuScreen)
+
+
+async def test_a_choice_that_reaches_the_kept_screen_after_the_swap_is_carried_out(
+    tmp_path: Path,
+) -> None:
+    """The tap was read by the kept screen, but only after the real one had taken over (the
+    swap and the tap in flight together): it is carried out, not lost."""
+    from kiosk.tui.screens.menu import MenuScreen
+
+    site = Site(tmp_path, ["loc_downtown"])
+    first = site.start(disk_clock=lambda: time.time() - 7200)
+    async with first.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await settle(pilot)
+    app = site.start(held=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        boot = app.screen
+        assert isinstance(boot, BootScreen)
+        site.transports[-1].release.set()
+        await settle(pilot)
+        assert isinstance(app.screen, WelcomeScreen) and boot.chosen is None
+        boot.choose("pickup")
+        await settle(pilot)
+        await settle(pilot)
+        assert isinstance(app.screen, MenuScreen)

@@ -111,6 +111,11 @@ class KioskScreen(Screen[Any]):
     def compact(self) -> bool:
         return self.app.size.height < self.COMPACT_BELOW_HEIGHT
 
+    def on_mount(self) -> None:
+        # Before the first frame (a resize comes after it): drawn at one density and redrawn at
+        # the other, the rows below jumped, and a tap in between landed on the wrong row.
+        self.apply_density()
+
     def on_resize(self, event: events.Resize) -> None:
         self.apply_density(event.size.height < self.COMPACT_BELOW_HEIGHT)
 

@@ -4,7 +4,7 @@ the last first screen was kept on disk (kiosk.tui.first_screen), that screen at 
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Awaitable, Callable, Hashable
 
 from rich.text import Text
 from textual import events
@@ -12,9 +12,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import LoadingIndicator, Static
 
-from kiosk.tui.first_screen import FirstScreen
+from kiosk.tui.first_screen import FirstScreen, Place
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.chrome import DemoMark
 from kiosk.tui.widgets.lists import TextRowList
@@ -27,6 +28,20 @@ class PreviewList(TextRowList):
     pass
 
 
+def _stand(widgets: list[Widget], places: tuple[Place, ...]) -> None:
+    """Stand each widget where the real screen had it: the same row (so that a tap on the
+    preview's row is on the same row of the real screen), the same column."""
+    row = 0
+    for widget, place in zip(widgets, places, strict=True):
+        widget.styles.margin = (max(place.y - row, 0), 0, 0, place.x)
+        widget.styles.padding = 0
+        if not isinstance(widget, PreviewList):
+            # A line beside a taller control was drawn in the middle of its rows.
+            widget.styles.height = place.height
+            widget.styles.content_align_vertical = "middle"
+        row = max(place.y, row) + place.height
+
+
 class BootScreen(Screen[None]):
     BINDINGS = [Binding("r,f5", "retry", "Retry")]
 
@@ -35,6 +50,9 @@ class BootScreen(Screen[None]):
         self.preview = preview
         # What the customer chose on the preview, for the real screen to carry out.
         self.chosen: Hashable | None = None
+        # Set once the real screen is up: a choice that reaches this screen after it has gone
+        # (a tap in flight during the swap) is carried out at once.
+        self.carry: Callable[[Hashable], Awaitable[None]] | None = None
 
     def compose(self) -> ComposeResult:
         preview = self.preview
@@ -50,10 +68,14 @@ class BootScreen(Screen[None]):
             yield Static(preview.title.copy(), id="header-title")
             if preview.demo:
                 yield DemoMark()
+        places = preview.places_for(self.app.size)
         with Vertical(id="preview-body"):
-            for line in preview.lines:
-                yield Static(line.copy(), classes="preview-line")
-            yield PreviewList(list(preview.rows), id="preview-rows")
+            lines = [Static(line.copy(), classes="preview-line") for line in preview.lines]
+            listing = PreviewList(list(preview.rows), id="preview-rows")
+            if places is not None:
+                _stand([*lines, listing], places)
+            yield from lines
+            yield listing
             yield Static("", id="boot-error")
         yield Static(Text(UPDATING, style="dim italic"), id="boot-updating")
 
@@ -80,6 +102,9 @@ class BootScreen(Screen[None]):
         if key is None or self.error is not None:
             return
         self.chosen = key
+        if self.carry is not None:
+            self.app.run_worker(self.carry(key), group="first-screen", exit_on_error=False)
+            return
         self.query_one("#boot-updating", Static).update(Text("One moment…", style="bold"))
 
     # Failure --------------------------------------------------------------------------------------
