@@ -126,6 +126,8 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         self._services_factory = services_factory
         # Where the last first screen is kept (a kiosk.diskcache.DiskSlot), and what it held.
         self._first_screen_slot: Any = None
+        # Keys that came while the screens were being swapped for the next customer (_show_start).
+        self._held_keys: list[events.Key] | None = None
         self._kept_first_screen: Any = None
         # Injected so that tests and snapshots can freeze countdowns and "open now".
         self.clock = clock
@@ -416,9 +418,33 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         self._apply_language(self.settings.language)
         # Each new order starts in the merchant's text size (a customer may have switched it).
         self.reset_large_text()
-        while len(self.screen_stack) > 1:
-            await self.pop_screen()
-        await self.push_screen(self._start_screen())
+        # One step from the last screen to the first. Popped one by one, each screen underneath
+        # was drawn for a moment (the order, the menu, the last customer's welcome) and a key or
+        # a tap in that moment went to a screen on its way out (issue 20: keys in bursts).
+        # Repaints wait for the new first screen, and so do keys (then given to it, in order);
+        # taps aimed at the old screens are dropped.
+        self._held_keys = []
+        try:
+            with self.batch_update():
+                while len(self.screen_stack) > 1:
+                    await self.pop_screen()
+                await self.push_screen(self._start_screen())
+        finally:
+            held, self._held_keys = self._held_keys, None
+            for key in held:
+                self.post_message(key)
+
+    async def on_event(self, event: events.Event) -> None:
+        held = self._held_keys
+        if (
+            held is not None
+            and isinstance(event, events.Key | events.MouseEvent | events.Paste)
+            and not getattr(event, "is_forwarded", False)
+        ):
+            if isinstance(event, events.Key):
+                held.append(event)
+            return
+        await super().on_event(event)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "start_over":
