@@ -90,3 +90,22 @@ async def test_text_typed_fast_then_tab_then_more_text_lands_in_two_fields(tmp_p
         assert values["name"] == "Ann" and values["email"] == "ann@example.com", values
         await burst(pilot, "shift+tab")
         assert app.focused is app.screen.query_one("#name", Input)
+
+
+async def test_arrows_in_a_burst_walk_the_checkout_form_at_80x24(tmp_path: Path) -> None:
+    """↓ moves to the next field, as Tab does: the form's column used to take the arrow to
+    scroll itself, and the email typed next landed in the name."""
+    from textual.widgets import Input
+
+    from kiosk.tui.screens.checkout import CheckoutScreen
+
+    k = make_kiosk(tmp_path, wrap_transport=Slow)
+    app = k.app
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_menu(pilot, "1", "1")
+        await app.visit.add_item("prd_sparkling", 1)
+        await keys(pilot, "f4", "f2")
+        assert isinstance(app.screen, CheckoutScreen)
+        await burst(pilot, *"Ann", "down", *"ann@example.com", "up", *"e")
+        values = {i.id: i.value for i in app.screen.query(Input)}
+        assert values["name"] == "Anne" and values["email"] == "ann@example.com", values

@@ -16,6 +16,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from textual import events
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import ActiveBinding, Binding
 from textual.containers import ScrollableContainer
@@ -57,6 +58,11 @@ class KioskScreen(Screen[Any]):
         Binding("up", "move(-1)", N_("Move"), show=False),
         Binding("right", "move(1)", N_("Move"), show=False),
         Binding("left", "move(-1)", N_("Move"), show=False),
+        # From a text field, ↑↓ are taken before the keys after them are routed (a priority
+        # binding): in a burst ("Ann", ↓, "ann@example.com") the email then goes to the email
+        # field, not after the name. Anywhere else they are passed on (a list moves inside).
+        Binding("down", "leave_field(1)", show=False, priority=True),
+        Binding("up", "leave_field(-1)", show=False, priority=True),
         Binding("f5", "retry", N_("Retry"), show=False),
         Binding("r", "retry", N_("Retry"), show=False),
     ]
@@ -261,6 +267,11 @@ class KioskScreen(Screen[Any]):
         for widget in chain:
             inside.update(a for a in widget.ancestors_with_self[1:] if isinstance(a, Widget))
         return [w for w in chain if not (isinstance(w, ScrollableContainer) and w in inside)]
+
+    def action_leave_field(self, step: int) -> None:
+        if not isinstance(self.focused, Input):
+            raise SkipAction()
+        self.action_move(step)
 
     def action_move(self, step: int) -> None:
         """Focus the control after (step 1) or before (-1) the focused one; none past the ends."""

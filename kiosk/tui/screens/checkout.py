@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Label, Static
 
 from kiosk.i18n import N_, _
@@ -21,6 +21,7 @@ from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.cart_summary import TotalsPanel
 from kiosk.tui.widgets.chrome import FieldError
+from kiosk.tui.widgets.scroll import ControlsScroll
 
 if TYPE_CHECKING:
     from kiosk.ordering.cart_store import CheckoutResult
@@ -80,7 +81,7 @@ class CheckoutScreen(KioskScreen):
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="checkout-body"):
-            with VerticalScroll(id="checkout-form"):
+            with ControlsScroll(id="checkout-form"):
                 yield Static(Text(_("Almost done: who is this order for?"), style="bold"))
                 yield Label(_("Your name"), classes="field-label")
                 yield Input(
