@@ -10,10 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from kiosk.i18n import _, money_locale
+from kiosk.i18n import _, language, money_locale
 from kiosk.tui.text import clean
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from kiosk.api.models import Cart, CartItem
 
 
@@ -101,10 +103,19 @@ def choice_lines(item: CartItem, known: Mapping[str, str] | None = None) -> list
     return out
 
 
-def when_text(cart: Cart) -> str:
-    """When the order is for, as the cart says: "as soon as possible" or its later slot."""
+def when_text(cart: Cart, today: datetime | None = None) -> str:
+    """When the order is for, as the cart says: "as soon as possible" or its later slot. With
+    `today` (now at the location), in the words every screen uses ("for Today 14:45"); without,
+    the date itself (a printed receipt is read on another day)."""
     if (cart.pickup_type or "").upper() == "LATER" and cart.order_time:
         locale = money_locale()
+        if today is not None:
+            from kiosk.ordering.clock import human_moment
+
+            moment = human_moment(
+                clean(cart.order_date, 10), clean(cart.order_time, 5), today, locale or language()
+            )
+            return _("for {time}").format(time=moment)
         if locale:
             return _("for {time}").format(
                 time=local_moment(cart.order_date, cart.order_time, locale)

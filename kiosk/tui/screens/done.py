@@ -17,6 +17,7 @@ from textual.widgets import Static
 
 from kiosk.i18n import N_, _
 from kiosk.receipt import Receipt, build_receipt
+from kiosk.tui.cartview import when_text
 from kiosk.tui.labels import NEXT_STEPS, method_key
 from kiosk.tui.palette import tone
 from kiosk.tui.screens.base import KioskScreen
@@ -83,9 +84,11 @@ class DoneScreen(KioskScreen):
         with Vertical(id="done-body"):
             yield Static(Text(title, style="bold"), id="done-title")
             yield OrderNumber(number, large=True, id="order-number")
-            if self.receipt is not None:
+            if self.receipt is not None and self.order is not None:
                 paid = Text(self.receipt.paid_line + " · ")
-                paid.append(self.receipt.when, style="bold")
+                # In the words the cart and the time picker use ("for Today 14:45").
+                today = self.kiosk.visit.clock.local_or_utc()
+                paid.append(when_text(self.order, today), style="bold")
                 yield Static(paid, id="done-paid")
             yield Static(Text(next_steps(self.order)), id="done-next")
             if self.receipt is not None and self.receipt.rows:
