@@ -143,6 +143,9 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         # A quit keeps the open order's cart for the next start (journey 16); only start over
         # deletes it.
         self.keep_cart_on_quit = True
+        from kiosk.tui.widgets.recall import RecentNumber
+
+        self.recent_number = RecentNumber()
         # Textual's web driver blurs the app as it starts, after the page may already have focused
         # the terminal (kiosk/web does on load): that first blur is ignored (on_app_blur).
         self._start_blur_pending = self.browser_session

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from kiosk.ordering.services import KioskServices
     from kiosk.ordering.visit import Visit, VisitState
     from kiosk.tui.pin import PinThrottle
+    from kiosk.tui.widgets.recall import RecentNumber
 
 __all__ = ["Kiosk", "kiosk_of", "shop_currency"]
 
@@ -51,6 +52,8 @@ class Kiosk(Protocol):
     wall_clock: Callable[[], float]
     # Whether a quit keeps the open order's cart for the next start (True: journey 16).
     keep_cart_on_quit: bool
+    # The last order's number, for "show my number again" on the first screens.
+    recent_number: RecentNumber
     pin_throttle: PinThrottle
 
     @property

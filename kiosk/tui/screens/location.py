@@ -20,6 +20,7 @@ from kiosk.tui.palette import tone
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.lists import TextRow, TextRowList
+from kiosk.tui.widgets.recall import RecallLine, show_number
 from kiosk.tui.widgets.rowlist import RowList
 
 if TYPE_CHECKING:
@@ -33,7 +34,14 @@ class LocationList(TextRowList):
 class LocationScreen(KioskScreen):
     TITLE = N_("Choose a restaurant")
     # The first screen: Escape has nowhere to go, so it is not offered.
-    BINDINGS = [Binding("escape", "back", "Back", show=False)]
+    BINDINGS = [
+        Binding("escape", "back", "Back", show=False),
+        # The last order's number again (said on the screen when there is one).
+        Binding("n", "show_number", show=False),
+    ]
+
+    def action_show_number(self) -> None:
+        show_number(self.app)
 
     def __init__(self) -> None:
         super().__init__()
@@ -51,6 +59,7 @@ class LocationScreen(KioskScreen):
             yield Static(
                 Text(_("↑↓ choose · Enter or 1-9 to select"), style="dim"), id="location-help"
             )
+            yield RecallLine(id="recall")
 
     def on_mount(self) -> None:
         self.load()

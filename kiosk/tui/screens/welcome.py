@@ -24,6 +24,7 @@ from kiosk.tui.text import clean
 from kiosk.tui.widgets.chrome import FieldError, KioskHeader
 from kiosk.tui.widgets.language import LanguageBar
 from kiosk.tui.widgets.lists import TextRow, TextRowList
+from kiosk.tui.widgets.recall import RecallLine, show_number
 from kiosk.tui.widgets.rowlist import RowList
 from kiosk.tui.widgets.scroll import ControlsScroll
 
@@ -73,7 +74,12 @@ class WelcomeScreen(KioskScreen):
         Binding("f3", "next_language", N_("Language")),
         # Large text (issue 13 F): the customer's own choice, until this order ends.
         Binding("t", "text_size", N_("Text size")),
+        # The last order's number again (said on the screen when there is one).
+        Binding("n", "show_number", show=False),
     ]
+
+    def action_show_number(self) -> None:
+        show_number(self.app)
 
     def __init__(self) -> None:
         super().__init__()
@@ -98,6 +104,7 @@ class WelcomeScreen(KioskScreen):
                 yield Vertical(id="fields")
                 with Horizontal(id="details-buttons"):
                     yield Button(_("Start my order"), id="start", variant="primary")
+            yield RecallLine(id="recall")
 
     def on_mount(self) -> None:
         self._show_text_size()
