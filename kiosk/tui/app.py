@@ -143,7 +143,7 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         # A quit keeps the open order's cart for the next start (journey 16); only start over
         # deletes it.
         self.keep_cart_on_quit = True
-        from kiosk.tui.widgets.recall import RecentNumber
+        from kiosk.tui.recent import RecentNumber
 
         self.recent_number = RecentNumber()
         # Textual's web driver blurs the app as it starts, after the page may already have focused

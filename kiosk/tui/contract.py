@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from kiosk.ordering.services import KioskServices
     from kiosk.ordering.visit import Visit, VisitState
     from kiosk.tui.pin import PinThrottle
-    from kiosk.tui.widgets.recall import RecentNumber
+    from kiosk.tui.recent import RecentNumber
 
 __all__ = ["Kiosk", "kiosk_of", "shop_currency"]
 

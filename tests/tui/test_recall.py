@@ -1,4 +1,4 @@
-""""Show my number again" (issue 20): after the thank-you screen has gone back to the start by
+""" "Show my number again" (issue 20): after the thank-you screen has gone back to the start by
 itself, the first screen offers the last order's number for a while (RECALL_WINDOW), by N or a
 tap; then it is no longer offered."""
 
@@ -8,10 +8,11 @@ from pathlib import Path
 
 from textual.widgets import Static
 
+from kiosk.tui.recent import RECALL_WINDOW
 from kiosk.tui.screens.done import DoneScreen
 from kiosk.tui.screens.location import LocationScreen
 from kiosk.tui.widgets.order_number import OrderNumber
-from kiosk.tui.widgets.recall import RECALL_WINDOW, NumberDialog, RecallLine
+from kiosk.tui.widgets.recall import NumberDialog, RecallLine
 
 from .conftest import make_kiosk, settle
 from .test_flow import add_simple, checkout_and_pay, open_menu
