@@ -327,12 +327,15 @@ async def test_large_text_at_80x24_walks_a_whole_order_by_keys(tmp_path: Path) -
         await keys(pilot, "f4")
         cart = app.screen
         assert isinstance(cart, CartScreen)
+        # The main action of each screen is a touch target three rows tall at 80x24 too.
+        assert cart.query_one("#checkout", Button).size.height == 3
         reached = await tab_through(pilot)
         assert {"lines", "discount", "checkout"} <= reached
         assert any(name in reached for name in ("tip-none", "asap"))
         await keys(pilot, "f2")
         checkout = app.screen
         assert isinstance(checkout, CheckoutScreen)
+        assert checkout.query_one("#continue", Button).size.height == 3
         assert {"name", "email", "continue"} <= await tab_through(pilot)
         checkout.query_one("#name", Input).focus()
         await type_text(pilot, "Ada")
@@ -342,3 +345,95 @@ async def test_large_text_at_80x24_walks_a_whole_order_by_keys(tmp_path: Path) -
         assert isinstance(app.screen, PaymentScreen)
         server = kiosk.server_cart()
         assert server["items"][0]["quantity"] == 2
+
+
+def word_is_bold(rowlist: RowList[Any], index: int, word: str) -> bool:
+    """Whether `word` on row `index` of a line-API list is drawn bold (its first cell's style)."""
+    y = index - round(rowlist.scroll_y)
+    for segment in rowlist.render_line(y):
+        if word in segment.text:
+            return bool(segment.style and segment.style.bold)
+    raise AssertionError(f"{word!r} is not on row {index}: {line(rowlist, index)!r}")
+
+
+async def large_text_measures(tmp_path: Path, large: bool) -> dict[str, Any]:
+    """What large text should change on the product, cart and checkout screens at 120x40 (where
+    their buttons are three rows either way), measured on the screens as drawn."""
+    from kiosk.tui.screens.cart import CartLines
+    from kiosk.tui.screens.product import GroupRow, ModifierList, OptionRow
+    from kiosk.tui.widgets.cart_summary import TotalsPanel
+
+    from .test_snapshots import order_with_items
+
+    app = make_kiosk(tmp_path, settings=Settings(large_text=large)).app
+    found: dict[str, Any] = {}
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await order_with_items(pilot)
+        await type_text(pilot, "latte")
+        await keys(pilot, "enter")
+        product = app.screen
+        assert isinstance(product, ProductScreen)
+        options = product.query_one("#modifiers", ModifierList)
+        rows = list(options.rows)
+        medium = next(
+            i
+            for i, r in enumerate(rows)
+            if isinstance(r, OptionRow) and "Medium" in r.option.item.name
+        )
+        found["option bold"] = word_is_bold(options, medium, "Medium")
+        found["option price bold"] = word_is_bold(options, medium, "+$0.50")
+        # Rows between the last option of the first group and the second group's heading.
+        second = next(i for i, r in enumerate(rows) if isinstance(r, GroupRow) and i > 0)
+        found["rows between groups"] = (
+            second - 1 - max(i for i, r in enumerate(rows[:second]) if isinstance(r, OptionRow))
+        )
+        found["hint bold"] = word_is_bold(options, 0, "chosen")
+        found["list width"] = options.size.width
+        await keys(pilot, "escape", "f4")
+        cart = app.screen
+        assert isinstance(cart, CartScreen)
+        lines = cart.query_one("#lines", CartLines)
+        items = [i for i, r in enumerate(lines.rows) if r.item_id is not None]
+        found["rows between items"] = (
+            items[1]
+            - items[0]
+            - max(
+                i - items[0] for i, r in enumerate(lines.rows[: items[1]]) if r.text.plain.strip()
+            )
+            - 1
+        )
+        found["item bold"] = word_is_bold(lines, items[1], "Espresso")
+        found["choice bold"] = word_is_bold(lines, items[0] + 1, "Medium")
+        totals = cart.query_one(TotalsPanel)
+        drawn = [totals.render_line(y).text for y in range(totals.size.height)]
+        found["rule above total"] = any(set(t.strip()) == {"─"} for t in drawn)
+        await keys(pilot, "f2")
+        checkout = app.screen
+        assert isinstance(checkout, CheckoutScreen)
+        label = checkout.query_one(".field-label")
+        found["label bold"] = label.styles.text_style.bold
+        found["field width"] = checkout.query_one("#name", Input).size.width
+        found["rows above continue"] = (
+            checkout.query_one("#continue").region.y - checkout.query_one(TotalsPanel).region.bottom
+        )
+    return found
+
+
+async def test_large_text_changes_product_cart_and_checkout_at_120x40(tmp_path: Path) -> None:
+    """Issue 20: at 120x40 these screens looked the same with and without large text. With it,
+    names and prices are bold (hints stay light), groups and items a blank row apart, the total
+    under a rule, the labels bold, the page and the fields kept to a readable width."""
+    standard = await large_text_measures(tmp_path / "standard", large=False)
+    large = await large_text_measures(tmp_path / "large", large=True)
+    assert standard["option bold"] is False and large["option bold"] is True
+    assert standard["option price bold"] is False and large["option price bold"] is True
+    assert standard["rows between groups"] == 0 and large["rows between groups"] == 1
+    assert large["hint bold"] is False  # the group's "· 1/1 chosen" stays light (dim)
+    assert standard["list width"] >= 110 and large["list width"] <= 84
+    assert standard["rows between items"] == 0 and large["rows between items"] == 1
+    assert large["item bold"] is True and large["choice bold"] is False
+    assert not standard["rule above total"] and large["rule above total"]
+    assert not standard["label bold"] and large["label bold"]
+    assert standard["field width"] > 64 >= large["field width"]
+    assert large["rows above continue"] > standard["rows above continue"]

@@ -20,6 +20,7 @@ from textual.widgets import Button, Input, Select, Static
 from kiosk.i18n import N_, _, language, money_locale
 from kiosk.ordering.clock import human_moment
 from kiosk.ordering.tips import TipRefused, chosen_tip, parse_custom_tip, tip_choices
+from kiosk.tui.a11y import large_text
 from kiosk.tui.contract import kiosk_of, shop_currency
 from kiosk.tui.errors import Failure
 from kiosk.tui.labels import method_label
@@ -71,7 +72,10 @@ class CartLines(RowList[LineRow]):
         from kiosk.tui.cartview import choice_lines, line_amount
 
         rows: list[LineRow] = []
+        spaced = large_text(self.app)
         for item in cart.items if cart is not None else ():
+            if spaced and rows:
+                rows.append(LineRow(None, Text("")))  # large text: a blank row between items
             text = Text(f" {item.quantity} × ", style="bold")
             text.append(clean(item.name, 100))
             right = Text(line_amount(item, cart.currency if cart else None) + " ")

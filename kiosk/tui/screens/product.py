@@ -18,6 +18,7 @@ from textual.widgets import Button, Static
 
 from kiosk.i18n import N_, _, money_locale
 from kiosk.ordering import diet
+from kiosk.tui.a11y import large_text
 from kiosk.tui.contract import shop_currency
 from kiosk.tui.errors import Failure
 from kiosk.tui.palette import tone
@@ -54,7 +55,12 @@ class OptionRow:
     option: OptionView
 
 
-ModifierRow = GroupRow | OptionRow
+@dataclass(frozen=True)
+class Gap:
+    """A blank row before a group in large text: each group set apart (the cursor skips it)."""
+
+
+ModifierRow = GroupRow | OptionRow | Gap
 
 
 class ModifierList(RowList[ModifierRow]):
@@ -70,6 +76,8 @@ class ModifierList(RowList[ModifierRow]):
         return row.option.key if isinstance(row, OptionRow) else None
 
     def row_text(self, row: ModifierRow, width: int, cursor: bool) -> Text:
+        if isinstance(row, Gap):
+            return Text("")
         if isinstance(row, GroupRow):
             view = row.group
             text = Text("  " * view.depth)
@@ -318,7 +326,10 @@ class ProductScreen(KioskScreen):
     def set_state(self, state: SelectionState, *, focus_group: str | None = None) -> None:
         self.state = state
         rows: list[ModifierRow] = []
+        spaced = large_text(self.app)
         for view in state.groups():
+            if spaced and rows:
+                rows.append(Gap())
             rows.append(GroupRow(view))
             rows.extend(OptionRow(view, option) for option in view.options)
         modifiers = self.query_one("#modifiers", ModifierList)

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.console import Group, RenderableType
+from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 from textual import events
 from textual.widgets import Static
 
 from kiosk.i18n import _, ngettext
+from kiosk.tui.a11y import large_text
 from kiosk.tui.cartview import choice_lines, line_amount, total_rows
 from kiosk.tui.contract import kiosk_of
 from kiosk.tui.palette import tone
@@ -29,7 +32,7 @@ class CartWatcher(Static):
     def _cart_changed(self, cart: Cart | None) -> None:
         self.update(self.render_cart(cart))
 
-    def render_cart(self, cart: Cart | None) -> Text | Table:
+    def render_cart(self, cart: Cart | None) -> RenderableType:
         raise NotImplementedError
 
     async def on_click(self, event: events.Click) -> None:
@@ -97,15 +100,26 @@ class CartPanel(CartWatcher):
 class TotalsPanel(CartWatcher):
     """Every total that applies, from the server's formatted strings."""
 
-    def render_cart(self, cart: Cart | None) -> Table:
-        table = Table.grid(expand=True, padding=(0, 1))
-        table.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
-        table.add_column(justify="right", no_wrap=True)
+    def render_cart(self, cart: Cart | None) -> RenderableType:
+        def grid() -> Table:
+            table = Table.grid(expand=True, padding=(0, 1))
+            table.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
+            table.add_column(justify="right", no_wrap=True)
+            return table
+
+        table = grid()
         if cart is None:
             return table
+        # Large text: the total set apart under a rule, as on a receipt (the panel is bold there,
+        # so weight alone no longer tells it from the rows above).
+        apart = large_text(self.app)
+        parts: list[RenderableType] = [table]
         for label, amount, kind in total_rows(cart):
             style = (
                 "bold" if kind == "total" else (tone(self.app, "ok") if kind == "discount" else "")
             )
+            if kind == "total" and apart:
+                table = grid()
+                parts += [Rule(style="none"), table]
             table.add_row(Text(label, style=style), Text(clean(amount, 30), style=style))
-        return table
+        return parts[0] if len(parts) == 1 else Group(*parts)

@@ -46,7 +46,9 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
         }
     }
     """
-    COMPONENT_CLASSES = {"rowlist--cursor"}
+    # rowlist--row: every row's own style, set from the stylesheets (large text makes a list's rows
+    # bold there, styles/large.tcss): the one hook, so that no list reads the mode itself.
+    COMPONENT_CLASSES = {"rowlist--cursor", "rowlist--row"}
     # A list whose rows are filtered as the customer types (the menu's search) keeps a scrollbar it
     # has while its rows change: one that went (a search down to a few rows) and came back would lay
     # out the whole screen twice. The view then scrolls at most one blank line past the last row.
@@ -333,7 +335,16 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
             text = Text(mark) + (text[1:] if text.plain.startswith(" ") else Text(" ") + text)
         text.no_wrap = True
         text.truncate(width, overflow="ellipsis", pad=True)
-        style: Style = base
+        row_style = self.get_component_rich_style("rowlist--row", partial=True)
+        if row_style.bold:
+            # Bold rows (large text) are the row's words: its dimmed parts (a hint, a choice
+            # under a cart line) stay light, so that weight still tells what matters.
+            light, console = Style(bold=False), self.app.console
+            parts = [(text.style, 0, len(text)), *((s.style, s.start, s.end) for s in text.spans)]
+            for part, start, end in parts:
+                if console.get_style(part, default=Style()).dim:
+                    text.stylize(light, start, end)
+        style: Style = base + row_style
         if is_cursor:
             cursor = self.get_component_rich_style("rowlist--cursor")
             style = base + cursor
