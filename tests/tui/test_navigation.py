@@ -30,20 +30,33 @@ def label(widget: Widget | None) -> str:
     return f"{type(widget).__name__}#{widget.id}" if widget is not None else "None"
 
 
-async def walk(pilot: Pilot[Any], step: str, limit: int = 40) -> list[str]:
+async def walk(
+    pilot: Pilot[Any], step: str, limit: int = 40, expected: int | None = None
+) -> list[str]:
     """Press `step` (an arrow) up to `limit` times; the controls focus went through, in order.
-    On the time choice (a Select) ↑↓ open its list, so the walk goes on with → or ← there."""
+    On the time choice (a Select) ↑↓ open its list, so the walk goes on with → or ← there.
+    Once `expected` controls have been seen, the walk stops when two more presses move nothing
+    (neither the focus nor a list's cursor): the rest of the presses would only repeat that."""
     app = pilot.app
     seen = [label(app.focused)]
+
+    def where() -> tuple[str, object]:
+        return label(app.focused), getattr(app.focused, "cursor", None)
+
+    still = 0
     for _ in range(limit):
         key = step
         if isinstance(app.focused, Select):
             key = "right" if step == "down" else "left"
+        before = where()
         await pilot.press(key)
         await pilot.pause(0)
         now = label(app.focused)
         if now != seen[-1]:
             seen.append(now)
+        still = still + 1 if where() == before else 0
+        if expected is not None and len(seen) >= expected and still >= 2:
+            break
     return seen
 
 
@@ -59,9 +72,9 @@ async def reaches_every_control(pilot: Pilot[Any], limit: int = 40) -> list[str]
     assert wanted, "a screen with no control"
     pilot.app.screen.screen.set_focus(pilot.app.screen.controls()[0])  # type: ignore[attr-defined]
     await pilot.pause(0)
-    down = await walk(pilot, "down", limit)
+    down = await walk(pilot, "down", limit, len(wanted))
     assert down == wanted, (down, wanted)
-    up = await walk(pilot, "up", limit)
+    up = await walk(pilot, "up", limit, len(wanted))
     assert up == list(reversed(wanted)), up
     return wanted
 
