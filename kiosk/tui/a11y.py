@@ -155,7 +155,23 @@ class Accessibility(_Host):
 
     def use_theme(self, choice: str) -> None:
         """ "default" or "high-contrast" (the setting's values)."""
-        self.theme = THEME_NAMES.get(choice, THEME_NAMES["default"])
+        name = THEME_NAMES.get(choice, THEME_NAMES["default"])
+        if self.is_running:
+            self.theme = name
+        else:
+            # Before the app runs, its stylesheets are parsed once, with this theme's variables:
+            # set through the reactive, the theme queued a second parse of all of them (~100 ms
+            # of CPU on a counter's start; in the suite, at every app). The classes the watcher
+            # would set, set here. (Both themes are dark, as Textual's default: the same ANSI
+            # colour filter.)
+            self.set_reactive(App.theme, name)
+            self.stylesheet.set_variables(self.get_css_variables())
+            classes = {c: False for c in self.classes if c.startswith("-theme-")}
+            classes[f"-theme-{name}"] = True
+            dark = self.get_theme(name).dark  # type: ignore[union-attr]
+            classes["-dark-mode"] = dark
+            classes["-light-mode"] = not dark
+            self.update_classes(classes, update=False)
         self._mark_classes()
 
     def action_toggle_contrast(self) -> None:
