@@ -3,7 +3,8 @@
 Textual's Pilot.press sends each key as a terminal would (the same Key event, through the driver)
 and then waits for "CPU idle" twice: at least 20 ms a key each time, and up to a second while a
 timer keeps the process busy. Here the key goes the same way, and the wait is for what the key
-started: the screen's queues drained, animations done, the queues drained again. Installed for
+started: the app's and the screen's queues drained (twice: a key may bubble back to the app's
+bindings), animations done, the queues drained again. Installed for
 the whole run by tests/conftest.py; `burst` (tests/tui/test_bursts.py) still queues keys without
 waiting at all."""
 
@@ -43,9 +44,21 @@ async def press(self: Pilot[Any], *keys: str) -> None:
         event = key_event(key)
         event.set_sender(app)
         driver.send_message(event)
-        await self._wait_for_screen()
+        # The key goes through the app's queue, then the focused widget's and up again (to the
+        # app for the bindings): each hop waited for, twice over, then the animations.
+        for _ in range(2):
+            await app_handled(app)
+            await self._wait_for_screen()
         await app._animator.wait_until_complete()
+        await app_handled(app)
         await self._wait_for_screen()
+
+
+async def app_handled(app: Any) -> None:
+    """Return once the app has handled what was in its queue when called."""
+    done = asyncio.Event()
+    app.call_later(done.set)
+    await done.wait()
 
 
 def install() -> None:

@@ -24,15 +24,27 @@ DT = DOWNTOWN.id
 
 
 def raw(port: int, data: bytes, timeout: float = 5.0, *, first: bool = False) -> bytes:
-    """What the server answers `data` with (until it closes; `first`: its first packet)."""
+    """What the server answers `data` with (until it closes; `first`: its first response, whole:
+    the head and a body may come in separate packets)."""
     with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
         s.sendall(data)
         out = b""
         while chunk := s.recv(65536):
             out += chunk
-            if first:
+            if first and _whole_response(out):
                 break
         return out
+
+
+def _whole_response(out: bytes) -> bool:
+    head, sep, body = out.partition(b"\r\n\r\n")
+    if not sep:
+        return False
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            return len(body) >= int(value.strip())
+    return True
 
 
 def test_half_sent_requests_cannot_lock_a_real_client_out() -> None:
