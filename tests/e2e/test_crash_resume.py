@@ -31,6 +31,7 @@ import pytest
 from kiosk.config import hash_pin
 from kiosk.demo import create_app
 from kiosk.demo.server import ServerThread
+from tests.e2e.pty_screen import kiosk_env
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 30.0
@@ -138,14 +139,6 @@ def demo_server(tmp_path: Path) -> Iterator[tuple[Any, str]]:
     with ServerThread(app) as server:
         yield app.state.backend, server.base_url
     app.state.backend.close()
-
-
-def kiosk_env(home: Path, **extra: str) -> dict[str, str]:
-    # No SSH_* either: the terminal id (kiosk.terminal) must not depend on how the tests were run.
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("KIOSK_", "TEXTUAL_", "SSH_"))}
-    env.pop("NO_COLOR", None)
-    env.update(KIOSK_HOME=str(home), TERM="xterm-256color", PYTHONUNBUFFERED="1", **extra)
-    return env
 
 
 def start_kiosk(base_url: str, env: dict[str, str], *flags: str) -> Terminal:
