@@ -11,6 +11,7 @@ waiting at all."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import unicodedata
 from typing import Any
 
@@ -48,17 +49,25 @@ async def press(self: Pilot[Any], *keys: str) -> None:
         # app for the bindings): each hop waited for, twice over, then the animations.
         for _ in range(2):
             await app_handled(app)
+            if app._exit:
+                return
             await self._wait_for_screen()
         await app._animator.wait_until_complete()
         await app_handled(app)
-        await self._wait_for_screen()
+        if not app._exit:
+            await self._wait_for_screen()
 
 
 async def app_handled(app: Any) -> None:
-    """Return once the app has handled what was in its queue when called."""
+    """Return once the app has handled what was in its queue when called, or has begun to quit
+    (a key may end the app: its queue is then never handled)."""
     done = asyncio.Event()
     app.call_later(done.set)
-    await done.wait()
+    while not done.is_set():
+        if app._exit or app._closing or app._closed or not app.is_running:
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(done.wait(), 0.05)
 
 
 def install() -> None:
