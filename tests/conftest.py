@@ -15,10 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from tests import fastkeys
-
-fastkeys.install()
-
 # The fuzz and conformance modules' budgets (examples per operation, each module's EXAMPLES): a
 # small fixed budget in the default run, the full one in CI's second step (.ci/run sets
 # KIOSK_TEST_BUDGET=full and runs `-m fuzz`). A KIOSK_*_EXAMPLES set by hand wins over both. Read
