@@ -252,3 +252,22 @@ async def test_a_choice_that_reaches_the_kept_screen_after_the_swap_is_carried_o
         await settle(pilot)
         await settle(pilot)
         assert isinstance(app.screen, MenuScreen)
+
+
+async def test_a_choice_typed_while_the_list_loads_waits_for_it(tmp_path: Path) -> None:
+    """A first start (nothing kept) with the server slow to answer: 1 pressed on the location list
+    before its restaurants have loaded is made once they are, not refused as "could not be
+    loaded" and lost."""
+    site = Site(tmp_path)
+    app = site.start(held=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()  # not settled: the list's load waits for the server
+        screen = app.screen
+        assert isinstance(screen, LocationScreen) and not screen.locations
+        await pilot.press("1")
+        assert app.screen is screen and not screen.banner.display, screen.banner.render()
+        site.transports[-1].release.set()
+        await settle(pilot)
+        await settle(pilot)
+        assert isinstance(app.screen, WelcomeScreen), screen.banner.render()
+        assert app.visit.state.location_id == site.location_ids[0]

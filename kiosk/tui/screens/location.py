@@ -47,6 +47,10 @@ class LocationScreen(KioskScreen):
         super().__init__()
         self.locations: dict[str, Location] = {}
         self.failed: dict[str, str] = {}
+        # While the list loads, a choice (1, Enter) waits for it: a key typed at once, or with
+        # the first screen still drawing, was refused as "could not be loaded" and lost.
+        self._loading = False
+        self._waiting_choice: str | None = None
 
     def header_title(self) -> str:
         return _("Welcome")
@@ -95,10 +99,25 @@ class LocationScreen(KioskScreen):
                 raise next(r for r in results if isinstance(r, BaseException))
             return found, failed
 
-        self.call(fetch, group="location", done=self._loaded, busy=body, exclusive=True, read=True)
+        def failed(_failure: object) -> bool:
+            self._loading = False
+            self._waiting_choice = None  # the banner says what failed; the choice is not made
+            return False
+
+        self._loading = True
+        self.call(
+            fetch,
+            group="location",
+            done=self._loaded,
+            failed=failed,
+            busy=body,
+            exclusive=True,
+            read=True,
+        )
 
     def _loaded(self, result: tuple[dict[str, Location], dict[str, str]]) -> None:
         self.locations, self.failed = result
+        self._loading = False
         rows: list[TextRow] = []
         for number, location_id in enumerate(self.kiosk.services.location_ids, start=1):
             location = self.locations.get(location_id)
@@ -145,6 +164,9 @@ class LocationScreen(KioskScreen):
         listing = self.query_one("#locations", LocationList)
         listing.set_rows(rows)
         listing.focus()
+        chosen, self._waiting_choice = self._waiting_choice, None
+        if chosen is not None:
+            self.pick(chosen)
 
     def on_row_list_selected(self, event: RowList.Selected) -> None:
         event.stop()
@@ -160,6 +182,9 @@ class LocationScreen(KioskScreen):
 
     def pick(self, key: Hashable) -> None:
         location_id = str(key)
+        if self._loading:
+            self._waiting_choice = location_id
+            return
         location = self.locations.get(location_id)
         if location is None:
             self.say(
