@@ -137,6 +137,16 @@ class TipButton(Button):
                 self.screen.focus_next()
 
 
+class TipRow(Horizontal):
+    """The tip choices. Whether their amounts fit on one line depends on this row's width, known
+    once it is laid out (the section appears when the tips load): chosen again at each size."""
+
+    def on_resize(self, _event: events.Resize) -> None:
+        screen = self.screen
+        if isinstance(screen, CartScreen):
+            screen._mark_tip(screen.kiosk.cart)
+
+
 class CartScreen(KioskScreen):
     TITLE = N_("Your order")
     BINDINGS = [
@@ -178,7 +188,7 @@ class CartScreen(KioskScreen):
                 yield FieldError(id="discount-error")
                 with Vertical(id="tip-section"):
                     yield Static(Text(_("Tip"), style="bold"), classes="section")
-                    yield Horizontal(id="tip-row")
+                    yield TipRow(id="tip-row")
                     with Horizontal(id="custom-tip-row"):
                         yield Input(
                             placeholder=_("Amount, e.g. 2.50"), id="custom-tip", max_length=8
@@ -219,10 +229,6 @@ class CartScreen(KioskScreen):
         name = clean(item.name, 300) if item is not None else ""
         self.show_whole_name("line-full-name", lines, name)
 
-    def on_resize(self, event: events.Resize) -> None:
-        super().on_resize(event)
-        self._mark_tip(self.kiosk.cart)  # tip labels: one line or two, by the width
-
     # Data -----------------------------------------------------------------------------------------
     def load_settings(self) -> None:
         visit = self.kiosk.visit
@@ -262,9 +268,7 @@ class CartScreen(KioskScreen):
         row.styles.grid_size_columns = len(buttons)
         await row.mount_all(buttons)
         section.display = True
-        self._mark_tip(self.kiosk.cart)
-        # Again once the row is laid out: whether the amounts fit on one line depends on it.
-        self.call_after_refresh(lambda: self._mark_tip(self.kiosk.cart))
+        self._mark_tip(self.kiosk.cart)  # and again at the row's first size (TipRow)
 
     def _slots_loaded(self, slots: TimeIntervals) -> None:
         self.slots = slots

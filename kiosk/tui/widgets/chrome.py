@@ -3,7 +3,7 @@ banner."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -82,40 +82,78 @@ class KioskFooter(Footer):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, show_command_palette=False, **kwargs)
+        # What the keys on the line were made from (see recompose).
+        self._shown: tuple[_Key, ...] | None = None
 
-    def compose(self) -> ComposeResult:
+    def _choose(self) -> tuple[_Key, ...]:
+        """The keys to show, in order, each whole: what `compose` makes its keys from."""
         if not self._bindings_ready:
-            return
+            return ()
         seen: set[str] = set()
-        keys: list[tuple[int, FooterKey, int]] = []
+        keys: list[tuple[int, _Key]] = []
         for _node, binding, enabled, tooltip in self.screen.active_bindings.values():
             if not binding.show or binding.action in seen:
                 continue
             seen.add(binding.action)
             shown = self.app.get_key_display(binding)
-            key = FooterKey(
-                binding.key,
-                shown,
-                binding.description,
-                binding.action,
-                disabled=not enabled,
-                tooltip=tooltip,
-            )
-            width = cell_len(shown) + cell_len(binding.description) + 3
-            keys.append((self.RANK.get(binding.key.split(",")[0], 2), key, width))
+            key = _Key(binding.key, shown, binding.description, binding.action, enabled, tooltip)
+            keys.append((self.RANK.get(binding.key.split(",")[0], 2), key))
         move = _("Move")
-        keys.append((4, FooterKey("down", self.MOVE_KEYS, move, "move(1)"), len(move) + 7))
+        keys.append((4, _Key("down", self.MOVE_KEYS, move, "move(1)", True, "")))
         keys.sort(key=lambda k: k[0])
         room = self.size.width or self.app.size.width
-        for _rank, key, width in keys:
-            if width > room:
+        chosen = []
+        for _rank, key in keys:
+            if key.width > room:
                 continue
-            room -= width
-            yield key.data_bind(compact=Footer.compact)
+            room -= key.width
+            chosen.append(key)
+        return tuple(chosen)
+
+    def compose(self) -> ComposeResult:
+        self._shown = self._choose()
+        for key in self._shown:
+            widget = FooterKey(
+                key.key,
+                key.shown,
+                key.description,
+                key.action,
+                disabled=not key.enabled,
+                tooltip=key.tooltip,
+            )
+            # Never compact, like this footer: set before mounting, so that no watcher adds the
+            # class and a binding takes it away again (a style update each, for every key).
+            widget.set_reactive(FooterKey.compact, False)
+            yield widget
+
+    async def recompose(self) -> None:
+        # Textual rebuilds the footer whenever the screen's bindings may have changed: each focus
+        # move (about 40 times in one order), every key mounted and styled again. Rebuilt here
+        # only when what it shows changed.
+        if not self.is_attached or self._pruning:
+            return
+        if self._choose() == self._shown and self.children:
+            return
+        await super().recompose()
 
     def on_resize(self) -> None:
         # What fits depends on the width: choose again.
         self.refresh(recompose=True)
+
+
+class _Key(NamedTuple):
+    """One key as the footer shows it."""
+
+    key: str
+    shown: str
+    description: str
+    action: str
+    enabled: bool
+    tooltip: str
+
+    @property
+    def width(self) -> int:
+        return cell_len(self.shown) + cell_len(self.description) + 3
 
 
 class Banner(Static):
