@@ -12,6 +12,8 @@ kiosk.api (httpx, pydantic models) and kiosk.ordering are imported after the fir
 from __future__ import annotations
 
 import asyncio
+import logging
+import math
 import os
 import threading
 import time
@@ -32,6 +34,8 @@ from kiosk.tui.a11y import Accessibility
 from kiosk.tui.kiosk_mode import KIOSK_MODE_BINDINGS, KioskMode
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
     from kiosk.api import Cart, Location
     from kiosk.ordering.lifecycle import OrderSnapshot
     from kiosk.ordering.services import KioskServices
@@ -62,6 +66,12 @@ BOOT_STYLESHEETS = ("theme.tcss",)
 
 # Where the open cart's id is kept for crash resume, inside services.state_dir.
 CART_ID_FILE = "open-cart.json"
+
+# The longest keys wait for the next screen (KioskApp.hold_keys): longer than a step takes on a
+# slow link, short enough that a step that never ends does not leave the kiosk deaf.
+HOLD_LIMIT = 10.0
+
+log = logging.getLogger("kiosk.tui")
 
 
 def resume_file(state_dir: Path | None) -> Path | None:
@@ -126,8 +136,16 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         self._services_factory = services_factory
         # Where the last first screen is kept (a kiosk.diskcache.DiskSlot), and what it held.
         self._first_screen_slot: Any = None
-        # Keys that came while the screens were being swapped for the next customer (_show_start).
-        self._held_keys: list[events.Key] | None = None
+        # Keys that came while the kiosk was on its way to another screen (hold_keys).
+        self._held_keys: list[tuple[float, events.Key]] | None = None
+        self._hold_limit: Timer | None = None
+        # How many steps hold the keys (hold_keys, release_keys); while held keys are replayed.
+        self._holders = 0
+        self._replaying = False
+        # Stamped on replayed keys; a new step during a replay makes those behind it wait again.
+        self._hold_generation = 0
+        # Keys typed up to this moment are not held (hold_keys' `after`).
+        self._hold_after = -math.inf
         self._kept_first_screen: Any = None
         # Injected so that tests and snapshots can freeze countdowns and "open now".
         self.clock = clock
@@ -426,16 +444,101 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         # a tap in that moment went to a screen on its way out (issue 20: keys in bursts).
         # Repaints wait for the new first screen, and so do keys (then given to it, in order);
         # taps aimed at the old screens are dropped.
-        self._held_keys = []
+        self.hold_keys()
         try:
             with self.batch_update():
                 while len(self.screen_stack) > 1:
                     await self.pop_screen()
                 await self.push_screen(self._start_screen())
         finally:
-            held, self._held_keys = self._held_keys, None
-            for key in held:
-                self.post_message(key)
+            self.release_keys()
+
+    def hold_keys(self, after: float | None = None) -> None:
+        """Keys wait from now on (taps are dropped): the screen on top is on its way out, and what
+        comes next is meant for the screen after it. Held from the key that decided the step, not
+        from when its worker runs: the keys after it in the same read (a burst over a laggy
+        link) are handled before that, and went to the screen on its way out.
+
+        Each call is paired with a `release_keys()`; the keys go on when every step that holds
+        them has released them. `after`: only keys typed after that moment (an event's `time`)
+        wait; by default every key still on its way."""
+        since = -math.inf if after is None else after
+        self._holders += 1
+        if self._held_keys is None:
+            self._held_keys = []
+            self._hold_after = since
+        elif self._replaying:
+            # A replayed key began a new step: the replayed keys behind it wait for that step.
+            self._hold_generation += 1
+            self._hold_after = since
+        # Should a step never release them (a message that never came), the keys go on after
+        # HOLD_LIMIT rather than the kiosk ignoring every key.
+        if self._hold_limit is not None:
+            self._hold_limit.stop()
+        self._hold_limit = self.set_timer(HOLD_LIMIT, self._hold_expired)
+
+    def _hold_expired(self) -> None:
+        self._hold_limit = None
+        if self._held_keys is not None:
+            log.warning("keys held for %.0f s: released", HOLD_LIMIT)
+            self._holders = 0
+            self._replay()
+
+    def release_keys(self) -> None:
+        """One step's hold ends; when none is left, the held keys go to the screen now on top."""
+        if self._held_keys is None:
+            return
+        self._holders = max(self._holders - 1, 0)
+        if self._holders == 0 and not self._replaying:
+            self._replay()
+
+    def _replay(self) -> None:
+        """The held keys to the screen on top, in the order they were typed (a key that came
+        back from the screen going out was held after later ones that came straight here).
+        Keys that come meanwhile wait their turn: they are held until the held ones have been
+        handled (else the 'c' of 'cookie', held, came after 'ookie')."""
+        held = self._held_keys or []
+        self._held_keys = []
+        self._replaying = True
+        for _time, key in sorted(held, key=lambda k: k[0]):
+            key._kiosk_replay = self._hold_generation  # type: ignore[attr-defined]
+            self.post_message(key)
+        self.call_later(self._released)
+
+    def _released(self) -> None:
+        # The replayed keys have been passed on (this call was queued after them).
+        self._replaying = False
+        if self._holders > 0:
+            return  # one of them began a new step: it releases what waits for it
+        if self._held_keys:
+            self._replay()  # keys that came during the replay follow it
+            return
+        self._held_keys = None
+        if self._hold_limit is not None:
+            self._hold_limit.stop()
+            self._hold_limit = None
+
+    def _holds(self, event: events.Event) -> bool:
+        """Whether `event` waits: keys are held, and it is not a key being replayed for the step
+        now under way (a replayed key is held again only by a step that began after it)."""
+        if self._held_keys is None:
+            return False
+        if getattr(event, "time", math.inf) <= self._hold_after:
+            return False  # typed before the key that decided the step: it acts where it is
+        replayed = getattr(event, "_kiosk_replay", None)
+        return replayed is None or replayed < self._hold_generation
+
+    def _hold(self, event: events.Key) -> bool:
+        """Keep `event` for the next screen if keys are held (a copy: the event itself has been
+        stopped on its way here)."""
+        if self._held_keys is None or not self._holds(event):
+            return False
+        event.stop()
+        event.prevent_default()
+        again = events.Key(event.key, event.character)
+        again.time = event.time  # its place among the held keys, and before or after a step
+        self._held_keys.append((event.time, again))
+        return True
 
     async def on_event(self, event: events.Event) -> None:
         held = self._held_keys
@@ -443,9 +546,10 @@ class KioskApp(KioskMode, Accessibility, App[None]):
             held is not None
             and isinstance(event, events.Key | events.MouseEvent | events.Paste)
             and not getattr(event, "is_forwarded", False)
+            and self._holds(event)
         ):
             if isinstance(event, events.Key):
-                held.append(event)
+                held.append((event.time, event))
             return
         await super().on_event(event)
 
@@ -456,9 +560,19 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         # Kiosk mode refuses quit, suspend and the command palette (kiosk_mode.py).
         return super().check_action(action, parameters)
 
-    def reset_now(self) -> None:
-        """go_home() in an app worker: a screen's own worker would die with the screen it pops."""
-        self.run_worker(self.go_home(), group="reset", exit_on_error=False)
+    def reset_now(self, after: float | None = None) -> None:
+        """go_home() in an app worker: a screen's own worker would die with the screen it pops.
+        The keys after the one that asked (Enter, then 1 on the thank-you screen) are for the
+        next customer's first screen: held now (those typed after `after`, see hold_keys)."""
+        self.hold_keys(after)
+
+        async def reset() -> None:
+            try:
+                await self.go_home()
+            finally:
+                self.release_keys()  # also if go_home failed before the swap
+
+        self.run_worker(reset(), group="reset", exit_on_error=False)
 
     def _apply_language(self, code: str) -> None:
         i18n.set_language(code)
@@ -490,6 +604,10 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         them; the arrows then move focus to the code field and the letters, queued on the old
         widget, came back here: lost, or run as the screen's keys ("r"; issue 20). They go on
         to the input, in order, before any binding is looked at."""
+        # Queued on a widget of the screen going out before the step away was taken (a burst
+        # read at once): for the next screen.
+        if self._hold(event):
+            return
         focused = self.focused
         if isinstance(focused, Input) and event.is_printable and event.character:
             event.stop()

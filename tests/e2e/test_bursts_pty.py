@@ -87,10 +87,6 @@ def open_checkout(term: EmulatedTerminal) -> None:
     term.wait_for("Your name")
 
 
-# Bursts that still fail on a real terminal: known, said in the README ("Not yet"), not run.
-NOT_YET = "not yet: "
-
-
 # The bursts --------------------------------------------------------------------------------------
 def test_name_down_email_in_one_write_fill_two_fields(
     term: EmulatedTerminal, tmp_path: Path
@@ -136,15 +132,6 @@ def test_two_arrows_then_a_code_in_one_write_land_in_the_code_field(
     assert [(i["productId"], i["quantity"]) for i in cart["items"]] == [("prd_cookie", 1)]
 
 
-@pytest.mark.xfail(
-    run=False,
-    reason=NOT_YET
-    + (
-        "the '1' can reach the thank-you screen before the reset holds keys (seen at "
-        "120x40); a fix (keys held from the moment the reset is decided) is on branch "
-        "wt-pty, not merged yet"
-    ),
-)
 def test_enter_and_1_on_the_thank_you_screen_start_the_next_order(
     term: EmulatedTerminal, tmp_path: Path
 ) -> None:
@@ -175,14 +162,6 @@ def test_enter_and_1_on_the_thank_you_screen_start_the_next_order(
     assert second["items"] == []
 
 
-@pytest.mark.xfail(
-    run=False,
-    reason=NOT_YET
-    + (
-        "letters written right after Pickup may reach the welcome screen as the menu "
-        "opens (seen at 80x24); fix on branch wt-pty, not merged yet"
-    ),
-)
 def test_letters_typed_fast_go_to_the_menu_search(term: EmulatedTerminal) -> None:
     pickup(term)
 
@@ -198,14 +177,6 @@ def test_letters_typed_fast_go_to_the_menu_search(term: EmulatedTerminal) -> Non
     assert "Chocolate Chip Cookie" not in term.text
 
 
-@pytest.mark.xfail(
-    run=False,
-    reason=NOT_YET
-    + (
-        "'1' and 'cookie' in one write: the letters reach the welcome while it opens the "
-        "menu and are lost; fix on branch wt-pty, not merged yet"
-    ),
-)
 def test_a_choice_and_a_search_in_one_write(term: EmulatedTerminal, tmp_path: Path) -> None:
     """1 (Pickup) and "cookie" in one read: the letters come while the welcome screen starts the
     order (a cart made on the server), and are for the menu's search, not the welcome."""
@@ -218,14 +189,6 @@ def test_a_choice_and_a_search_in_one_write(term: EmulatedTerminal, tmp_path: Pa
     assert cart["fulfillmentMethod"] == "pickup"
 
 
-@pytest.mark.xfail(
-    run=False,
-    reason=NOT_YET
-    + (
-        "Enter moves to the next field by a message that arrives after the following keys "
-        "were routed ('Annann'); fix on branch wt-pty, not merged yet"
-    ),
-)
 def test_name_enter_email_in_one_write_fill_two_fields(
     term: EmulatedTerminal, tmp_path: Path
 ) -> None:

@@ -15,6 +15,7 @@ from textual.pilot import Pilot
 from kiosk.tui.screens.cart import CartLines, CartScreen
 from kiosk.tui.screens.menu import MenuScreen
 from kiosk.tui.screens.product import ProductScreen
+from kiosk.tui.screens.welcome import WelcomeScreen
 
 from .conftest import make_kiosk, settle
 from .test_flow import banner, keys, open_menu, type_text
@@ -109,3 +110,37 @@ async def test_arrows_in_a_burst_walk_the_checkout_form_at_80x24(tmp_path: Path)
         await burst(pilot, *"Ann", "down", *"ann@example.com", "up", *"e")
         values = {i.id: i.value for i in app.screen.query(Input)}
         assert values["name"] == "Anne" and values["email"] == "ann@example.com", values
+
+
+async def test_name_enter_email_in_one_read_fill_two_fields(tmp_path: Path) -> None:
+    """Enter moves on by a message (Input.Submitted) that used to reach the screen after the
+    keys typed on were given to the name: 'Annann' and '@example.com'."""
+    from textual.widgets import Input
+
+    from kiosk.tui.screens.checkout import CheckoutScreen
+
+    k = make_kiosk(tmp_path, wrap_transport=Slow)
+    app = k.app
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_menu(pilot, "1", "1")
+        await app.visit.add_item("prd_sparkling", 1)
+        await keys(pilot, "f4", "f2")
+        assert isinstance(app.screen, CheckoutScreen)
+        await burst(pilot, *"Ann", "enter", *"ann@example.com")
+        values = {i.id: i.value for i in app.screen.query(Input)}
+        assert values["name"] == "Ann" and values["email"] == "ann@example.com", values
+
+
+async def test_a_choice_then_letters_in_one_read_search_the_menu(tmp_path: Path) -> None:
+    """1 (Pickup) and 'cookie' at once: the letters come while the welcome starts the order, and
+    were lost there; they are the menu's search."""
+    k = make_kiosk(tmp_path, wrap_transport=Slow)
+    app = k.app
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await keys(pilot, "1")  # the first location
+        assert isinstance(app.screen, WelcomeScreen)
+        await burst(pilot, "1", *"cookie")
+        await settle(pilot)
+        assert isinstance(app.screen, MenuScreen), banner(pilot)
+        assert app.screen.query_text == "cookie"

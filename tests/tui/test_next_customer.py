@@ -15,6 +15,7 @@ from kiosk.tui.screens.location import LocationScreen
 from kiosk.tui.screens.welcome import WelcomeScreen
 
 from .conftest import make_kiosk, settle
+from .test_bursts import burst
 from .test_flow import add_simple, checkout_and_pay, open_menu
 
 
@@ -38,9 +39,9 @@ async def test_a_burst_on_the_thank_you_screen_reaches_the_next_first_screen(
             display(screen, renderable)
 
         app._display = recording  # type: ignore[method-assign]
-        # One read: Enter for a new order and 1 for the first restaurant.
-        await pilot.press("enter", "1")
-        await settle(pilot)
+        # One read: Enter for a new order and 1 for the first restaurant, both queued before
+        # either is handled (pilot.press waits between keys: the 1 came after the reset began).
+        await burst(pilot, "enter", "1")
         await settle(pilot)
 
         assert isinstance(app.screen, WelcomeScreen), type(app.screen).__name__
@@ -48,3 +49,47 @@ async def test_a_burst_on_the_thank_you_screen_reaches_the_next_first_screen(
         # Only the thank-you screen (until the key), the first screen and the next one drawn.
         allowed = {"DoneScreen", LocationScreen.__name__, WelcomeScreen.__name__}
         assert set(drawn) <= allowed, drawn
+
+
+async def test_a_whole_next_order_typed_on_the_thank_you_screen_reaches_the_menus_search(
+    tmp_path: Path,
+) -> None:
+    """Enter, 1 (the restaurant), 1 (Pickup) and "cookie" in one read: each key waits for the
+    screen it was meant for, across the reset and the step that starts the order (a key that
+    starts a step while the held keys are given out makes those behind it wait again)."""
+    from kiosk.tui.screens.menu import MenuScreen
+
+    from .test_bursts import Slow
+
+    k = make_kiosk(tmp_path, wrap_transport=Slow)
+    app = k.app
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_menu(pilot, "1", "1")
+        await add_simple(pilot, "espresso")
+        await checkout_and_pay(k, pilot)
+        assert isinstance(app.screen, DoneScreen)
+        await settle(pilot)
+        await burst(pilot, "enter", "1", "1", *"cookie")
+        for _ in range(20):  # each step, then the keys it held given on
+            await settle(pilot)
+            if app._held_keys is None:
+                break
+        assert app._held_keys is None, "holding ended"
+        assert isinstance(app.screen, MenuScreen), type(app.screen).__name__
+        assert app.screen.query_text == "cookie"
+
+
+async def test_keys_held_by_a_step_that_never_ends_go_on_at_the_limit(tmp_path: Path) -> None:
+    app = make_kiosk(tmp_path).app
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, LocationScreen)
+        app.hold_keys()  # a step that never releases them
+        await pilot.press("1")
+        await settle(pilot)
+        assert isinstance(app.screen, LocationScreen), "the key waits"
+        assert app._hold_limit is not None
+        app._hold_expired()  # what the timer does at HOLD_LIMIT
+        await settle(pilot)
+        assert isinstance(app.screen, WelcomeScreen), "the key went on"
+        assert app._held_keys is None and app._hold_limit is None

@@ -63,6 +63,11 @@ class KioskScreen(Screen[Any]):
         # field, not after the name. Anywhere else they are passed on (a list moves inside).
         Binding("down", "leave_field(1)", show=False, priority=True),
         Binding("up", "leave_field(-1)", show=False, priority=True),
+        # Enter in a text field moves on by a message (Input.Submitted) that reaches the screen
+        # after the keys typed on were routed: in "Ann", Enter, "ann@example.com" read at once,
+        # the email went after the name. The keys after Enter wait until the screen has handled
+        # it (on_input_submitted below).
+        Binding("enter", "submit_field", show=False, priority=True),
         Binding("f5", "retry", N_("Retry"), show=False),
         Binding("r", "retry", N_("Retry"), show=False),
     ]
@@ -71,6 +76,8 @@ class KioskScreen(Screen[Any]):
         super().__init__()
         self._retry: Callable[[], object] | None = None
         self.rate_wait = RateLimitWait(self)
+        # An Enter in a field whose Submitted has not reached this screen yet (keys held).
+        self._submitting = False
 
     @property
     def kiosk(self) -> Kiosk:
@@ -146,6 +153,7 @@ class KioskScreen(Screen[Any]):
         exclusive: bool = False,
         clear_banner: bool = True,
         read: bool = False,
+        leads_on: bool = False,
     ) -> Worker[None]:
         """Run `work()` in a worker; `done(result)` on success. On failure the banner says what
         happened and how to go on; R runs the same call again when that may help.
@@ -153,7 +161,11 @@ class KioskScreen(Screen[Any]):
         `read`: the call only reads (menus, a product, slots), so it may be sent again unasked.
         Refused by the rate limit, it waits out the server's retryAfter with a countdown in the
         banner and goes again at zero (see RateLimitWait); when `failed` handles the failure
-        (returns True: an optional extra), the wait is silent."""
+        (returns True: an optional extra), the wait is silent.
+
+        `leads_on`: `done` opens the next screen (returning the push's awaitable). The keys that
+        come meanwhile (typed on with the one that started the call, in the same read) are held
+        for the screen on top when it is over (KioskApp.hold_keys): the next one, else this."""
 
         def again() -> object:
             return self.call(
@@ -165,9 +177,22 @@ class KioskScreen(Screen[Any]):
                 exclusive=exclusive,
                 clear_banner=clear_banner,
                 read=read,
+                leads_on=leads_on,
             )
 
         async def job() -> None:
+            try:
+                await run()
+            finally:
+                if leads_on:
+                    # After the keys still queued on this screen's controls and the screen, on
+                    # their way back to the app (which holds them): released before, they were
+                    # lost or came after later keys. A key bubbles up: each control's queue is
+                    # passed before its container's (reversed pre-order).
+                    queues: list[Widget] = list(self.walk_children(Widget, with_self=True))
+                    self._release_through(queues[::-1])
+
+        async def run() -> None:
             waiting = busy
             # The busy cover disables what it covers, and Textual then moves the focus away:
             # given back when the cover goes, so the customer's next key (an arrow right after
@@ -209,7 +234,17 @@ class KioskScreen(Screen[Any]):
                 if inspect.isawaitable(outcome):
                     await outcome
 
+        if leads_on:
+            self.kiosk.hold_keys()
         return self.run_worker(job(), group=group, exclusive=exclusive, exit_on_error=False)
+
+    def _release_through(self, queues: list[Widget]) -> None:
+        """The held keys released once each of `queues` (in turn) has handled what it holds."""
+        live = [q for q in queues if q.is_attached]
+        if not live:
+            self.kiosk.release_keys()
+            return
+        live[0].call_later(self._release_through, live[1:])
 
     def _banner(self) -> Banner | None:
         # None once the screen has gone (a worker may finish after its screen was popped).
@@ -267,6 +302,37 @@ class KioskScreen(Screen[Any]):
         for widget in chain:
             inside.update(a for a in widget.ancestors_with_self[1:] if isinstance(a, Widget))
         return [w for w in chain if not (isinstance(w, ScrollableContainer) and w in inside)]
+
+    async def on_event(self, event: events.Event) -> None:
+        # A key that reaches this screen after another came on top of it was queued here before
+        # the step away was taken (a burst read at once: 1, then "cookie" on the welcome while
+        # it starts the order): it was meant for the screen on top, and goes there (held with
+        # the others while keys are held), not to a handler of this screen.
+        stack = self.app.screen_stack if self.is_attached else []
+        if isinstance(event, events.Key) and stack and stack[-1] is not self:
+            event.stop()
+            event.prevent_default()
+            again = events.Key(event.key, event.character)
+            again.time = event.time  # its place among the held keys
+            self.app.post_message(again)
+            return
+        await super().on_event(event)
+
+    def action_submit_field(self) -> None:
+        field = self.focused
+        if not isinstance(field, Input) or self._submitting:
+            raise SkipAction()
+        self._submitting = True
+        self.kiosk.hold_keys()
+        # In the field's own queue: after the keys typed before the Enter, so the value is whole.
+        field.call_later(field.action_submit)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        # After the screen's own handler (Textual calls each class's handler, the subclass's
+        # first): the field the keys go to is chosen, so the held keys go on to it.
+        if self._submitting:
+            self._submitting = False
+            self.kiosk.release_keys()
 
     def action_leave_field(self, step: int) -> None:
         if not isinstance(self.focused, Input):

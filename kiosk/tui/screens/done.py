@@ -181,16 +181,17 @@ class DoneScreen(KioskScreen):
             self.action_finish()
 
     def on_key(self, event: events.Key) -> None:
-        # Any key: the next customer may start at once.
-        if event.key not in ("enter", "escape"):
-            event.stop()
-            self.action_finish()
+        # Any key: the next customer may start at once, and the key is their first (1 chooses
+        # the first restaurant). It goes on to the app, which holds it with those typed after it
+        # for the next first screen; Enter or Esc typed before it still act here.
+        if event.key not in ("enter", "escape") and not self._finishing:
+            self.action_finish(after=math.nextafter(event.time, -math.inf))
 
-    def action_finish(self) -> None:
+    def action_finish(self, after: float | None = None) -> None:
         if self._finishing:
             return
         self._finishing = True
-        self.kiosk.reset_now()
+        self.kiosk.reset_now(after)
 
     def action_back(self) -> None:
         self.action_finish()

@@ -4,8 +4,8 @@ offers."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Hashable
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Hashable
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import events
@@ -47,8 +47,9 @@ class LocationScreen(KioskScreen):
         super().__init__()
         self.locations: dict[str, Location] = {}
         self.failed: dict[str, str] = {}
-        # While the list loads, a choice (1, Enter) waits for it: a key typed at once, or with
-        # the first screen still drawing, was refused as "could not be loaded" and lost.
+        # While the list loads, a choice (1, Enter) waits for it, and the keys after it wait
+        # for the screen it leads to: a key typed at once, or with the first screen still
+        # drawing, was refused as "could not be loaded" and lost.
         self._loading = False
         self._waiting_choice: str | None = None
 
@@ -101,7 +102,9 @@ class LocationScreen(KioskScreen):
 
         def failed(_failure: object) -> bool:
             self._loading = False
-            self._waiting_choice = None  # the banner says what failed; the choice is not made
+            if self._waiting_choice is not None:
+                self._waiting_choice = None  # the banner says what failed; no choice is made
+                self.kiosk.release_keys()
             return False
 
         self._loading = True
@@ -115,7 +118,7 @@ class LocationScreen(KioskScreen):
             read=True,
         )
 
-    def _loaded(self, result: tuple[dict[str, Location], dict[str, str]]) -> None:
+    async def _loaded(self, result: tuple[dict[str, Location], dict[str, str]]) -> None:
         self.locations, self.failed = result
         self._loading = False
         rows: list[TextRow] = []
@@ -166,7 +169,12 @@ class LocationScreen(KioskScreen):
         listing.focus()
         chosen, self._waiting_choice = self._waiting_choice, None
         if chosen is not None:
-            self.pick(chosen)
+            try:
+                pushed = self.pick(chosen)
+                if pushed is not None:
+                    await pushed
+            finally:
+                self.kiosk.release_keys()
 
     def on_row_list_selected(self, event: RowList.Selected) -> None:
         event.stop()
@@ -180,11 +188,14 @@ class LocationScreen(KioskScreen):
                 event.stop()
                 self.pick(ids[index])
 
-    def pick(self, key: Hashable) -> None:
+    def pick(self, key: Hashable) -> Awaitable[Any] | None:
+        """Go on with the restaurant `key`; the next screen's push (to await), if it opens."""
         location_id = str(key)
         if self._loading:
+            if self._waiting_choice is None:
+                self.kiosk.hold_keys()
             self._waiting_choice = location_id
-            return
+            return None
         location = self.locations.get(location_id)
         if location is None:
             self.say(
@@ -192,15 +203,15 @@ class LocationScreen(KioskScreen):
                 hint=_("Press R to try again, or choose another."),
             )
             self._retry = self.load
-            return
+            return None
         closed = self.closed_for_orders(location)
         if closed is not None:
             self.say(closed, hint=_("Please choose another restaurant."), kind="info")
-            return
+            return None
         self.kiosk.choose_location(location_id, location)
         from kiosk.tui.screens.welcome import WelcomeScreen
 
-        self.app.push_screen(WelcomeScreen())
+        return self.app.push_screen(WelcomeScreen())
 
     def action_back(self) -> None:
         # The first screen: there is nowhere to go back to.

@@ -3,7 +3,7 @@ starts."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Awaitable, Hashable
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -192,8 +192,9 @@ class WelcomeScreen(KioskScreen):
 
     async def on_key(self, event: events.Key) -> None:
         # Digits pick a method only from the list: with the details form open, a stray digit on
-        # its button must not switch the order to another method.
-        if not isinstance(self.focused, MethodList):
+        # its button must not switch the order to another method. Not "the list has the focus":
+        # a digit typed on at once reaches a welcome whose focus is still to be set, and was lost.
+        if self.query_one("#details").display:
             return
         if event.character and event.character.isdigit() and event.character != "0":
             index = int(event.character) - 1
@@ -308,17 +309,19 @@ class WelcomeScreen(KioskScreen):
                 return True
             return False
 
-        def started(_: None) -> None:
+        def started(_: None) -> Awaitable[Any]:
             from kiosk.tui.screens.menu import MenuScreen
 
-            self.app.push_screen(MenuScreen())
+            return self.app.push_screen(MenuScreen())
 
+        # Keys typed on after the choice ("1", then "cookie") are for the menu's search.
         self.call(
             begin,
             group="cart",
             done=started,
             failed=failed,
             busy=self.query_one("#welcome-body"),
+            leads_on=True,
         )
 
     # Language -------------------------------------------------------------------------------------
