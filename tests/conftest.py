@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 # The fuzz and conformance modules' budgets (examples per operation, each module's EXAMPLES): a
-# small fixed budget in the default run, the full one in CI's second step (.ci/run sets
-# KIOSK_TEST_BUDGET=full and runs `-m fuzz`). A KIOSK_*_EXAMPLES set by hand wins over both. Read
+# small fixed budget in the default run, the full one in CI (.ci/run sets KIOSK_TEST_BUDGET=full;
+# `-m fuzz` selects them alone). A KIOSK_*_EXAMPLES set by hand wins over both. Read
 # here, before the test modules are imported (they read their budget at import).
 BUDGETS = {  # name: (default run, full)
     "KIOSK_FUZZ_EXAMPLES": ("15", "60"),
@@ -31,7 +31,7 @@ for _name, (_quick, _whole) in BUDGETS.items():
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A test of a module with an example budget (EXAMPLES, or its BOUNDED settings) is marked
-    `fuzz`: CI runs them again at the full budget."""
+    `fuzz` (`-m fuzz` runs them alone; CI runs them at the full budget)."""
     for item in items:
         module = getattr(item, "module", None)
         if module is not None and (hasattr(module, "EXAMPLES") or hasattr(module, "BOUNDED")):
