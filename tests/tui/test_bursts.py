@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 from textual import events
 from textual.pilot import Pilot
+from textual.widgets import Input
 
 from kiosk.tui.screens.cart import CartLines, CartScreen
 from kiosk.tui.screens.menu import MenuScreen
@@ -40,6 +41,17 @@ class Slow(httpx.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         await asyncio.sleep(0.03)
         return await self.inner.handle_async_request(request)
+
+
+async def open_checkout(pilot: Pilot[Any]) -> None:
+    """Downtown, pickup, a sparkling water, then the checkout form (name first)."""
+    from kiosk.tui.screens.checkout import CheckoutScreen
+
+    app: Any = pilot.app
+    await open_menu(pilot, "1", "1")
+    await app.visit.add_item("prd_sparkling", 1)
+    await keys(pilot, "f4", "f2")
+    assert isinstance(app.screen, CheckoutScreen)
 
 
 async def test_two_quick_adds_add_once_and_stay_on_the_menu(tmp_path: Path) -> None:
@@ -75,17 +87,9 @@ async def test_five_quick_plus_on_a_cart_line_are_five_steps(tmp_path: Path) -> 
 
 
 async def test_text_typed_fast_then_tab_then_more_text_lands_in_two_fields(tmp_path: Path) -> None:
-    from textual.widgets import Input
-
-    from kiosk.tui.screens.checkout import CheckoutScreen
-
-    k = make_kiosk(tmp_path, wrap_transport=Slow)
-    app = k.app
+    app = make_kiosk(tmp_path, wrap_transport=Slow).app
     async with app.run_test(size=(100, 32)) as pilot:
-        await open_menu(pilot, "1", "1")
-        await app.visit.add_item("prd_sparkling", 1)
-        await keys(pilot, "f4", "f2")
-        assert isinstance(app.screen, CheckoutScreen)
+        await open_checkout(pilot)
         await burst(pilot, *"Ann", "tab", *"ann@example.com")
         values = {i.id: i.value for i in app.screen.query(Input)}
         assert values["name"] == "Ann" and values["email"] == "ann@example.com", values
@@ -96,17 +100,9 @@ async def test_text_typed_fast_then_tab_then_more_text_lands_in_two_fields(tmp_p
 async def test_arrows_in_a_burst_walk_the_checkout_form_at_80x24(tmp_path: Path) -> None:
     """↓ moves to the next field, as Tab does: the form's column used to take the arrow to
     scroll itself, and the email typed next landed in the name."""
-    from textual.widgets import Input
-
-    from kiosk.tui.screens.checkout import CheckoutScreen
-
-    k = make_kiosk(tmp_path, wrap_transport=Slow)
-    app = k.app
+    app = make_kiosk(tmp_path, wrap_transport=Slow).app
     async with app.run_test(size=(80, 24)) as pilot:
-        await open_menu(pilot, "1", "1")
-        await app.visit.add_item("prd_sparkling", 1)
-        await keys(pilot, "f4", "f2")
-        assert isinstance(app.screen, CheckoutScreen)
+        await open_checkout(pilot)
         await burst(pilot, *"Ann", "down", *"ann@example.com", "up", *"e")
         values = {i.id: i.value for i in app.screen.query(Input)}
         assert values["name"] == "Anne" and values["email"] == "ann@example.com", values
@@ -115,17 +111,9 @@ async def test_arrows_in_a_burst_walk_the_checkout_form_at_80x24(tmp_path: Path)
 async def test_name_enter_email_in_one_read_fill_two_fields(tmp_path: Path) -> None:
     """Enter moves on by a message (Input.Submitted) that used to reach the screen after the
     keys typed on were given to the name: 'Annann' and '@example.com'."""
-    from textual.widgets import Input
-
-    from kiosk.tui.screens.checkout import CheckoutScreen
-
-    k = make_kiosk(tmp_path, wrap_transport=Slow)
-    app = k.app
+    app = make_kiosk(tmp_path, wrap_transport=Slow).app
     async with app.run_test(size=(80, 24)) as pilot:
-        await open_menu(pilot, "1", "1")
-        await app.visit.add_item("prd_sparkling", 1)
-        await keys(pilot, "f4", "f2")
-        assert isinstance(app.screen, CheckoutScreen)
+        await open_checkout(pilot)
         await burst(pilot, *"Ann", "enter", *"ann@example.com")
         values = {i.id: i.value for i in app.screen.query(Input)}
         assert values["name"] == "Ann" and values["email"] == "ann@example.com", values

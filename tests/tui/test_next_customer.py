@@ -19,17 +19,22 @@ from .test_bursts import burst
 from .test_flow import add_simple, checkout_and_pay, open_menu
 
 
+async def thank_you(k: Any, pilot: Any) -> None:
+    """An espresso ordered and paid at Downtown: the thank-you screen, settled."""
+    await open_menu(pilot, "1", "1")
+    await add_simple(pilot, "espresso")
+    await checkout_and_pay(k, pilot)
+    assert isinstance(pilot.app.screen, DoneScreen)
+    await settle(pilot)
+
+
 async def test_a_burst_on_the_thank_you_screen_reaches_the_next_first_screen(
     tmp_path: Path,
 ) -> None:
     k = make_kiosk(tmp_path)
     app = k.app
     async with app.run_test(size=(80, 24)) as pilot:
-        await open_menu(pilot, "1", "1")
-        await add_simple(pilot, "espresso")
-        await checkout_and_pay(k, pilot)
-        assert isinstance(app.screen, DoneScreen)
-        await settle(pilot)
+        await thank_you(k, pilot)
 
         drawn: list[str] = []
         display = app._display
@@ -64,11 +69,7 @@ async def test_a_whole_next_order_typed_on_the_thank_you_screen_reaches_the_menu
     k = make_kiosk(tmp_path, wrap_transport=Slow)
     app = k.app
     async with app.run_test(size=(80, 24)) as pilot:
-        await open_menu(pilot, "1", "1")
-        await add_simple(pilot, "espresso")
-        await checkout_and_pay(k, pilot)
-        assert isinstance(app.screen, DoneScreen)
-        await settle(pilot)
+        await thank_you(k, pilot)
         await burst(pilot, "enter", "1", "1", *"cookie")
         for _ in range(20):  # each step, then the keys it held given on
             await settle(pilot)
