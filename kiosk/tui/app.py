@@ -142,6 +142,8 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         # How many steps hold the keys (hold_keys, release_keys); while held keys are replayed.
         self._holders = 0
         self._replaying = False
+        # While _show_start swaps every screen for the next customer's first: taps are dropped.
+        self._swapping = False
         # Stamped on replayed keys; a new step during a replay makes those behind it wait again.
         self._hold_generation = 0
         # Keys typed up to this moment are not held (hold_keys' `after`).
@@ -445,17 +447,19 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         # Repaints wait for the new first screen, and so do keys (then given to it, in order);
         # taps aimed at the old screens are dropped.
         self.hold_keys()
+        self._swapping = True
         try:
             with self.batch_update():
                 while len(self.screen_stack) > 1:
                     await self.pop_screen()
                 await self.push_screen(self._start_screen())
         finally:
+            self._swapping = False
             self.release_keys()
 
     def hold_keys(self, after: float | None = None) -> None:
-        """Keys wait from now on (taps are dropped): the screen on top is on its way out, and what
-        comes next is meant for the screen after it. Held from the key that decided the step, not
+        """Keys wait from now on: the screen on top is on its way out, and what comes next is meant
+        for the screen after it. Held from the key that decided the step, not
         from when its worker runs: the keys after it in the same read (a burst over a laggy
         link) are handled before that, and went to the screen on its way out.
 
@@ -542,14 +546,15 @@ class KioskApp(KioskMode, Accessibility, App[None]):
 
     async def on_event(self, event: events.Event) -> None:
         held = self._held_keys
-        if (
-            held is not None
-            and isinstance(event, events.Key | events.MouseEvent | events.Paste)
-            and not getattr(event, "is_forwarded", False)
-            and self._holds(event)
-        ):
-            if isinstance(event, events.Key):
-                held.append((event.time, event))
+        if getattr(event, "is_forwarded", False):
+            pass
+        elif held is not None and isinstance(event, events.Key) and self._holds(event):
+            held.append((event.time, event))
+            return
+        elif self._swapping and isinstance(event, events.MouseEvent | events.Paste):
+            # Aimed at a screen on its way out while the next customer's first screen comes.
+            # Other steps let taps through: the screen a tap lands on is the one drawn (a tap on
+            # the menu just opened, while the welcome's keys were still held, was lost).
             return
         await super().on_event(event)
 

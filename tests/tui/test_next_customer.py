@@ -10,6 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from textual import events
+
 from kiosk.tui.screens.done import DoneScreen
 from kiosk.tui.screens.location import LocationScreen
 from kiosk.tui.screens.welcome import WelcomeScreen
@@ -94,3 +96,27 @@ async def test_keys_held_by_a_step_that_never_ends_go_on_at_the_limit(tmp_path: 
         await settle(pilot)
         assert isinstance(app.screen, WelcomeScreen), "the key went on"
         assert app._held_keys is None and app._hold_limit is None
+
+
+async def test_a_tap_while_a_step_holds_keys_reaches_the_screen_drawn(tmp_path: Path) -> None:
+    """Only the next customer's swap drops taps: while a step still holds keys (the welcome's
+    call that opened the menu releases them a moment after the menu is drawn), a tap lands on
+    the screen it was aimed at (in the browser demo a tap on the menu just opened was lost)."""
+    app = make_kiosk(tmp_path).app
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, LocationScreen)
+        app.hold_keys()
+        # A tap as the terminal sends it (through the driver, as keys are): down and up on the
+        # first restaurant's row.
+        row = app.screen.query_one("#locations").region
+        x, y = row.x + 5, row.y
+        driver = app._driver
+        assert driver is not None
+        for kind in (events.MouseDown, events.MouseUp):
+            driver.send_message(kind(None, x, y, 0, 0, 1, False, False, False, x, y))
+        await settle(pilot)
+        assert isinstance(app.screen, WelcomeScreen)
+        app.release_keys()
+        await settle(pilot)
+        assert app._held_keys is None
