@@ -74,6 +74,14 @@ HOLD_LIMIT = 10.0
 log = logging.getLogger("kiosk.tui")
 
 
+def key_again(event: events.Key) -> events.Key:
+    """A fresh copy of a key that was stopped, to send again. It keeps the time it was typed:
+    its place among held keys, and before or after the key that decided a step."""
+    again = events.Key(event.key, event.character)
+    again.time = event.time
+    return again
+
+
 def resume_file(state_dir: Path | None) -> Path | None:
     """The crash-resume file's path: the one place that computes it. `state_dir` is already this
     terminal's own folder (runtime.state_dir_for, kiosk.terminal)."""
@@ -137,7 +145,7 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         # Where the last first screen is kept (a kiosk.diskcache.DiskSlot), and what it held.
         self._first_screen_slot: Any = None
         # Keys that came while the kiosk was on its way to another screen (hold_keys).
-        self._held_keys: list[tuple[float, events.Key]] | None = None
+        self._held_keys: list[events.Key] | None = None
         self._hold_limit: Timer | None = None
         # How many steps hold the keys (hold_keys, release_keys); while held keys are replayed.
         self._holders = 0
@@ -504,7 +512,7 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         held = self._held_keys or []
         self._held_keys = []
         self._replaying = True
-        for _time, key in sorted(held, key=lambda k: k[0]):
+        for key in sorted(held, key=lambda k: k.time):
             key._kiosk_replay = self._hold_generation  # type: ignore[attr-defined]
             self.post_message(key)
         self.call_later(self._released)
@@ -539,17 +547,21 @@ class KioskApp(KioskMode, Accessibility, App[None]):
             return False
         event.stop()
         event.prevent_default()
-        again = events.Key(event.key, event.character)
-        again.time = event.time  # its place among the held keys, and before or after a step
-        self._held_keys.append((event.time, again))
+        self._held_keys.append(key_again(event))
         return True
+
+    def pass_key_on(self, event: events.Key) -> None:
+        """`event`, stopped where it was, handled again from the app (held while keys are)."""
+        event.stop()
+        event.prevent_default()
+        self.post_message(key_again(event))
 
     async def on_event(self, event: events.Event) -> None:
         held = self._held_keys
         if getattr(event, "is_forwarded", False):
             pass
         elif held is not None and isinstance(event, events.Key) and self._holds(event):
-            held.append((event.time, event))
+            held.append(event)
             return
         elif self._swapping and isinstance(event, events.MouseEvent | events.Paste):
             # Aimed at a screen on its way out while the next customer's first screen comes.

@@ -310,11 +310,7 @@ class KioskScreen(Screen[Any]):
         # the others while keys are held), not to a handler of this screen.
         stack = self.app.screen_stack if self.is_attached else []
         if isinstance(event, events.Key) and stack and stack[-1] is not self:
-            event.stop()
-            event.prevent_default()
-            again = events.Key(event.key, event.character)
-            again.time = event.time  # its place among the held keys
-            self.app.post_message(again)
+            self.kiosk.pass_key_on(event)
             return
         await super().on_event(event)
 
