@@ -87,22 +87,28 @@ def open_checkout(term: EmulatedTerminal) -> None:
     term.wait_for("Your name")
 
 
-# The bursts --------------------------------------------------------------------------------------
-def test_name_down_email_in_one_write_fill_two_fields(
-    term: EmulatedTerminal, tmp_path: Path
-) -> None:
+def name_and_email_in_one_write(term: EmulatedTerminal, between: str) -> None:
+    """A cookie at pickup, the checkout, then "Ann", `between` and an email in one write: each
+    lands in its own field."""
     pickup(term)
     add_cookie(term)
     open_cart(term)
     open_checkout(term)
 
-    term.burst(*"Ann", "down", *"ann@example.com")
+    term.burst(*"Ann", between, *"ann@example.com")
 
     def fields() -> tuple[str, str]:
         return field_under(term, "Your name"), field_under(term, "Email")
 
+    term.wait_until("both fields filled", lambda: fields() == ("Ann", "ann@example.com"), 10)
+
+
+# The bursts --------------------------------------------------------------------------------------
+def test_name_down_email_in_one_write_fill_two_fields(
+    term: EmulatedTerminal, tmp_path: Path
+) -> None:
     # The email in its own field, not after the name ("Annann@example.com").
-    term.wait_until("both fields filled", lambda: fields() == ("Ann", "ann@example.com"))
+    name_and_email_in_one_write(term, "down")
     term.burst("enter")  # from the email: on to payment
     term.wait_for("Demo: approve")
     (cart,) = carts(tmp_path)
@@ -192,14 +198,4 @@ def test_a_choice_and_a_search_in_one_write(term: EmulatedTerminal, tmp_path: Pa
 def test_name_enter_email_in_one_write_fill_two_fields(
     term: EmulatedTerminal, tmp_path: Path
 ) -> None:
-    pickup(term)
-    add_cookie(term)
-    open_cart(term)
-    open_checkout(term)
-
-    term.burst(*"Ann", "enter", *"ann@example.com")
-
-    def fields() -> tuple[str, str]:
-        return field_under(term, "Your name"), field_under(term, "Email")
-
-    term.wait_until("both fields filled", lambda: fields() == ("Ann", "ann@example.com"), 10)
+    name_and_email_in_one_write(term, "enter")
