@@ -7,7 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
+from textual.widgets import Button
 
 from kiosk.tui.screens.cart import CartScreen
 from kiosk.tui.screens.checkout import CheckoutScreen
@@ -24,10 +26,19 @@ async def click(pilot: Pilot[Any], selector: str, offset: tuple[int, int] = (1, 
     await settle(pilot)
 
 
-async def test_a_whole_order_by_touch(tmp_path: Path) -> None:
+async def tap_main_action(pilot: Pilot[Any], selector: str) -> None:
+    """A screen's main action is three rows tall at every size, compact 80x24 included: the
+    tap lands on its bottom row."""
+    button = pilot.app.screen.query_one(selector, Button)
+    assert button.outer_size.height == 3, (selector, button.outer_size)
+    await click(pilot, selector, (1, 2))
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
+async def test_a_whole_order_by_touch(tmp_path: Path, size: tuple[int, int]) -> None:
     k = make_kiosk(tmp_path)
     app = k.app
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=size) as pilot:
         await settle(pilot)
         await click(pilot, "#locations", (4, 0))  # the first restaurant's row
         assert isinstance(app.screen, WelcomeScreen), type(app.screen)
@@ -42,14 +53,15 @@ async def test_a_whole_order_by_touch(tmp_path: Path) -> None:
         await settle(pilot)
         await click(pilot, "#products", (4, cookie - round(products.scroll_y)))
         assert isinstance(app.screen, ProductScreen), type(app.screen)
-        await click(pilot, "#add")
+        await tap_main_action(pilot, "#add")
         if isinstance(app.screen, SuggestionDialog):
             await click(pilot, "#no")
         assert isinstance(app.screen, MenuScreen), type(app.screen)
         assert [i["productId"] for i in k.server_cart()["items"]] == ["prd_cookie"]
-        await click(pilot, "#cart-panel")  # the order beside the menu opens the cart
+        # The order beside the menu (the bar beneath it at 80x24) opens the cart.
+        await click(pilot, "#cart-panel" if size[0] >= 120 else "#cart-bar")
         assert isinstance(app.screen, CartScreen), type(app.screen)
-        await click(pilot, "#checkout")
+        await tap_main_action(pilot, "#checkout")
         assert isinstance(app.screen, CheckoutScreen), type(app.screen)
         await click(pilot, "#name")
         for key in "Ada":
@@ -57,5 +69,6 @@ async def test_a_whole_order_by_touch(tmp_path: Path) -> None:
         await click(pilot, "#email")
         for key in "ada@example.com":
             await pilot.press(key)
-        await click(pilot, "#continue")
+        await tap_main_action(pilot, "#continue")
         assert isinstance(app.screen, PaymentScreen), type(app.screen)
+        assert app.screen.query_one("#paid", Button).outer_size.height == 3

@@ -205,7 +205,9 @@ class CartScreen(KioskScreen):
                     yield CrossSell(id="cross-sell")
             with Vertical(id="cart-right"):
                 yield TotalsPanel(id="totals")
-                yield Button(_("Checkout  (F2)"), id="checkout", variant="success")
+                yield Button(
+                    _("Checkout  (F2)"), id="checkout", variant="success", classes="main-action"
+                )
 
     def on_mount(self) -> None:
         self.query_one("#tip-section").display = False

@@ -111,7 +111,12 @@ class CheckoutScreen(KioskScreen):
                         yield Button(_("Change my order"), id="change-order")
             with Vertical(id="checkout-right"):
                 yield TotalsPanel(id="totals")
-                yield Button(_("Continue to payment (F2)"), id="continue", variant="success")
+                yield Button(
+                    _("Continue to payment (F2)"),
+                    id="continue",
+                    variant="success",
+                    classes="main-action",
+                )
 
     def on_mount(self) -> None:
         self.query_one("#problems").display = False

@@ -94,8 +94,15 @@ class PaymentScreen(KioskScreen):
                 yield Static("", id="pay-steps")
                 yield Static("", id="pay-countdown")
                 yield Static("", id="pay-demo")
-                yield Button(_("I have paid (F2)"), id="paid", variant="primary")
-                yield Button(_("Pay again with a new code"), id="pay-again", variant="primary")
+                yield Button(
+                    _("I have paid (F2)"), id="paid", variant="primary", classes="main-action"
+                )
+                yield Button(
+                    _("Pay again with a new code"),
+                    id="pay-again",
+                    variant="primary",
+                    classes="main-action",
+                )
                 if offers_counter(self.kiosk.settings):
                     yield Button(_("Pay at the counter (C)"), id="counter")
                 yield Button(_("Back to my order (Esc)"), id="back")

@@ -251,7 +251,13 @@ class ProductScreen(KioskScreen):
                 yield Static("1", id="quantity")
                 yield Button("+", id="qty-more", classes="stepper")
                 yield Static(id="preview")
-                yield Button(_("Add to order"), id="add", variant="primary", disabled=True)
+                yield Button(
+                    _("Add to order"),
+                    id="add",
+                    variant="primary",
+                    disabled=True,
+                    classes="main-action",
+                )
 
     def on_mount(self) -> None:
         self.load()
