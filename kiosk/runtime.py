@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import time
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -318,7 +319,9 @@ def watched(services: KioskServices) -> KioskServices:
 
     settings = services.settings
     terminal = terminal_id_for(settings)
-    metrics = FleetMetrics(terminal)
+    # The clients' own clock: the last success is stamped as their answers are.
+    clock = next((c.clock for c in services.clients.values()), time.time)
+    metrics = FleetMetrics(terminal, clock=clock)
     metrics.watch(services.clients)
     services.metrics = metrics
     target = metrics_target(settings, terminal)

@@ -572,8 +572,13 @@ class KioskApp(KioskMode, Accessibility, App[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "start_over":
-            # Offered only once there is something to start over from.
-            return self._visit is not None and len(self.screen_stack) > 2
+            # Offered only once there is something to start over from, and not on the staff
+            # screen, which has its own reset.
+            return (
+                self._visit is not None
+                and len(self.screen_stack) > 2
+                and getattr(self.screen, "OFFERS_START_OVER", True)
+            )
         # Kiosk mode refuses quit, suspend and the command palette (kiosk_mode.py).
         return super().check_action(action, parameters)
 

@@ -77,7 +77,7 @@ def client_health(
     style = {"ok": "green", "failing": "bold red", "unknown": "yellow"}[state]
     text = Text()
     if name:
-        text.append(clean(name, 24) + ": ", style="bold")
+        text.append(clean(name, 40) + ": ", style="bold")
     text.append("● ", style=style)
     text.append(words, style=style)
     ok_at = getattr(client, "last_success_at", None)

@@ -23,10 +23,11 @@ from textual.color import Color
 from textual.filter import Monochrome
 from textual.pilot import Pilot
 
+from kiosk.api import RetryPolicy
 from kiosk.config import Settings
 from kiosk.tui.app import KioskApp
 
-from .conftest import FIXED_NOW, make_kiosk
+from .conftest import FIXED_NOW, make_kiosk, no_sleep
 from .test_snapshots import fill_customer, order_with_items, press, steps
 
 Step = Callable[[Pilot[Any]], Awaitable[None]]
@@ -157,9 +158,20 @@ def test_staff_pin(snap_compare: Any, tmp_path: Path, theme: str, size: tuple[in
     assert snap(snap_compare, app_for(tmp_path, Settings(theme=theme)), size, push_pin)
 
 
-# The staff screen itself is not snapshotted: its health lines carry clock times and the rate
-# budget as the requests of the moment left it, which a snapshot cannot hold still (read in
-# tests/tui/test_staff.py instead).
+# The staff screen's health lines carry clock times and request durations: its clients stamp
+# them with a wall clock and a timer held still here, and the screen reads the app's wall clock.
+STILL_CLIENTS = {
+    "sleep": no_sleep,
+    "retry": RetryPolicy(max_attempts=2, random=lambda: 0.0),
+    "clock": lambda: FIXED_NOW,
+    "timer": lambda: 0.0,
+}
+
+
+@pytest.mark.parametrize(("theme", "size"), THEMES)
+def test_staff(snap_compare: Any, tmp_path: Path, theme: str, size: tuple[int, int]) -> None:
+    app = app_for(tmp_path, Settings(theme=theme), client_options=STILL_CLIENTS)
+    assert snap(snap_compare, app, size, press("f12"))  # no PIN set: a developer's kiosk
 
 
 # Spanish ----------------------------------------------------------------------------------------

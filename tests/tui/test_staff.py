@@ -67,6 +67,10 @@ async def test_health_line_reset_and_faults(tmp_path: Path) -> None:
         assert "Kiosk mode on" in health and "staff PIN set" in health
         assert "API reachable" in health and "last error: none" in health
         assert f"Order in progress: {cart_id}" in health
+        # Locations by name, not id; the customer's F9 is not offered: staff have their reset.
+        assert "Lantern Downtown: ●" in health and f"{app.location_id}:" not in health
+        assert "f9" not in app.screen.active_bindings
+        assert "reset" in staff_ids(pilot)
         # The budget is the server's: X-RateLimit-Remaining of the last response.
         client = app.services.clients[app.location_id]
         assert f"budget {client.rate_budget.remaining}/" in health

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import io
-import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -162,12 +161,16 @@ class StaffScreen(Screen[None]):
     """Health, and what staff may do: reset, switch location, demo faults, exit."""
 
     BINDINGS = [Binding("escape", "close", "Back to the kiosk")]
+    # F9 (the customer's "Start over") is not offered here: "Reset the customer session" is.
+    OFFERS_START_OVER: ClassVar[bool] = False
 
     def __init__(self) -> None:
         super().__init__()
         self.faults: dict[str, Any] = {}
         self.fault_control: DemoControls | None = None
         self._health_shown: Text | None = None
+        # Each served location's name, by id, once read (the client's cache usually has them).
+        self.names: dict[str, str] = {}
 
     def compose(self) -> ComposeResult:
         kiosk = _kiosk(self)
@@ -193,6 +196,27 @@ class StaffScreen(Screen[None]):
         self.query_one(OptionList).focus()
         if self.fault_control is not None:
             self.run_worker(self._load_faults(), group="staff-faults", exit_on_error=False)
+        self.run_worker(self._load_names(), group="staff-names", exit_on_error=False)
+
+    async def _load_names(self) -> None:
+        """Staff read locations by name (issue 20); an id stays where a name cannot be read."""
+        kiosk = _kiosk(self)
+        services = kiosk.services_or_none
+        if services is None:
+            return
+        ids = list(services.clients)
+        found = await asyncio.gather(
+            *(kiosk.visit.load_location(i) for i in ids), return_exceptions=True
+        )
+        for location_id, location in zip(ids, found, strict=True):
+            name = getattr(location, "restaurant_display_name", None)
+            if isinstance(name, str) and name.strip():
+                self.names[location_id] = clean(name, 40)
+        self.show_health()
+        self.build_actions()
+
+    def name_of(self, location_id: str) -> str:
+        return self.names.get(location_id, location_id)
 
     # Health ---------------------------------------------------------------------------------------
     def show_health(self) -> None:
@@ -211,10 +235,11 @@ class StaffScreen(Screen[None]):
         if services is None:
             text.append("\nThe kiosk has not started: its services are not ready.")
         else:
-            now = time.time()
+            now = kiosk.wall_clock()
             for location_id, client in services.clients.items():
                 text.append("\n")
-                text.append_text(client_health(client, now=now, name=location_id, staff=True))
+                name = self.name_of(location_id)
+                text.append_text(client_health(client, now=now, name=name, staff=True))
             if kiosk.location_id is not None:
                 text.append("\nDelivery: " + kiosk.visit.delivery_offer().why)
             if settings is not None and settings.printer:
@@ -236,42 +261,50 @@ class StaffScreen(Screen[None]):
 
     # Actions --------------------------------------------------------------------------------------
     def build_actions(self) -> None:
+        """The actions in groups, a rule between them (issue 20): the way back; the customer's
+        order; this terminal; the demo's faults; exit."""
         kiosk = _kiosk(self)
         services = kiosk.services_or_none
-        options: list[Option] = [Option(Text("Back to the kiosk (Esc)"), id="back")]
+        groups: list[list[Option]] = [[Option(Text("Back to the kiosk (Esc)"), id="back")]]
         if services is not None:
-            options.append(
-                Option(Text("Reset the customer session (clears the order)"), id="reset")
+            groups.append(
+                [Option(Text("Reset the customer session (clears the order)"), id="reset")]
             )
+            terminal: list[Option] = []
             if len(services.clients) > 1:
-                served = ", ".join(services.location_ids)
-                options.append(
-                    Option(Text(f"Switch location… (now: {clean(served, 40)})"), id="location")
+                served = ", ".join(self.name_of(i) for i in services.location_ids)
+                terminal.append(
+                    Option(Text(f"Switch location… (now: {clean(served, 60)})"), id="location")
                 )
             # Customers in kiosk mode see a status mark; the words are staff's to switch on.
             shown = "on" if kiosk.health_line_words else "off"
-            options.append(
+            terminal.append(
                 Option(Text(f"Health line in words on every screen: {shown}"), id="health")
             )
             # The theme (issue 13 F), until the kiosk restarts (the setting `theme` is its start).
             contrast = "on" if getattr(self.app, "high_contrast", False) else "off"
-            options.append(Option(Text(f"High-contrast theme: {contrast}"), id="contrast"))
+            terminal.append(Option(Text(f"High-contrast theme: {contrast}"), id="contrast"))
             if services.checks is not None:
-                options.append(Option(Text("Run the checks (kiosk doctor)"), id="doctor"))
+                terminal.append(Option(Text("Run the checks (kiosk doctor)"), id="doctor"))
+            groups.append(terminal)
         if self.fault_control is not None:
+            faults = []
             for switch in self.fault_control.switches:
                 mark = "[x]" if switch.is_on(self.faults) else "[ ]"
-                options.append(Option(Text(f"{mark} Demo fault: {switch.label}"), id=switch.key))
-            options.append(Option(Text("Demo faults: all off"), id="faults-off"))
+                faults.append(Option(Text(f"{mark} Demo fault: {switch.label}"), id=switch.key))
+            faults.append(Option(Text("Demo faults: all off"), id="faults-off"))
+            groups.append(faults)
         # An exit keeps an open order for the next start; the reset above deletes it.
-        options.append(Option(Text("Exit the kiosk app (an open order is kept)"), id="exit"))
+        groups.append([Option(Text("Exit the kiosk app (an open order is kept)"), id="exit")])
         actions = self.query_one("#staff-actions", OptionList)
-        highlighted = actions.highlighted
-        actions.set_options(options)
-        if highlighted is not None and highlighted < len(options):
-            actions.highlighted = highlighted
-        elif options:
-            actions.highlighted = 0
+        was = actions.highlighted_option.id if actions.highlighted_option is not None else None
+        lines: list[Option | None] = []
+        for group in groups:
+            lines.extend([None, *group] if lines else group)
+        actions.set_options(lines)
+        ids = [option.id for group in groups for option in group]
+        # The cursor stays on the action it was on (a switch flipped is drawn again).
+        actions.highlighted = ids.index(was) if was in ids else 0
 
     def say(self, message: str | Text) -> None:
         text = message if isinstance(message, Text) else Text(message)
@@ -332,11 +365,10 @@ class StaffScreen(Screen[None]):
         services = kiosk.services
         choices = [(ALL_LOCATIONS, "All locations (customers choose)")]
         for location_id in services.clients:
-            name = location_id
-            location = kiosk.location
-            if location is not None and location_id in (location.id, location.restaurant_slug):
-                name = f"{location_id} ({clean(location.restaurant_display_name, 40)})"
-            choices.append((location_id, name))
+            name = self.name_of(location_id)
+            choices.append(
+                (location_id, f"{name} ({location_id})" if name != location_id else name)
+            )
 
         def chosen(choice: str | None) -> None:
             if choice is None:
