@@ -39,6 +39,9 @@ class Failure:
     field: str | None = None
     modifier_group_id: str | None = None
     code: str | None = None
+    # Seconds until the call goes again by itself (a read refused by the rate limit, see
+    # KioskScreen.call): a screen keeps what waits on it (a choice typed meanwhile).
+    again_in: float | None = None
 
 
 # Words a customer must never read: the API's own vocabulary, statuses, machine codes, brackets

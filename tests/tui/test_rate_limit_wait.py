@@ -20,9 +20,12 @@ import pytest
 from textual.pilot import Pilot
 
 from kiosk.tui.screens.base import KioskScreen, RateLimitWait
+from kiosk.demo.data import LOCATIONS
 from kiosk.tui.screens.cart import CartScreen
+from kiosk.tui.screens.location import LocationScreen
 from kiosk.tui.screens.menu import MenuScreen, ProductList
 from kiosk.tui.screens.product import ProductScreen
+from kiosk.tui.screens.welcome import WelcomeScreen
 from kiosk.tui.widgets.chrome import Banner
 
 from .conftest import make_kiosk, settle
@@ -277,3 +280,25 @@ async def test_a_refused_write_shows_its_countdown_at_once_with_the_real_retry_s
         assert app.status_text == ""
         lines = [(i["productId"], i["quantity"]) for i in k.server_cart()["items"]]
         assert lines == [("prd_espresso", 1)]
+
+
+async def test_a_restaurant_chosen_while_the_refused_list_waits_is_chosen_when_it_loads(
+    tmp_path: Path,
+) -> None:
+    """The first screen's list refused by the rate limit: 1 pressed during the countdown is kept,
+    not refused as "could not be loaded", and made when the list loads by itself."""
+    clock = FakeClock()
+    k, transport = refusing_kiosk(tmp_path, retry_after=45, clock=clock)
+    for location in LOCATIONS:
+        transport.refuse(f"/locations/{location.id}")
+    app = k.app
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, LocationScreen) and not screen.locations
+        assert banner(pilot) == busy(45)
+        await keys(pilot, "1")
+        assert app.screen is screen and banner(pilot) == busy(45)
+        await tick(pilot, clock, 45)
+        assert isinstance(app.screen, WelcomeScreen), banner(pilot)
+        assert app.visit.state.location_id == LOCATIONS[0].id

@@ -216,8 +216,8 @@ class KioskScreen(Screen[Any]):
                     if had_focus is not None and had_focus.is_attached:
                         self.set_focus(had_focus)
             if caught is not None:
-                failure = describe(caught, retry_key=self.retry_key)
                 wait = rate_limit_wait(caught) if read else None
+                failure = replace(describe(caught, retry_key=self.retry_key), again_in=wait)
                 self._retry = again if failure.retryable and wait is None else None
                 handled = failed(failure) if failed is not None else None
                 if wait is not None:

@@ -25,6 +25,7 @@ from kiosk.tui.widgets.rowlist import RowList
 
 if TYPE_CHECKING:
     from kiosk.api import Location
+    from kiosk.tui.errors import Failure
 
 
 class LocationList(TextRowList):
@@ -52,6 +53,7 @@ class LocationScreen(KioskScreen):
         # drawing, was refused as "could not be loaded" and lost.
         self._loading = False
         self._waiting_choice: str | None = None
+        self._holding = False  # this screen's hold on the keys typed after a waiting choice
 
     def header_title(self) -> str:
         return _("Welcome")
@@ -100,11 +102,17 @@ class LocationScreen(KioskScreen):
                 raise next(r for r in results if isinstance(r, BaseException))
             return found, failed
 
-        def failed(_failure: object) -> bool:
+        def failed(failure: Failure) -> bool:
+            if failure.again_in is not None:
+                # Refused by the rate limit: the list is read again by itself after the
+                # countdown, and a choice made meanwhile is still made then. The keys after it
+                # go on to this screen, so that the customer is not deaf for the wait (a later
+                # digit is a later choice).
+                self._let_go()
+                return False
             self._loading = False
-            if self._waiting_choice is not None:
-                self._waiting_choice = None  # the banner says what failed; no choice is made
-                self.kiosk.release_keys()
+            self._waiting_choice = None  # the banner says what failed; no choice is made
+            self._let_go()
             return False
 
         self._loading = True
@@ -168,13 +176,18 @@ class LocationScreen(KioskScreen):
         listing.set_rows(rows)
         listing.focus()
         chosen, self._waiting_choice = self._waiting_choice, None
-        if chosen is not None:
-            try:
+        try:
+            if chosen is not None:
                 pushed = self.pick(chosen)
                 if pushed is not None:
                     await pushed
-            finally:
-                self.kiosk.release_keys()
+        finally:
+            self._let_go()
+
+    def _let_go(self) -> None:
+        if self._holding:
+            self._holding = False
+            self.kiosk.release_keys()
 
     def on_row_list_selected(self, event: RowList.Selected) -> None:
         event.stop()
@@ -192,7 +205,10 @@ class LocationScreen(KioskScreen):
         """Go on with the restaurant `key`; the next screen's push (to await), if it opens."""
         location_id = str(key)
         if self._loading:
-            if self._waiting_choice is None:
+            # The keys after a choice wait with it for the list, unless the list waits out the
+            # rate limit's countdown: the customer goes on reading the screen meanwhile.
+            if not self._holding and not self.rate_wait.active:
+                self._holding = True
                 self.kiosk.hold_keys()
             self._waiting_choice = location_id
             return None
