@@ -154,6 +154,8 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         self._swapping = False
         # Stamped on replayed keys; a new step during a replay makes those behind it wait again.
         self._hold_generation = 0
+        # Which holds are live: HOLD_LIMIT moves it on, and the holds before it release nothing.
+        self._hold_epoch = 0
         # Keys typed up to this moment are not held (hold_keys' `after`).
         self._hold_after = -math.inf
         self._kept_first_screen: Any = None
@@ -454,7 +456,7 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         # a tap in that moment went to a screen on its way out (issue 20: keys in bursts).
         # Repaints wait for the new first screen, and so do keys (then given to it, in order);
         # taps aimed at the old screens are dropped.
-        self.hold_keys()
+        hold = self.hold_keys()
         self._swapping = True
         try:
             with self.batch_update():
@@ -463,17 +465,17 @@ class KioskApp(KioskMode, Accessibility, App[None]):
                 await self.push_screen(self._start_screen())
         finally:
             self._swapping = False
-            self.release_keys()
+            self.release_keys(hold)
 
-    def hold_keys(self, after: float | None = None) -> None:
+    def hold_keys(self, after: float | None = None) -> int:
         """Keys wait from now on: the screen on top is on its way out, and what comes next is meant
         for the screen after it. Held from the key that decided the step, not
         from when its worker runs: the keys after it in the same read (a burst over a laggy
         link) are handled before that, and went to the screen on its way out.
 
-        Each call is paired with a `release_keys()`; the keys go on when every step that holds
-        them has released them. `after`: only keys typed after that moment (an event's `time`)
-        wait; by default every key still on its way."""
+        Each call is paired with a `release_keys(hold)` of the hold it returns; the keys go on
+        when every step that holds them has released them. `after`: only keys typed after that
+        moment (an event's `time`) wait; by default every key still on its way."""
         since = -math.inf if after is None else after
         self._holders += 1
         if self._held_keys is None:
@@ -488,17 +490,25 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         if self._hold_limit is not None:
             self._hold_limit.stop()
         self._hold_limit = self.set_timer(HOLD_LIMIT, self._hold_expired)
+        return self._hold_epoch
 
     def _hold_expired(self) -> None:
         self._hold_limit = None
         if self._held_keys is not None:
             log.warning("keys held for %.0f s: released", HOLD_LIMIT)
             self._holders = 0
+            # The steps that held them release nothing now: late, each would end a later hold.
+            self._hold_epoch += 1
             self._replay()
 
-    def release_keys(self) -> None:
-        """One step's hold ends; when none is left, the held keys go to the screen now on top."""
-        if self._held_keys is None:
+    def holds(self, hold: int) -> bool:
+        """Whether `hold` (as hold_keys returned it) may still be holding keys."""
+        return self._held_keys is not None and hold == self._hold_epoch
+
+    def release_keys(self, hold: int) -> None:
+        """One step's hold ends (`hold`, as hold_keys returned it); when none is left, the held
+        keys go to the screen now on top. A hold HOLD_LIMIT already ended releases nothing."""
+        if self._held_keys is None or hold != self._hold_epoch:
             return
         self._holders = max(self._holders - 1, 0)
         if self._holders == 0 and not self._replaying:
@@ -586,13 +596,13 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         """go_home() in an app worker: a screen's own worker would die with the screen it pops.
         The keys after the one that asked (Enter, then 1 on the thank-you screen) are for the
         next customer's first screen: held now (those typed after `after`, see hold_keys)."""
-        self.hold_keys(after)
+        hold = self.hold_keys(after)
 
         async def reset() -> None:
             try:
                 await self.go_home()
             finally:
-                self.release_keys()  # also if go_home failed before the swap
+                self.release_keys(hold)  # also if go_home failed before the swap
 
         self.run_worker(reset(), group="reset", exit_on_error=False)
 

@@ -17,7 +17,7 @@ from kiosk.tui.screens.location import LocationScreen
 from kiosk.tui.screens.welcome import WelcomeScreen
 
 from .conftest import make_kiosk, settle
-from .test_bursts import burst
+from .test_bursts import burst, open_checkout
 from .test_flow import add_simple, checkout_and_pay, open_menu
 
 
@@ -98,6 +98,55 @@ async def test_keys_held_by_a_step_that_never_ends_go_on_at_the_limit(tmp_path: 
         assert app._held_keys is None and app._hold_limit is None
 
 
+async def test_a_hold_the_limit_ended_releases_nothing_when_its_step_ends_late(
+    tmp_path: Path,
+) -> None:
+    """A step whose hold HOLD_LIMIT ended, ending at last, does not end a later step's hold."""
+    app = make_kiosk(tmp_path).app
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, LocationScreen)
+        stuck = app.hold_keys()
+        app._hold_expired()  # what the timer does at HOLD_LIMIT
+        later = app.hold_keys()  # another step, still going
+        await pilot.press("1")
+        await settle(pilot)
+        app.release_keys(stuck)  # the stuck step ends at last
+        await settle(pilot)
+        assert isinstance(app.screen, LocationScreen), "the later step still holds the key"
+        assert not app.holds(stuck) and app.holds(later)
+        app.release_keys(later)
+        await settle(pilot)
+        assert isinstance(app.screen, WelcomeScreen)
+
+
+async def test_an_enter_whose_submit_never_came_does_not_stop_the_next_from_holding(
+    tmp_path: Path,
+) -> None:
+    """An Enter in a field holds the keys after it until the field's Submitted reaches the
+    screen. One that never came ends at HOLD_LIMIT, and the next Enter holds keys again."""
+    from textual.widgets import Input
+
+    app = make_kiosk(tmp_path).app
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_checkout(pilot)
+        screen = app.screen
+        field = screen.query_one("#name", Input)
+        field.focus()
+        field.action_submit = lambda: None  # type: ignore[method-assign]  # no Submitted
+        await pilot.press("enter")
+        await settle(pilot)
+        first = screen._submitting
+        assert first is not None and app.holds(first)
+        app._hold_expired()
+        await settle(pilot)
+        del field.action_submit
+        screen.action_submit_field()  # the next Enter
+        assert screen._submitting is not None and app.holds(screen._submitting)
+        await settle(pilot)
+        assert screen._submitting is None and app._held_keys is None
+
+
 async def test_a_tap_while_a_step_holds_keys_reaches_the_screen_drawn(tmp_path: Path) -> None:
     """Only the next customer's swap drops taps: while a step still holds keys (the welcome's
     call that opened the menu releases them a moment after the menu is drawn), a tap lands on
@@ -106,7 +155,7 @@ async def test_a_tap_while_a_step_holds_keys_reaches_the_screen_drawn(tmp_path: 
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, LocationScreen)
-        app.hold_keys()
+        hold = app.hold_keys()
         # A tap as the terminal sends it (through the driver, as keys are): down and up on the
         # first restaurant's row.
         row = app.screen.query_one("#locations").region
@@ -117,6 +166,6 @@ async def test_a_tap_while_a_step_holds_keys_reaches_the_screen_drawn(tmp_path: 
             driver.send_message(kind(None, x, y, 0, 0, 1, False, False, False, x, y))
         await settle(pilot)
         assert isinstance(app.screen, WelcomeScreen)
-        app.release_keys()
+        app.release_keys(hold)
         await settle(pilot)
         assert app._held_keys is None

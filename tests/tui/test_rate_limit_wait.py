@@ -19,8 +19,8 @@ import httpx
 import pytest
 from textual.pilot import Pilot
 
-from kiosk.tui.screens.base import KioskScreen, RateLimitWait
 from kiosk.demo.data import LOCATIONS
+from kiosk.tui.screens.base import KioskScreen, RateLimitWait
 from kiosk.tui.screens.cart import CartScreen
 from kiosk.tui.screens.location import LocationScreen
 from kiosk.tui.screens.menu import MenuScreen, ProductList

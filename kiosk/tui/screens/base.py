@@ -76,8 +76,8 @@ class KioskScreen(Screen[Any]):
         super().__init__()
         self._retry: Callable[[], object] | None = None
         self.rate_wait = RateLimitWait(self)
-        # An Enter in a field whose Submitted has not reached this screen yet (keys held).
-        self._submitting = False
+        # The hold of an Enter in a field whose Submitted has not reached this screen yet.
+        self._submitting: int | None = None
 
     @property
     def kiosk(self) -> Kiosk:
@@ -190,7 +190,8 @@ class KioskScreen(Screen[Any]):
                     # lost or came after later keys. A key bubbles up: each control's queue is
                     # passed before its container's (reversed pre-order).
                     queues: list[Widget] = list(self.walk_children(Widget, with_self=True))
-                    self._release_through(queues[::-1])
+                    assert hold is not None
+                    self._release_through(queues[::-1], hold)
 
         async def run() -> None:
             waiting = busy
@@ -234,17 +235,16 @@ class KioskScreen(Screen[Any]):
                 if inspect.isawaitable(outcome):
                     await outcome
 
-        if leads_on:
-            self.kiosk.hold_keys()
+        hold = self.kiosk.hold_keys() if leads_on else None
         return self.run_worker(job(), group=group, exclusive=exclusive, exit_on_error=False)
 
-    def _release_through(self, queues: list[Widget]) -> None:
-        """The held keys released once each of `queues` (in turn) has handled what it holds."""
+    def _release_through(self, queues: list[Widget], hold: int) -> None:
+        """`hold` released once each of `queues` (in turn) has handled what it holds."""
         live = [q for q in queues if q.is_attached]
         if not live:
-            self.kiosk.release_keys()
+            self.kiosk.release_keys(hold)
             return
-        live[0].call_later(self._release_through, live[1:])
+        live[0].call_later(self._release_through, live[1:], hold)
 
     def _banner(self) -> Banner | None:
         # None once the screen has gone (a worker may finish after its screen was popped).
@@ -316,19 +316,21 @@ class KioskScreen(Screen[Any]):
 
     def action_submit_field(self) -> None:
         field = self.focused
-        if not isinstance(field, Input) or self._submitting:
+        waiting = self._submitting
+        if not isinstance(field, Input) or (waiting is not None and self.kiosk.holds(waiting)):
             raise SkipAction()
-        self._submitting = True
-        self.kiosk.hold_keys()
+        # An earlier Enter's Submitted that never came (its hold ended at HOLD_LIMIT) is
+        # forgotten: this Enter holds the keys after it again.
+        self._submitting = self.kiosk.hold_keys()
         # In the field's own queue: after the keys typed before the Enter, so the value is whole.
         field.call_later(field.action_submit)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         # After the screen's own handler (Textual calls each class's handler, the subclass's
         # first): the field the keys go to is chosen, so the held keys go on to it.
-        if self._submitting:
-            self._submitting = False
-            self.kiosk.release_keys()
+        hold, self._submitting = self._submitting, None
+        if hold is not None:
+            self.kiosk.release_keys(hold)
 
     def action_leave_field(self, step: int) -> None:
         if not isinstance(self.focused, Input):

@@ -53,7 +53,8 @@ class LocationScreen(KioskScreen):
         # drawing, was refused as "could not be loaded" and lost.
         self._loading = False
         self._waiting_choice: str | None = None
-        self._holding = False  # this screen's hold on the keys typed after a waiting choice
+        # This screen's hold on the keys typed after a waiting choice.
+        self._holding: int | None = None
 
     def header_title(self) -> str:
         return _("Welcome")
@@ -185,9 +186,9 @@ class LocationScreen(KioskScreen):
             self._let_go()
 
     def _let_go(self) -> None:
-        if self._holding:
-            self._holding = False
-            self.kiosk.release_keys()
+        hold, self._holding = self._holding, None
+        if hold is not None:
+            self.kiosk.release_keys(hold)
 
     def on_row_list_selected(self, event: RowList.Selected) -> None:
         event.stop()
@@ -207,9 +208,8 @@ class LocationScreen(KioskScreen):
         if self._loading:
             # The keys after a choice wait with it for the list, unless the list waits out the
             # rate limit's countdown: the customer goes on reading the screen meanwhile.
-            if not self._holding and not self.rate_wait.active:
-                self._holding = True
-                self.kiosk.hold_keys()
+            if self._holding is None and not self.rate_wait.active:
+                self._holding = self.kiosk.hold_keys()
             self._waiting_choice = location_id
             return None
         location = self.locations.get(location_id)
