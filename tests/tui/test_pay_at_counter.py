@@ -17,7 +17,7 @@ from kiosk.tui.screens.payment import PaymentScreen
 from kiosk.tui.widgets.order_number import OrderNumber
 from kiosk.tui.widgets.qr import QRCode
 
-from .conftest import PAY_URL, make_kiosk
+from .conftest import PAY_URL, make_kiosk, settle
 from .test_flow import add_simple, banner, fill, keys, open_menu
 
 
@@ -133,3 +133,24 @@ async def test_with_lan_the_qr_carries_the_lan_address_and_says_scan(tmp_path: P
         assert qr.data.startswith(PAY_URL + "/demo/checkout/")
         assert "Scan to pay" in _text(screen, "#pay-title")
         assert "Or visit pay.lantern.example/demo/checkout/" in _text(screen, "#pay-url")
+
+
+async def test_a_long_payment_address_is_shown_whole_to_be_typed(tmp_path: Path) -> None:
+    """The checkout URL is the server's and opaque: however long, the "Or visit" line shows
+    every character (wrapped at 80x24), so that a customer without a camera can type it."""
+    k = make_kiosk(tmp_path)
+    k.services.phone_origin = PAY_URL
+    app = k.app
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _to_payment(pilot, k)
+        screen = app.screen
+        assert isinstance(screen, PaymentScreen)
+        cart = app.cart
+        assert cart is not None and cart.checkout_url
+        long = cart.checkout_url + "?session=" + "x7Kq9" * 16
+        screen._show_qr(cart.model_copy(update={"checkout_url": long}))
+        await settle(pilot)
+        field = screen.query_one("#pay-url", Static)
+        drawn = [field.render_line(y).text.strip() for y in range(field.size.height)]
+        assert len(drawn) > 1, drawn
+        assert "".join(drawn).replace(" ", "") == "Orvisit" + long.removeprefix("https://")

@@ -269,12 +269,16 @@ class PaymentScreen(KioskScreen):
             link = Text(_("Or visit") + " ", style=tone(self.app, "muted"))
             link.append(short_url(url), style="bold")
         else:
+            # Not an address to type: one line, cut.
             # The demo's page is on this machine only: not offered as an address to visit.
             link = Text(
                 _("Demo page (this machine only):") + " " + short_url(url),
                 style=tone(self.app, "muted"),
             )
-        self.query_one("#pay-url", Static).update(link)
+        pay_url = self.query_one("#pay-url", Static)
+        # An address to type is shown whole: wrapped, a long one folded (styles/payment.tcss).
+        pay_url.set_class(self._phone_can_pay(cart), "-to-type")
+        pay_url.update(link)
 
     def _show_counter_code(self, cart: Cart) -> None:
         """Pay at the counter: the code to say there, large, where the QR code was."""
