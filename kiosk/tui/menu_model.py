@@ -200,40 +200,82 @@ def rows(categories: Iterable[Category], query: str = "") -> list[Row]:
     word starts first: within a category by `rank`, and the categories by their best match (a
     category holding a name that starts with the query comes before one that holds it only inside
     a word: "lat" shows Latte before Hot Chocolate)."""
-    out: list[Row] = []
-    needle = fold(query)
-    if not needle:
-        for group in categories:
-            if group.products:
-                out.append(Header(group.id, group.name, len(group.products)))
-                out.extend(group.products)
+    return Search().rows(categories, query)
+
+
+# The products of one category a search looks among: (category, products, their search keys).
+_Pool = tuple[Category, "Sequence[MenuProduct]", Sequence[str]]
+
+
+class Search:
+    """`rows` for a search typed a key at a time. A query that goes on from the last one (folded,
+    "lat" then "latt") can only match what the last one matched: it looks among those matches,
+    not the whole menu again. Kept by the menu screen for the categories it shows."""
+
+    def __init__(self) -> None:
+        self._categories: object = None
+        self._needle = ""
+        self._matched: list[_Pool] = []
+
+    def rows(self, categories: Iterable[Category], query: str = "") -> list[Row]:
+        needle = fold(query)
+        if not needle:
+            self._categories, self._needle, self._matched = None, "", []
+            out: list[Row] = []
+            for group in categories:
+                if group.products:
+                    out.append(Header(group.id, group.name, len(group.products)))
+                    out.extend(group.products)
+            return out
+        pools: Iterable[_Pool]
+        if self._categories is categories and self._needle and needle.startswith(self._needle):
+            pools = self._matched
+        else:
+            pools = (
+                (g, g.products, g.keys)
+                for g in categories
+                if g.id != POPULAR_ID  # its products are in their own categories too
+            )
+        found, matched = _matches(pools, needle)
+        self._categories, self._needle, self._matched = categories, needle, matched
+        found.sort(key=lambda f: (f[0], f[1]))
+        out = []
+        for _best, _order, group, matches in found:
+            out.append(Header(group.id, group.name, len(matches)))
+            out.extend(matches)
         return out
+
+
+def _matches(
+    pools: Iterable[_Pool], needle: str
+) -> tuple[list[tuple[int, int, Category, list[MenuProduct]]], list[_Pool]]:
+    """(best tier, order, category, its matches by tier) of each category with a match, and the
+    matches as pools for the next, longer query."""
     seen: set[str] = set()
     found: list[tuple[int, int, Category, list[MenuProduct]]] = []
+    matched: list[_Pool] = []
     word = " " + needle
-    for group in categories:
-        if group.id == POPULAR_ID:
-            continue
+    for group, products, keys in pools:
         # One pass of `in` over the prebuilt keys; the rank only for the (few) matches.
         tiers: tuple[list[MenuProduct], list[MenuProduct], list[MenuProduct]] = ([], [], [])
-        for p, key in zip(group.products, group.keys, strict=True):
+        kept: list[MenuProduct] = []
+        kept_keys: list[str] = []
+        for p, key in zip(products, keys, strict=True):
             if needle in key and p.id not in seen:
                 seen.add(p.id)
+                kept.append(p)
+                kept_keys.append(key)
                 if key.startswith(needle, 1):
                     tiers[NAME_START].append(p)
                 elif word in key:
                     tiers[WORD_START].append(p)
                 else:
                     tiers[INSIDE].append(p)
-        matches = tiers[0] + tiers[1] + tiers[2]
-        if matches:
+        if kept:
+            matched.append((group, kept, kept_keys))
             best = next(t for t, tier in enumerate(tiers) if tier)
-            found.append((best, len(found), group, matches))
-    found.sort(key=lambda f: (f[0], f[1]))
-    for _best, _order, group, matches in found:
-        out.append(Header(group.id, group.name, len(matches)))
-        out.extend(matches)
-    return out
+            found.append((best, len(found), group, tiers[0] + tiers[1] + tiers[2]))
+    return found, matched
 
 
 def keep_only(categories: Iterable[Category], keep: Callable[[Any], bool]) -> list[Category]:

@@ -89,6 +89,27 @@ def test_a_category_with_a_word_start_comes_before_one_with_only_inside_matches(
     assert _names(rows) == ["Latte", "Iced Latte", "Hot Chocolate"]
 
 
+def test_a_search_typed_a_key_at_a_time_finds_what_a_whole_query_finds() -> None:
+    """Search narrows the last query's matches when the query goes on from it: the rows are the
+    same as a fresh search's at every step, through backspaces, a new word, another start, a
+    product in two categories and the categories changing under it (the diet filter)."""
+    menu = {
+        "Coffee": ["Latte", "Flat White", "Iced Latte", "Café Crème"],
+        "Cold": ["Iced Latte", "Lemonade", "Cold Brew"],
+        "Sweet": ["Hot Chocolate", "Crème Brûlée", "Latte Cake"],
+    }
+    categories = menu_model.build(_menus(menu), None)
+    other = menu_model.keep_only(categories, lambda p: "Latte" not in p.name)
+    search = menu_model.Search()
+    typed = ["l", "la", "lat", "latt", "latte", "latte ", "latte c", "lat", "", "c", "cr", "cre"]
+    for shown in (categories, other):
+        for query in typed:
+            assert search.rows(shown, query) == menu_model.rows(shown, query), (query, shown)
+    # A narrowed search is a subset: "lab" after "la" finds nothing that "la" did not.
+    assert search.rows(categories, "la") == menu_model.rows(categories, "la")
+    assert _names(search.rows(categories, "lab")) == []
+
+
 def test_tags_are_searched_after_the_name() -> None:
     menu = {"Mains": ["Green Curry", "Veggie Burger", "Tofu Bowl"]}
     tags = {"Tofu Bowl": ["vegan"], "Green Curry": ["spicy"]}

@@ -236,6 +236,8 @@ class MenuScreen(KioskScreen):
         self.diet_filter: diet.DietFilter | None = None
         self.diet_filters: tuple[diet.DietFilter, ...] = ()
         self.shown: list[menu_model.Category] = []
+        # The search a key at a time: a query that goes on from the last looks among its matches.
+        self._search = menu_model.Search()
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="menu-body"):
@@ -373,7 +375,7 @@ class MenuScreen(KioskScreen):
             if self.query_text
             else None
         )
-        products.set_rows(menu_model.rows(self.shown, self.query_text))
+        products.set_rows(self._search.rows(self.shown, self.query_text))
         self._show_search()
 
     def on_key(self, event: events.Key) -> None:

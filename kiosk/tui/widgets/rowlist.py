@@ -21,7 +21,7 @@ from rich.text import Text
 from textual import events
 from textual.actions import SkipAction
 from textual.binding import Binding
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -314,9 +314,28 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
         if self.cursor is not None:
             self.refresh_line(self.cursor)
 
+    # The styles a frame's lines share, read once per frame (render_lines): read per line, the
+    # widget's style (its ancestors' backgrounds) was a quarter of a type-ahead key's drawing.
+    _frame_styles: tuple[Style, Style, Style] | None = None
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._frame_styles = self._read_styles()
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._frame_styles = None
+
+    def _read_styles(self) -> tuple[Style, Style, Style]:
+        """(the widget's style, a row's, the cursor's)."""
+        return (
+            self.rich_style,
+            self.get_component_rich_style("rowlist--row", partial=True),
+            self.get_component_rich_style("rowlist--cursor"),
+        )
+
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
-        base = self.rich_style
+        base, row_style, cursor = self._frame_styles or self._read_styles()
         index = round(self.scroll_y) + y
         if index == 0 and not self._rows and self.empty_text is not None and width > 0:
             empty = self.empty_text.copy()
@@ -335,7 +354,6 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
             text = Text(mark) + (text[1:] if text.plain.startswith(" ") else Text(" ") + text)
         text.no_wrap = True
         text.truncate(width, overflow="ellipsis", pad=True)
-        row_style = self.get_component_rich_style("rowlist--row", partial=True)
         if row_style.bold:
             # Bold rows (large text) are the row's words: its dimmed parts (a hint, a choice
             # under a cart line) stay light, so that weight still tells what matters.
@@ -346,7 +364,6 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
                     text.stylize(light, start, end)
         style: Style = base + row_style
         if is_cursor:
-            cursor = self.get_component_rich_style("rowlist--cursor")
             style = base + cursor
         text.stylize_before(style)
         if is_cursor:
