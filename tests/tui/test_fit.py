@@ -113,3 +113,37 @@ def test_the_reader_finds_a_split_word() -> None:
     assert not splits(screen([" one two ", " three   "]))
     assert not splits(screen([" Sin      ", " propina  "]))
     assert not splits(screen(["propina", "0,00 US$"]))
+
+
+@pytest.mark.parametrize("language", ["en", "es"])
+@pytest.mark.parametrize("theme", ["default", "high-contrast"])
+async def test_a_choice_list_shows_its_whole_prompt_at_80x24(
+    tmp_path: Path, theme: str, language: str
+) -> None:
+    """A drop-down's prompt that does not fit is not cut by an ellipsis but wrapped onto a line
+    its one-line box hides ("Choose a later" with "time" gone, in high contrast, whose bordered
+    buttons beside it take two more columns), which no snapshot reading can tell from whole text.
+    Measured on the cart's order-time choice as drawn: its words fit its box."""
+    from rich.cells import cell_len
+    from textual.widgets import Select, Static
+
+    from kiosk.config import Settings
+    from kiosk.tui.screens.cart import CartScreen
+
+    from .conftest import make_kiosk, settle
+    from .test_snapshots import order_with_items, press
+
+    app = make_kiosk(tmp_path, settings=Settings(theme=theme, language=language)).app
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await order_with_items(pilot)
+        await press("f4")(pilot)
+        assert isinstance(app.screen, CartScreen)
+        select = app.screen.query_one("#later", Select)
+        assert select.display
+        label = select.query_one("#label", Static)
+        words = str(label.render())
+        assert cell_len(words) <= label.size.width and label.size.height == 1, (
+            words,
+            label.size,
+        )

@@ -199,7 +199,7 @@ class CartScreen(KioskScreen):
                     yield Static(Text(_("When"), style="bold"), classes="section")
                     with Horizontal(id="time-row"):
                         yield Button(_("As soon as possible"), id="asap", classes="time")
-                        yield Select[str]([], prompt=_("Choose a later time"), id="later")
+                        yield Select[str]([], prompt=_("A later time"), id="later")
                 with Vertical(id="cross-sell-section"):
                     yield Static(Text(_("You might also like"), style="bold"), classes="section")
                     yield CrossSell(id="cross-sell")
