@@ -185,7 +185,7 @@ class PaymentScreen(KioskScreen):
         elif self._phone_can_pay(self.kiosk.cart):
             hint.append(_("A approves (card 4242…), D declines (card 4000…0002)"))
         else:
-            hint.append(_("A pays (card 4242…), D declines (card 4000…0002)"))
+            hint.append(_("D declines instead (card 4000…0002)"))
             hint.append("\n" + _("For a phone: kiosk demo --lan"), style=tone(self.app, "muted"))
         self.query_one("#pay-demo", Static).update(hint)
 
@@ -234,9 +234,10 @@ class PaymentScreen(KioskScreen):
                 "3. Your order number appears here"
             )
         else:
+            # The title says "press A to pay": said once (issue 20: it was said four times).
             steps = _(
                 "This demo's payment page opens on this machine only, not on a phone. "
-                "Press A to pay; your order number appears here."
+                "Your order number appears here."
             )
         self.query_one("#pay-steps", Static).update(Text(steps))
         if self.query("#counter"):
@@ -437,7 +438,7 @@ class PaymentScreen(KioskScreen):
             self.poll_now.set()  # the server's word on it (2.0: order-result "failed")
             self.say(
                 failure.message,
-                hint=_("Try again with another card (demo: press A), or Esc to cancel."),
+                hint=_("Press A to pay (demo card 4242…), or Esc to go back to your order."),
             )
             return True
 
