@@ -52,7 +52,7 @@ class CartLines(RowList[LineRow]):
     BINDINGS = [
         Binding("plus,equals_sign,right", "change(1)", N_("More"), show=False),
         Binding("minus,left", "change(-1)", N_("Less"), show=False),
-        Binding("delete,backspace,x", "remove", N_("Remove"), show=False),
+        Binding("delete,backspace,x", "remove", N_("Remove"), key_display="Del"),
         Binding("e", "edit", N_("Change choices")),
     ]
 

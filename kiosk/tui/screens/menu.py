@@ -219,8 +219,8 @@ class MenuScreen(KioskScreen):
     TYPE_AHEAD = True
     BINDINGS = [
         Binding("f4", "view_cart", N_("Your order")),
-        # Said on the search line ("F6 diet: ..."): the footer at 80 columns has no room left.
-        Binding("f6", "diet_filter", N_("Diet filter"), show=False),
+        # Also said on the search line ("F6 diet: ..."): in the footer when it has room.
+        Binding("f6", "diet_filter", N_("Diet filter")),
         Binding("escape", "back", N_("Back")),
         Binding("left", "focus_categories", show=False),
         Binding("right", "focus_products", show=False),

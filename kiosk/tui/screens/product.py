@@ -191,7 +191,7 @@ class ProductScreen(KioskScreen):
     BINDINGS = [
         Binding("f2", "add", N_("Add to order")),
         Binding("escape", "back", N_("Back to menu")),
-        Binding("space", "choose", N_("Choose"), show=False),
+        Binding("space", "choose", N_("Choose")),
         Binding("plus,equals_sign,right", "more", N_("More"), show=False),
         Binding("minus,left", "less", N_("Less"), show=False),
     ]
