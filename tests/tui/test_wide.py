@@ -33,3 +33,34 @@ async def test_content_is_centred_to_a_readable_width(
         left, right = region.x, 200 - region.right
         assert abs(left - right) <= 1, region
         assert app.screen.query_one("#header").region.width == 200
+
+
+@pytest.mark.parametrize(
+    ("screen", "body"),
+    [
+        ("product", "#product-body"),
+        ("cart", "#cart-body"),
+        ("checkout", "#checkout-body"),
+        ("payment", "#payment-body"),
+    ],
+)
+async def test_the_order_screens_keep_to_a_readable_width_too(
+    tmp_path: Path, screen: str, body: str
+) -> None:
+    from .test_snapshots import fill_customer, order_with_items, press
+
+    steps = {
+        "product": (press("1", "1", "l", "a", "t", "t", "e", "enter"),),
+        "cart": (order_with_items, press("f4")),
+        "checkout": (order_with_items, press("f4", "f2")),
+        "payment": (order_with_items, press("f4", "f2"), fill_customer, press("f2")),
+    }[screen]
+    app: KioskApp = make_kiosk(tmp_path).app
+    async with app.run_test(size=(200, 60)) as pilot:
+        await settle(pilot)
+        for step in steps:
+            await step(pilot)
+            await settle(pilot)
+        region = app.screen.query_one(body).region
+        assert region.width == MAX_WIDTH, region
+        assert abs(region.x - (200 - region.right)) <= 1, region
