@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import statistics
 import time
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -223,3 +224,36 @@ def test_choice_lines_read_any_selection_shape() -> None:
         special_instructions=None,
     )
     assert choice_lines(item) == ["Large", "Combo", "  Fries ×2", "[bold]flat[/]"]  # type: ignore[arg-type]
+
+
+async def test_the_order_panel_says_how_many_more_choices_past_its_limit(tmp_path: Path) -> None:
+    """The panel beside the menu shows a line's choices up to CartPanel.CHOICES; past that, one
+    fewer and "+N more", so that no choice vanishes without a word (issue 20)."""
+    import copy
+
+    from kiosk.tui.widgets.cart_summary import CartPanel
+
+    from .conftest import make_kiosk, settle
+    from .test_snapshots import BURGER_COMBO, press
+
+    loaded = copy.deepcopy(BURGER_COMBO)
+    addons = next(g for g in loaded if g["groupId"] == "grp_burger_addons")
+    addons["selectedOptions"] += [
+        {"optionId": "opt_add_avocado", "quantity": 1},
+        {"optionId": "opt_add_egg", "quantity": 1},
+    ]
+    app = make_kiosk(tmp_path).app
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await press("1", "1")(pilot)
+        await app.visit.add_item("prd_classic_burger", 1, loaded)
+        await settle(pilot)
+        panel = app.screen.query_one(CartPanel)
+        drawn = [panel.render_line(y).text.strip() for y in range(panel.size.height)]
+        choices = drawn[drawn.index(next(d for d in drawn if "Classic Burger" in d)) + 1 :]
+        choices = choices[: next(i for i, d in enumerate(choices) if not d)]
+        # Eight choice lines (doneness, cheese, bacon, avocado, egg, the combo, its side and
+        # drink): five shown and the three others counted.
+        assert len(choices) == CartPanel.CHOICES, drawn
+        assert choices[:4] == ["Medium", "Aged cheddar", "Bacon ×2", "Avocado"], drawn
+        assert choices[-1] == "+3 more", drawn
