@@ -366,6 +366,9 @@ class KioskApp(KioskMode, Accessibility, App[None]):
                 delivery_zones=services.settings.delivery_zones,
                 observer=services.metrics,
             )
+            # Prices in the kiosk's language from the first visit on, not only after a switch
+            # (a Spanish kiosk drew its options "+$0.50" beside a cart in "0,50 US$").
+            self._visit.locale = i18n.money_locale()
             self._unsubscribe = self._visit.subscribe(self._visit_published)
             self._visit_published(self._visit.state)
         return self._visit

@@ -181,6 +181,26 @@ async def test_the_setting_chooses_the_kiosks_language(tmp_path: Path) -> None:
         assert "¿Cómo quieres tu pedido?" in text_of(app.screen, "#prompt")
 
 
+async def test_a_spanish_kiosk_draws_every_price_in_spanish_from_the_first_order(
+    tmp_path: Path,
+) -> None:
+    """The setting's language, not only a customer's switch, sets the locale of the prices the
+    kiosk formats itself (the product's options and its preview): one format on every screen."""
+    from kiosk.tui.screens.product import ModifierList, ProductScreen
+
+    kiosk = make_kiosk(tmp_path, locations=[DOWNTOWN], settings=Settings(language="es"))
+    app = kiosk.app
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await keys(pilot, "1", "l", "a", "t", "t", "e", "enter")
+        product = app.screen
+        assert isinstance(product, ProductScreen)
+        options = product.query_one("#modifiers", ModifierList)
+        drawn = " ".join(options.render_line(y).text for y in range(options.size.height))
+        assert "0,50 US$" in drawn and "$0.50" not in drawn, drawn
+        assert "US$" in text_of(product, "#preview")
+
+
 async def test_the_details_form_hides_the_language_choice(tmp_path: Path) -> None:
     kiosk = make_kiosk(tmp_path)
     app = kiosk.app

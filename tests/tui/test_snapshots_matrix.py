@@ -153,7 +153,7 @@ def test_closed_location(
 
 
 # The staff's screens ----------------------------------------------------------------------------
-@pytest.mark.parametrize(("theme", "size"), THEMES[:2])
+@pytest.mark.parametrize(("theme", "size"), THEMES)
 def test_staff_pin(snap_compare: Any, tmp_path: Path, theme: str, size: tuple[int, int]) -> None:
     assert snap(snap_compare, app_for(tmp_path, Settings(theme=theme)), size, push_pin)
 
@@ -178,6 +178,7 @@ def test_staff(snap_compare: Any, tmp_path: Path, theme: str, size: tuple[int, i
 SPANISH: dict[str, tuple[Step, ...]] = {
     "welcome": (press("1"),),
     "menu": (order_with_items, press("down", "down")),
+    "product": (press("1", "1", "l", "a", "t", "t", "e", "enter"), press("down", "space")),
     "cart": (order_with_items, press("f4")),
     "checkout": (order_with_items, press("f4", "f2"), fill_customer),
 }
@@ -187,6 +188,12 @@ SPANISH: dict[str, tuple[Step, ...]] = {
 def test_spanish(snap_compare: Any, tmp_path: Path, screen: str) -> None:
     app = app_for(tmp_path, Settings(language="es"))
     assert snap(snap_compare, app, (80, 24), *SPANISH[screen])
+
+
+@pytest.mark.parametrize("screen", list(SPANISH))
+def test_spanish_at_120x40(snap_compare: Any, tmp_path: Path, screen: str) -> None:
+    app = app_for(tmp_path, Settings(language="es"))
+    assert snap(snap_compare, app, (120, 40), *SPANISH[screen])
 
 
 # Large text at 120x40 (80x24 is in test_snapshots_themes.py) ------------------------------------
