@@ -198,6 +198,8 @@ def test_spanish_at_120x40(snap_compare: Any, tmp_path: Path, screen: str) -> No
 
 # Large text at 120x40 (80x24 is in test_snapshots_themes.py) ------------------------------------
 LARGE: dict[str, tuple[Step, ...]] = {
+    "location": (),
+    "welcome": (press("1"),),
     "menu": (order_with_items, press("down", "down")),
     "product": (press("1", "1", "l", "a", "t", "t", "e", "enter"), press("down", "down", "space")),
     "cart": (order_with_items, press("f4")),
