@@ -22,6 +22,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from kiosk.tui.contract import Kiosk, kiosk_of
+from kiosk.tui.palette import tone
 from kiosk.tui.text import clean
 
 
@@ -66,15 +67,25 @@ def budget_text(client: Any, now: float | None = None) -> str:
     return text
 
 
+# Each state's colour by its role in the theme's palette (kiosk/tui/palette.py): the terminal's
+# own green was lime in high contrast, whose text is white and one accent.
+STATE_TONES = {"ok": "ok", "failing": "error", "unknown": "warn"}
+
+
 def client_health(
-    client: Any, *, now: float | None = None, name: str = "", staff: bool = False
+    client: Any,
+    *,
+    now: float | None = None,
+    name: str = "",
+    staff: bool = False,
+    app: object = None,
 ) -> Text:
     """One line for one client: reachable, last error (and when), rate budget left. `staff`
     adds the last error's requestId (2.0), which only staff see: what the service's support asks
-    for."""
+    for. `app`: whose theme colours it (the default theme's without one)."""
     now = time.time() if now is None else now
     state, words = reachability(client)
-    style = {"ok": "green", "failing": "bold red", "unknown": "yellow"}[state]
+    style = tone(app, STATE_TONES[state])
     text = Text()
     if name:
         text.append(clean(name, 40) + ": ", style="bold")
@@ -87,10 +98,10 @@ def client_health(
     if isinstance(stale_since, int | float):
         # Menus and locations from the site's disk cache (issue 14): ordering still needs the API.
         since = clock_time(stale_since)
-        text.append(f" · showing saved menus (no answer since {since})", style="bold yellow")
+        text.append(f" · showing saved menus (no answer since {since})", style=tone(app, "warn"))
     text.append(" · last error: ")
     error = getattr(client, "last_error", None)
-    text.append(describe_error(error), style="red" if error is not None else "")
+    text.append(describe_error(error), style=tone(app, "error") if error is not None else "")
     error_at = getattr(client, "last_error_at", None)
     if error is not None and error_at is not None:
         text.append(f" at {clock_time(error_at)}", style="dim")
@@ -113,14 +124,13 @@ def current_client(app: Kiosk) -> tuple[str, Any] | None:
 
 
 # The customer's mark in kiosk mode: a shape for each state (not colour alone).
-MARKS = {"ok": ("●", "green"), "failing": ("▲", "bold red"), "unknown": ("○", "yellow")}
+MARKS = {"ok": "●", "failing": "▲", "unknown": "○"}
 
 
-def status_mark(client: Any) -> Text:
+def status_mark(client: Any, app: object = None) -> Text:
     """What customers see of the API's health in kiosk mode: one mark, no words."""
     state, _ = reachability(client)
-    mark, style = MARKS[state]
-    return Text(mark, style=style)
+    return Text(MARKS[state], style=tone(app, STATE_TONES[state]))
 
 
 class HealthLine(Static):
@@ -156,7 +166,9 @@ class HealthLine(Static):
         if found is None:
             return Text("API: starting…") if app.health_line_words else Text("○")
         _, client = found
-        return client_health(client) if app.health_line_words else status_mark(client)
+        if app.health_line_words:
+            return client_health(client, app=self.app)
+        return status_mark(client, self.app)
 
     def tick(self) -> None:
         app = kiosk_of(self.app)

@@ -239,7 +239,9 @@ class StaffScreen(Screen[None]):
             for location_id, client in services.clients.items():
                 text.append("\n")
                 name = self.name_of(location_id)
-                text.append_text(client_health(client, now=now, name=name, staff=True))
+                text.append_text(
+                    client_health(client, now=now, name=name, staff=True, app=self.app)
+                )
             if kiosk.location_id is not None:
                 text.append("\nDelivery: " + kiosk.visit.delivery_offer().why)
             if settings is not None and settings.printer:
