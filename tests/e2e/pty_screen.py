@@ -33,6 +33,8 @@ KEYS = {
     "enter": b"\r",
     "tab": b"\t",
     "backspace": b"\x7f",
+    "home": b"\x1b[H",
+    "end": b"\x1b[F",
     "f2": b"\x1bOQ",
     "f4": b"\x1bOS",
     "f12": b"\x1b[24~",

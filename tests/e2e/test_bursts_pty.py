@@ -116,6 +116,18 @@ def test_name_down_email_in_one_write_fill_two_fields(
     assert (cart["customerName"], cart["emailAddress"]) == ("Ann", "ann@example.com")
 
 
+def test_corrections_typed_in_one_write_are_made_in_order(term: EmulatedTerminal) -> None:
+    """Backspace, the arrows, Home and End read with the letters around them act in the order
+    typed: the field's own keys ran only after the letters that followed them (Backspace then n
+    inserted the n and deleted it, the typo stayed)."""
+    pickup(term)
+    add_cookie(term)
+    open_cart(term)
+    open_checkout(term)
+    term.burst(*"Anm", "backspace", "n", "left", "left", "left", "J", "end", "e")
+    term.wait_until("the name corrected", lambda: field_under(term, "Your name") == "JAnne", 10)
+
+
 def test_two_arrows_then_a_code_in_one_write_land_in_the_code_field(
     term: EmulatedTerminal, tmp_path: Path
 ) -> None:

@@ -132,3 +132,26 @@ async def test_a_choice_then_letters_in_one_read_search_the_menu(tmp_path: Path)
         await settle(pilot)
         assert isinstance(app.screen, MenuScreen), banner(pilot)
         assert app.screen.query_text == "cookie"
+
+
+async def test_a_fields_own_keys_act_in_order_with_the_letters_around_them(
+    tmp_path: Path,
+) -> None:
+    """Backspace, ←→, Home and End queued with letters (one read) edit where they were typed:
+    Textual ran a field's bindings after the key had bubbled up to the app, so the letter after
+    a Backspace was inserted first and then deleted (kiosk/tui/widgets/fields.py)."""
+    from textual.widgets import Input
+
+    app = make_kiosk(tmp_path).app
+    async with app.run_test(size=(100, 32)) as pilot:
+        await open_checkout(pilot)
+        name = app.screen.query_one("#name", Input)
+        name.focus()
+        await settle(pilot)
+        driver = app._driver
+        assert driver is not None
+        typed = [*"Anm", "backspace", "n", "left", "left", "left", "J", "end", "e"]
+        for key in typed:
+            driver.send_message(events.Key(key, key if len(key) == 1 else None))
+        await settle(pilot)
+        assert name.value == "JAnne"

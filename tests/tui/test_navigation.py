@@ -111,8 +111,8 @@ async def test_arrows_reach_every_control_on_every_screen(tmp_path: Path) -> Non
         assert await reaches_every_control(pilot) == [
             "Button#text-size",
             "MethodList#methods",
-            "Input#f-last_name",
-            "Input#f-room",
+            "TextField#f-last_name",
+            "TextField#f-room",
             "Button#start",
         ]
         assert "↑↓←→ Move" in footer_keys(pilot)
@@ -149,7 +149,12 @@ async def test_arrows_reach_every_control_on_every_screen(tmp_path: Path) -> Non
         await keys(pilot, "f4")
         assert isinstance(app.screen, CartScreen)
         wanted = await reaches_every_control(pilot)
-        for control in ("Input#discount", "TipButton#tip-none", "Button#asap", "Button#checkout"):
+        for control in (
+            "TextField#discount",
+            "TipButton#tip-none",
+            "Button#asap",
+            "Button#checkout",
+        ):
             assert control in wanted, wanted
         assert "Select#later" in wanted and "CrossSell#cross-sell" in wanted
         # The tip buttons are a row: → and ← move along it.
@@ -164,8 +169,8 @@ async def test_arrows_reach_every_control_on_every_screen(tmp_path: Path) -> Non
         await keys(pilot, "f2")
         assert isinstance(app.screen, CheckoutScreen)
         assert await reaches_every_control(pilot) == [
-            "Input#name",
-            "Input#email",
+            "TextField#name",
+            "TextField#email",
             "Button#continue",
         ]
         app.screen.query_one("#name").value = "Ada"  # type: ignore[attr-defined]
@@ -201,7 +206,7 @@ async def test_a_list_hands_the_arrow_on_past_its_ends(kiosk: Kiosk) -> None:
         await keys(pilot, "down")  # inside the list first
         assert app.focused is methods and methods.cursor != first  # type: ignore[attr-defined]
         await keys(pilot, "end", "down")  # past the last row: the next control
-        assert label(app.focused) == "Input#f-last_name"
+        assert label(app.focused) == "TextField#f-last_name"
 
 
 async def test_escape_on_the_menu_clears_the_search_then_goes_back_keeping_the_cart(

@@ -29,6 +29,7 @@ from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.cart_summary import TotalsPanel
 from kiosk.tui.widgets.chrome import FieldError, FullName
+from kiosk.tui.widgets.fields import TextField
 from kiosk.tui.widgets.lists import TextRow, TextRowList, two_columns
 from kiosk.tui.widgets.rowlist import RowList
 from kiosk.tui.widgets.scroll import ControlsScroll
@@ -177,7 +178,7 @@ class CartScreen(KioskScreen):
                     yield Button(_("Edit"), id="edit-line", compact=True)
                 yield Static(Text(_("Discount code"), style="bold"), classes="section")
                 with Horizontal(id="discount-row"):
-                    yield Input(
+                    yield TextField(
                         placeholder=_("Enter a code"),
                         id="discount",
                         max_length=40,
@@ -190,7 +191,7 @@ class CartScreen(KioskScreen):
                     yield Static(Text(_("Tip"), style="bold"), classes="section")
                     yield TipRow(id="tip-row")
                     with Horizontal(id="custom-tip-row"):
-                        yield Input(
+                        yield TextField(
                             placeholder=_("Amount, e.g. 2.50"), id="custom-tip", max_length=8
                         )
                         yield Button(_("Set tip"), id="set-custom-tip")

@@ -21,6 +21,7 @@ from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.cart_summary import TotalsPanel
 from kiosk.tui.widgets.chrome import FieldError
+from kiosk.tui.widgets.fields import TextField
 from kiosk.tui.widgets.scroll import ControlsScroll
 
 if TYPE_CHECKING:
@@ -84,7 +85,7 @@ class CheckoutScreen(KioskScreen):
             with ControlsScroll(id="checkout-form"):
                 yield Static(Text(_("Almost done: who is this order for?"), style="bold"))
                 yield Label(_("Your name"), classes="field-label")
-                yield Input(
+                yield TextField(
                     placeholder=_("First name is fine"),
                     id="name",
                     max_length=NAME_MAX,
@@ -97,7 +98,7 @@ class CheckoutScreen(KioskScreen):
                     else _("Email me a receipt (optional)"),
                     classes="field-label",
                 )
-                yield Input(
+                yield TextField(
                     placeholder="name@example.com",
                     id="email",
                     max_length=254,

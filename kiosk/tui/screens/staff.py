@@ -24,6 +24,7 @@ from kiosk.tui.contract import Kiosk, kiosk_of
 from kiosk.tui.health import client_health
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.chrome import DemoMark
+from kiosk.tui.widgets.fields import TextField
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -52,7 +53,7 @@ class PinDialog(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(id="pin-dialog"):
             yield Static(Text("Staff: enter the PIN", style="bold"), id="pin-title")
-            yield Input(
+            yield TextField(
                 password=True,
                 restrict=r"[0-9]*",
                 max_length=12,

@@ -22,6 +22,7 @@ from kiosk.tui.palette import tone
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.chrome import FieldError, KioskHeader
+from kiosk.tui.widgets.fields import TextField
 from kiosk.tui.widgets.language import LanguageBar
 from kiosk.tui.widgets.lists import TextRow, TextRowList
 from kiosk.tui.widgets.recall import RecallLine, show_number
@@ -223,7 +224,7 @@ class WelcomeScreen(KioskScreen):
                         postal_label(self._country()) if field_id == "zip" else _(label),
                         classes="field-label",
                     ),
-                    Input(
+                    TextField(
                         placeholder=_(placeholder) if placeholder else "",
                         max_length=limit,
                         id=f"f-{field_id}",
