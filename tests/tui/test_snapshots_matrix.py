@@ -143,6 +143,45 @@ def test_still_there_dialog(
     assert snap(snap_compare, app, size, order_with_items, push_still_there)
 
 
+async def push_number_again(pilot: Pilot[Any]) -> None:
+    """The first screen's "show my number again", as after an order a moment ago."""
+    from kiosk.tui.widgets.recall import NumberDialog
+
+    await pilot.app.push_screen(NumberDialog("A001"))
+
+
+@pytest.mark.parametrize(("theme", "size"), THEMES)
+def test_number_again_dialog(
+    snap_compare: Any, tmp_path: Path, theme: str, size: tuple[int, int]
+) -> None:
+    app = app_for(tmp_path, Settings(theme=theme))
+    assert snap(snap_compare, app, size, push_number_again)
+
+
+@pytest.mark.parametrize(("theme", "size"), THEMES)
+def test_payment_declined(
+    snap_compare: Any,
+    tmp_path: Path,
+    theme: str,
+    size: tuple[int, int],
+    deterministic_ids: None,
+) -> None:
+    app = app_for(tmp_path, Settings(theme=theme))
+    run = (order_with_items, press("f4", "f2"), fill_customer, press("f2", "d"))
+    assert snap(snap_compare, app, size, *run)
+
+
+@pytest.mark.parametrize(("theme", "size"), THEMES)
+def test_boot_failure(snap_compare: Any, theme: str, size: tuple[int, int]) -> None:
+    async def broken() -> Any:
+        raise RuntimeError("no base URL for profile 'production': pass --base-url URL")
+
+    app = KioskApp(services_factory=broken)
+    if theme == "high-contrast":
+        app.use_theme("high-contrast")
+    assert snap(snap_compare, app, size)
+
+
 @pytest.mark.parametrize(("theme", "size"), THEMES)
 def test_closed_location(
     snap_compare: Any, tmp_path: Path, theme: str, size: tuple[int, int]

@@ -16,6 +16,7 @@ from textual.widget import Widget
 from textual.widgets import LoadingIndicator, Static
 
 from kiosk.tui.first_screen import FirstScreen, Place
+from kiosk.tui.palette import tone
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.chrome import DemoMark
 from kiosk.tui.widgets.lists import TextRowList
@@ -123,8 +124,11 @@ class BootScreen(Screen[None]):
         for loading in self.query("#boot-loading"):
             loading.display = False
         self.chosen = None
-        text = Text("The kiosk could not start.\n", style="bold red")
-        text.append(clean(str(error) or type(error).__name__, 400))
+        # The first line in the theme's error colour (the terminal's red was every line's, and
+        # in high contrast, whose text is white and one accent, a red); the reason plain.
+        text = Text()
+        text.append("The kiosk could not start.", style=tone(self.app, "error"))
+        text.append("\n" + clean(str(error) or type(error).__name__, 400))
         text.append("\n\nPress R to try again, or ask a member of staff.")
         self.query_one("#boot-error", Static).update(text)
 
