@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import Button, Static
 
 from kiosk.config import Settings
@@ -17,7 +19,7 @@ from kiosk.tui.screens.payment import PaymentScreen
 from kiosk.tui.widgets.order_number import OrderNumber
 from kiosk.tui.widgets.qr import QRCode
 
-from .conftest import PAY_URL, make_kiosk, settle
+from .conftest import PAY_URL, Kiosk, make_kiosk, settle
 from .test_flow import add_simple, banner, fill, keys, open_menu
 
 
@@ -120,16 +122,22 @@ async def test_the_demo_says_plainly_that_a_pays_when_no_phone_can_reach_the_pag
         assert "kiosk demo --lan" in _text(screen, "#pay-demo")
 
 
-async def test_with_lan_the_qr_carries_the_lan_address_and_says_scan(tmp_path: Path) -> None:
-    # The test backend names its checkout pages at PAY_URL, as `--lan` names them at the LAN
-    # address (kiosk.cli.serve_demo_on_lan); the kiosk is told that origin is phone-reachable.
-    k = make_kiosk(tmp_path)
+async def _at_payment_a_phone_can_open(pilot: Pilot[Any], k: Kiosk) -> PaymentScreen:
+    """The payment screen of a kiosk whose checkout pages a phone can open: the test backend
+    names them at PAY_URL, as `--lan` names them at the LAN address (kiosk.cli.
+    serve_demo_on_lan), and the kiosk is told that origin is phone-reachable."""
     k.services.phone_origin = PAY_URL
+    await _to_payment(pilot, k)
+    screen = pilot.app.screen
+    assert isinstance(screen, PaymentScreen)
+    return screen
+
+
+async def test_with_lan_the_qr_carries_the_lan_address_and_says_scan(tmp_path: Path) -> None:
+    k = make_kiosk(tmp_path)
     app = k.app
     async with app.run_test(size=(80, 24)) as pilot:
-        await _to_payment(pilot, k)
-        screen = app.screen
-        assert isinstance(screen, PaymentScreen)
+        screen = await _at_payment_a_phone_can_open(pilot, k)
         qr = screen.query_one(QRCode)
         assert qr.data == k.server_cart()["checkoutUrl"]
         assert qr.data.startswith(PAY_URL + "/demo/checkout/")
@@ -141,12 +149,9 @@ async def test_a_long_payment_address_is_shown_whole_to_be_typed(tmp_path: Path)
     """The checkout URL is the server's and opaque: however long, the "Or visit" line shows
     every character (wrapped at 80x24), so that a customer without a camera can type it."""
     k = make_kiosk(tmp_path)
-    k.services.phone_origin = PAY_URL
     app = k.app
     async with app.run_test(size=(80, 24)) as pilot:
-        await _to_payment(pilot, k)
-        screen = app.screen
-        assert isinstance(screen, PaymentScreen)
+        screen = await _at_payment_a_phone_can_open(pilot, k)
         cart = app.cart
         assert cart is not None and cart.checkout_url
         long = cart.checkout_url + "?session=" + "x7Kq9" * 16
