@@ -267,10 +267,11 @@ def test_remote_terminal_80x24_colours(
         if mode == "16 colours":
             assert all(len(c) == 1 for c in used), [c for c in used if len(c) > 1][:5]
         else:
-            # Textual's NO_COLOR: shades of grey only (the 256-colour grey ramp or r = g = b).
+            # Textual's NO_COLOR: shades of grey only (the 256-colour grey ramp, the colour
+            # cube's six greys from black to white, or r = g = b).
             def grey(c: list[int]) -> bool:
                 if len(c) == 3:
-                    return c[2] >= 232 or c[2] in (0, 7, 8, 15, 16)
+                    return c[2] >= 232 or c[2] in (0, 7, 8, 15, 16, 59, 102, 145, 188, 231)
                 if len(c) == 5:
                     return c[2] == c[3] == c[4]
                 return c[0] in (30, 37, 40, 47, 90, 97, 100, 107)
