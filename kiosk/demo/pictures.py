@@ -21,14 +21,21 @@ def _colour(seed: bytes, lo: int, hi: int) -> tuple[int, int, int]:
     return tuple(lo + b * (hi - lo) // 255 for b in seed[:3])  # type: ignore[return-value]
 
 
-@lru_cache(maxsize=128)
 def png(product_id: str) -> bytes | None:
     """A PNG of a plate of food, its colours drawn from the product id (the same every start);
-    None without Pillow."""
+    None without Pillow. Only drawings are kept: a "no Pillow" kept with them outlived Pillow's
+    absence (a test that hid it left that product without a picture for the process's life)."""
     try:
-        from PIL import Image, ImageDraw
+        import PIL  # noqa: F401
     except ImportError:
         return None
+    return _drawn(product_id)
+
+
+@lru_cache(maxsize=128)
+def _drawn(product_id: str) -> bytes:
+    from PIL import Image, ImageDraw
+
     seed = hashlib.sha256(product_id.encode()).digest()
     width, height = SIZE
     image = Image.new("RGB", SIZE, _colour(seed[0:3], 60, 140))  # the table

@@ -188,6 +188,20 @@ async def test_without_pillow_the_product_screen_works_as_before(
         assert [i["productId"] for i in k.server_cart()["items"]] == ["prd_falafel_wrap"]
 
 
+def test_a_picture_asked_for_without_pillow_is_drawn_once_pillow_is_there(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The demo's pictures keep their drawings, not Pillow's absence: a product asked for while
+    Pillow was missing gets its picture once it is there (order-dependent failures before)."""
+    from kiosk.demo import pictures
+
+    with monkeypatch.context() as hidden:
+        hidden.setitem(sys.modules, "PIL", None)
+        assert pictures.png("prd_asked_without_pillow") is None
+    drawn = pictures.png("prd_asked_without_pillow")
+    assert drawn is not None and drawn.startswith(b"\x89PNG")
+
+
 def test_pillow_is_not_loaded_before_the_first_frame() -> None:
     """The kiosk's whole UI and its CLI import without Pillow nor textual-image."""
     code = (
