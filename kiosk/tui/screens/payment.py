@@ -266,19 +266,19 @@ class PaymentScreen(KioskScreen):
         else:
             holder.display = False
             self.query_one("#qr-column", Vertical).mount(QRCode(url, id="qr"), before=0)
-        if self._phone_can_pay(cart):
+        to_type = self._phone_can_pay(cart)
+        if to_type:
             link = Text(_("Or visit") + " ", style=tone(self.app, "muted"))
             link.append(short_url(url), style="bold")
         else:
-            # Not an address to type: one line, cut.
-            # The demo's page is on this machine only: not offered as an address to visit.
+            # The demo's page is on this machine only: not an address to type (one line, cut).
             link = Text(
                 _("Demo page (this machine only):") + " " + short_url(url),
                 style=tone(self.app, "muted"),
             )
         pay_url = self.query_one("#pay-url", Static)
         # An address to type is shown whole: wrapped, a long one folded (styles/payment.tcss).
-        pay_url.set_class(self._phone_can_pay(cart), "-to-type")
+        pay_url.set_class(to_type, "-to-type")
         pay_url.update(link)
 
     def _show_counter_code(self, cart: Cart) -> None:
