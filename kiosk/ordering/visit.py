@@ -276,8 +276,8 @@ class Visit:
         self._store: CartStore | None = None
         self._store_unsubscribe: list[Callable[[], None]] = []
         self._listeners: list[VisitListener] = []
-        # The cart screen's last cross-sell answer, keyed by (cart id, product ids in the cart).
-        self._cross_sell_memo: tuple[Any, list[MenuProduct]] | None = None
+        # The cart's recommendations (cart id, answer): read once a cart (cross_sell).
+        self._cross_sell_memo: tuple[str, list[MenuProduct]] | None = None
         # Products suggested after an add in this visit: none is suggested twice.
         self._suggested: set[str] = set()
         # Discards of abandoned carts still running (the next visit's writes queue behind them).
@@ -573,35 +573,30 @@ class Visit:
         return (day.label or day.value, at)
 
     async def cross_sell(self) -> list[MenuProduct]:
-        """Suggestions for the cart, asked again only when its products changed; none when the
-        rate budget runs low (an optional read: the order's requests come first)."""
+        """Suggestions for the cart: read once a cart (the first add's suggestion reads them, the
+        cart screen shows the same answer), none when the rate budget runs low (an optional read:
+        the order's requests come first). The answer may predate the cart's last lines: whoever
+        shows it leaves out what is in the cart now (issue 22: one recommendation read an order,
+        not one for each change of the cart's contents)."""
         cart = self.state.cart
         if cart is None:
             return []
-        key = (cart.id, tuple(sorted(i.product_id for i in cart.items)))
         memo = self._cross_sell_memo
-        if memo is None or memo[0] != key:
+        if memo is None or memo[0] != cart.id:
             if self.client.rate_budget.is_low:
                 return []
-            memo = (key, await self.client.cross_sell(self.state.location_id or "", cart.id))
+            memo = (cart.id, await self.client.cross_sell(self.state.location_id or "", cart.id))
             self._cross_sell_memo = memo
         return list(memo[1])
 
     async def suggestion(self) -> MenuProduct | None:
         """One product to suggest after an add: the first of the cart's recommendations (the
-        cross-sell the cart screen shows, from the same memo: one request a cart at most, for
-        the first add) that is available, not in the cart and not suggested before in this
-        visit. None when there is none, or the read fails (an optional extra: the order goes
-        on)."""
+        cross-sell the cart screen shows, one read a cart) that is available, not in the cart
+        and not suggested before in this visit. None when there is none, or the read fails (an
+        optional extra: the order goes on)."""
         cart = self.state.cart
-        memo = self._cross_sell_memo
         try:
-            if cart is not None and memo is not None and memo[0][0] == cart.id:
-                # This cart's last answer, even for its contents before this add: a suggestion
-                # costs no request once the cart has one (the bench's request goal).
-                products = list(memo[1])
-            else:
-                products = await self.cross_sell()
+            products = await self.cross_sell()
         except StorefrontError:
             log.info("no suggestion: the recommendations could not be read", exc_info=True)
             return None

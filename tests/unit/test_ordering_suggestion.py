@@ -38,3 +38,25 @@ async def test_nothing_in_the_cart_is_suggested() -> None:
         await visit.add_item(recommended[0], 1)
         product = await visit.suggestion()
         assert product is None or product.id != recommended[0]
+
+
+async def test_the_recommendations_are_read_once_a_cart_and_what_is_in_it_is_left_out() -> None:
+    async with demo_rig() as rig:
+        visit = rig.visit()
+        await visit.start("pickup")
+        await visit.add_item("prd_espresso", 1)
+        first = await visit.suggestion()
+        assert first is not None
+        await visit.add_item(first.id, 1)
+        # Another line, another suggestion: from the same answer, never what the cart holds.
+        second = await visit.suggestion()
+        assert second is None or second.id not in {"prd_espresso", first.id}
+        # The cart screen, after the cart's contents changed: the same answer, no request.
+        assert first.id in [p.id for p in await visit.cross_sell()]
+        assert visit.client.stats.by_endpoint["cross_sell"] == 1
+        # A new cart reads its own.
+        await visit.reset()
+        await visit.start("pickup")
+        await visit.add_item("prd_espresso", 1)
+        await visit.cross_sell()
+        assert visit.client.stats.by_endpoint["cross_sell"] == 2

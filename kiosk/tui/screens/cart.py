@@ -243,7 +243,7 @@ class CartScreen(KioskScreen):
             return await visit.time_intervals()
 
         async def cross() -> list[MenuProduct]:
-            # Asked again only when the cart's products changed; none when the budget runs low.
+            # Read once a cart (the first add read it already); none when the budget runs low.
             return await visit.cross_sell()
 
         def quiet(failure: Failure) -> bool:
