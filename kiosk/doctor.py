@@ -309,6 +309,7 @@ async def run_test_order(services: KioskServices, out: TextIO) -> bool:
     prints the order number; on any other server it stops before payment and deletes the cart."""
     from kiosk.api import StorefrontError
     from kiosk.api.money import format_money
+    from kiosk.ordering.lifecycle import Phase
     from kiosk.ordering.visit import Visit
 
     report = _Report(out)
@@ -431,7 +432,9 @@ async def run_test_order(services: KioskServices, out: TextIO) -> bool:
         nonlocal paid
         await visit.confirm_demo_payment(DEMO_CARD)
         cart = await visit.poll()
-        if cart is None or cart.status != "COMPLETED":
+        # Paid is the order's lifecycle (2.0's order-result, v1's completed cart), not the status
+        # of the cart held: on 2.0 that is not read again when the order is the same.
+        if cart is None or visit.state.order.phase is not Phase.PAID:
             raise LookupError("the demo payment did not complete the order")
         paid = True
         # The server's order number, as the done screen shows it (the order's lifecycle), else

@@ -846,6 +846,12 @@ class Cart(ApiModel):
     def item_count(self) -> int:
         return self.total_quantity or sum(item.quantity for item in self.items)
 
+    @property
+    def amount_due(self) -> int:
+        """What the customer pays, minor units: `orderTotalWithServiceFee` (the service,
+        processing and platform fees added), else `orderTotal` (the receipt's Total row)."""
+        return self.order_total_with_service_fee or self.order_total
+
     def formatted(self, total: str, locale: str | None = None) -> str:
         """Display text of a total: the server's twin, else a local fallback; in `locale` (another
         language than the server's) always formatted here. `total` is a name in Cart.TOTALS
@@ -907,10 +913,27 @@ class OrderProgress:
     state: str
     order_number: str | None = None
     failure_code: str | None = None
+    # A completed order's total (minor units) and its lines' quantities added up, when the poll
+    # says them
+    # (2.0's `order.pricing.total`, `order.items`): the cart already held is the receipt when
+    # they agree with it (CartStore.check_payment), not read again.
+    total: int | None = None
+    quantity: int | None = None
 
     @property
     def completed(self) -> bool:
         return self.state == "completed"
+
+    def agrees_with(self, cart: Cart | None) -> bool:
+        """True when this completed order is `cart` as the kiosk holds it: the same amount paid
+        and the same quantities on its lines, added up."""
+        return (
+            cart is not None
+            and self.total is not None
+            and self.quantity is not None
+            and self.total == cart.amount_due
+            and self.quantity == sum(item.quantity for item in cart.items)
+        )
 
     @property
     def failed(self) -> bool:

@@ -36,7 +36,7 @@ from .models import (
     OrderProgress,
     PaymentIntent,
 )
-from .money import MAJOR_UNITS
+from .money import MAJOR_UNITS, MoneyError, parse_money
 from .request_schema import check_body, operation_key, required_fields
 
 __all__ = ["COUNTRY_NAMES", "V2_FULFILLMENT", "StorefrontClientV2"]
@@ -72,6 +72,30 @@ class _CartAccess:
         self.token = token
         self.revision: int | None = None
         self.checkout_url: str | None = None
+
+
+def _order_size(order: Any) -> tuple[int | None, int | None]:
+    """A completed order's `pricing.total` (minor units) and its items' quantities added up;
+    (None, None) for what does not parse: the cart is then read again for the receipt."""
+    if not isinstance(order, dict):
+        return None, None
+    pricing, items = order.get("pricing"), order.get("items")
+    if not isinstance(pricing, dict) or not isinstance(items, list):
+        return None, None
+    quantity = 0
+    for item in items:
+        count = item.get("quantity") if isinstance(item, dict) else None
+        if not isinstance(count, int) or isinstance(count, bool):
+            return None, None
+        quantity += count
+    marker = MAJOR_UNITS.set(True)
+    try:
+        total = parse_money(pricing.get("total", ""))
+    except MoneyError:
+        return None, None
+    finally:
+        MAJOR_UNITS.reset(marker)
+    return total, quantity
 
 
 def _instant(value: Any) -> datetime | None:
@@ -293,10 +317,13 @@ class StorefrontClientV2(StorefrontClient):
             # will be paid. The document lists no failure codes; these are the error codes it
             # names for a cart that cannot be used any more (inferred, one place).
             state = "expired"
+        total, quantity = _order_size(order) if state == "completed" else (None, None)
         return OrderProgress(
             state,
             order_number=short.strip() if isinstance(short, str) and short.strip() else None,
             failure_code=code if isinstance(code, str) and code else None,
+            total=total,
+            quantity=quantity,
         )
 
     async def delete_cart(self, location_id: str, cart_id: str) -> None:

@@ -752,9 +752,10 @@ class CartStore:
     async def check_payment(self) -> OrderProgress | None:
         """One look at the payment: 2.0's order-result, or (v1, which has no payment poll) the
         cart itself. What the server said moves the order's lifecycle, persisted before anyone
-        hears of it: completed -> PAID with the server's number (then the cart is read once, for
-        the receipt), failed -> DECLINED with its code, gone or expired -> EXPIRED. Returns what
-        the server said, None when there is no cart."""
+        hears of it: completed -> PAID with the server's number, failed -> DECLINED with its
+        code, gone or expired -> EXPIRED. A completed order's cart is read once more, for the
+        receipt, unless the order is the cart held (OrderProgress.agrees_with). Returns what the
+        server said, None when there is no cart."""
         cart_id = self.cart_id
         if cart_id is None:
             return None
@@ -776,8 +777,10 @@ class CartStore:
                 raise
             progress = _progress_of(cart)
         self._heard(progress)
-        if progress.completed and not self._poll_read_cart:
-            # The receipt's lines and totals; the order is placed whether or not this read works.
+        if progress.completed and not self._poll_read_cart and not progress.agrees_with(self.cart):
+            # The receipt's lines and totals, read when the order is not the cart held (a tip
+            # added on the payment page, a line dropped); the order is placed whether or not this
+            # read works.
             with contextlib.suppress(StorefrontError):
                 await self.refresh()
                 self._poll_read_cart = True

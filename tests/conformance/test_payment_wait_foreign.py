@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import UTC, datetime
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -34,9 +35,11 @@ class Counting(httpx.AsyncBaseTransport):
         return await self.inner.handle_async_request(request)
 
 
-async def _paid_wait(tmp_path: Path) -> tuple[Any, Any, Counting, str]:
-    """A takeout order paid 25 s into the wait: (the wait's result, the server, the requests
-    sent during the wait, the cart id)."""
+async def _paid_wait(
+    tmp_path: Path, page_tip: Decimal | None = None
+) -> tuple[Any, Any, Counting, str]:
+    """A takeout order paid 25 s into the wait (with `page_tip` added on the payment page):
+    (the wait's result, the server, the requests sent during the wait, the cart id)."""
     clock = FakeClock(START)
     app = make_vendor_app(clock=lambda: datetime.fromtimestamp(clock.now, UTC))
     counting = Counting(httpx.ASGITransport(app=app))
@@ -66,7 +69,7 @@ async def _paid_wait(tmp_path: Path) -> tuple[Any, Any, Counting, str]:
         assert (await visit.begin_payment()).checkout_url == result.intent.checkout_url
         cart = visit.cart
         assert cart is not None
-        clock.call_later(25, _pay(app, cart.id))
+        clock.call_later(25, _pay(app, cart.id, page_tip))
         counting.sent.clear()
         waited = await visit.wait_for_payment(timeout=120)
     finally:
@@ -74,16 +77,32 @@ async def _paid_wait(tmp_path: Path) -> tuple[Any, Any, Counting, str]:
     return waited, app, counting, cart.id
 
 
-async def test_the_wait_polls_order_result_and_reads_the_cart_once_paid(tmp_path: Path) -> None:
+async def test_the_wait_polls_order_result_and_keeps_the_cart_the_order_agrees_with(
+    tmp_path: Path,
+) -> None:
     waited, app, counting, cart_id = await _paid_wait(tmp_path)
     assert waited.outcome is PaymentOutcome.COMPLETED
     # The cart names where the order is handed over (the vendor's example: "counter").
     assert waited.cart is not None and waited.cart.fulfillment_identifier == "counter"
+    # Polls until the server says completed; the order's total and quantities are the cart's,
+    # so the cart held is the receipt: not read again.
+    order = app.state.store.carts[cart_id].order
+    assert waited.cart.amount_due == 1342 and order["pricing"]["total"] == "13.42"
+    assert set(counting.sent) == {"GET order-result"} and len(counting.sent) >= 2
+    assert app.state.violations == [] and app.state.answer_errors == []
+
+
+async def test_an_order_paid_with_a_tip_added_on_the_page_is_read_again_for_the_receipt(
+    tmp_path: Path,
+) -> None:
+    waited, app, counting, cart_id = await _paid_wait(tmp_path, page_tip=Decimal("2.00"))
+    assert waited.outcome is PaymentOutcome.COMPLETED
+    # The order's total is not the cart held: the cart is read once, after the polls.
     sent = Counter(counting.sent)
-    # Polls until the server says completed, then the cart once (for the receipt).
     assert sent["GET order-result"] >= 2 and sent[f"GET {cart_id}"] == 1, counting.sent
     assert counting.sent[-1] == f"GET {cart_id}"
-    assert set(sent) == {"GET order-result", f"GET {cart_id}"}
+    assert waited.cart is not None and waited.cart.waiter_tip_total == 200
+    assert waited.cart.amount_due == 1342 + 200
     assert app.state.violations == [] and app.state.answer_errors == []
 
 
@@ -94,8 +113,11 @@ async def test_the_number_is_the_order_results_short_id(tmp_path: Path) -> None:
     assert waited.order_number == "H101"
 
 
-def _pay(app: object, cart_id: str):  # type: ignore[no-untyped-def]
+def _pay(app: object, cart_id: str, page_tip: Decimal | None = None):  # type: ignore[no-untyped-def]
     async def pay() -> None:
-        app.state.store.pay(cart_id)  # type: ignore[attr-defined]
+        store = app.state.store  # type: ignore[attr-defined]
+        if page_tip is not None:  # the customer added a tip on the hosted page
+            store.carts[cart_id].tip_amount = page_tip
+        store.pay(cart_id)
 
     return pay

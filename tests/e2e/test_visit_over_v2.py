@@ -17,6 +17,7 @@ from kiosk.api.v2 import StorefrontClientV2
 from kiosk.config import Secret, Settings
 from kiosk.demo import create_app
 from kiosk.demo.data import DOWNTOWN
+from kiosk.ordering.lifecycle import Phase
 from kiosk.ordering.visit import Visit, request_selections
 from kiosk.runtime import build_demo_services, dialect_for
 from tests.demo.support import WED_AFTERNOON
@@ -62,9 +63,13 @@ async def test_an_order_over_2_0_survives_a_restart(
     assert backend.get_cart_json(polled.id)["status"] == "LOCKED"
     await second.confirm_demo_payment("4242 4242 4242 4242")
     cart = await second.poll()
-    assert cart is not None and cart.status == "COMPLETED"
-    assert cart.fulfillment_identifier == "A001"
+    # Paid: the order's number told, the server's cart completed. The order is the cart held
+    # (same total and quantities), so that is what the receipt shows: not read again.
+    assert cart is not None and second.state.order.phase is Phase.PAID
     server = backend.get_cart_json(cart.id)
+    assert server["status"] == "COMPLETED" and server["fulfillmentIdentifier"] == "A001"
+    assert second.state.order.order_number == "A001"
+    assert cart.amount_due == int(server["orderTotalWithServiceFee"])  # the backend: minor units
     assert {i["productId"]: i["quantity"] for i in server["items"]} == {
         "prd_cookie": 2,
         "prd_brownie": 1,
@@ -236,6 +241,7 @@ async def test_back_from_payment_the_order_is_intact_in_a_new_cart(
 
 async def test_back_from_payment_after_it_was_paid_shows_the_order(tmp_path: Path) -> None:
     app = create_app(clock=lambda: WED_AFTERNOON)
+    backend = app.state.backend  # type: ignore[attr-defined]
     visit, services = _visit(app, tmp_path)
     visit.choose_location(DOWNTOWN.id)
     await visit.start("pickup")
@@ -244,6 +250,7 @@ async def test_back_from_payment_after_it_was_paid_shows_the_order(tmp_path: Pat
     await visit.confirm_demo_payment("4242 4242 4242 4242")
     paid_id = visit.state.cart_id
     result = await visit.reopen_order()
-    assert result.completed is not None and result.completed.is_completed
+    assert result.paid and result.completed is not None and result.order_number
+    assert backend.get_cart_json(paid_id)["status"] == "COMPLETED"
     assert visit.state.cart_id == paid_id  # nothing was touched
     await services.aclose()  # type: ignore[attr-defined]
