@@ -159,6 +159,8 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         # Keys typed up to this moment are not held (hold_keys' `after`).
         self._hold_after = -math.inf
         self._kept_first_screen: Any = None
+        # A cold start's first reads, sent before the first screen is built (boot).
+        self._first_reads: asyncio.Future[Any] | None = None
         # Injected so that tests and snapshots can freeze countdowns and "open now".
         self.clock = clock
         self.wall_clock = wall_clock
@@ -265,7 +267,13 @@ class KioskApp(KioskMode, Accessibility, App[None]):
             self._services_ready(services)
             if boot_screen.preview is not None:
                 # The kept screen stays up, "updating…", while its data is read again.
-                await self._warm_start(services)
+                await self._warm_start()
+            else:
+                # The first screen's reads start now, in flight while that screen is built; the
+                # screen's own reads share them (the client's in-flight reads), failures included.
+                self._first_reads = asyncio.gather(
+                    *self._first_screen_reads(), return_exceptions=True
+                )
             screen = self._start_screen()
             await self.switch_screen(screen)
             self.kiosk_started()
@@ -282,17 +290,21 @@ class KioskApp(KioskMode, Accessibility, App[None]):
     # takes over (and shows its own loading and, if need be, its own failure).
     WARM_START_LIMIT = 5.0
 
-    async def _warm_start(self, services: KioskServices) -> None:
+    async def _warm_start(self) -> None:
         """Read the first screen's locations (from the disk cache while fresh, revalidated when
         not) so that the real screen draws from memory at once; failures are the screen's."""
         import asyncio
         import contextlib
 
-        visit = self.visit
-        reads = [visit.load_location(i) for i in services.location_ids]
+        reads = self._first_screen_reads()
         with contextlib.suppress(Exception):
             async with asyncio.timeout(self.WARM_START_LIMIT):
                 await asyncio.gather(*reads, return_exceptions=True)
+
+    def _first_screen_reads(self) -> list[Awaitable[Any]]:
+        """What the first screen reads: its locations."""
+        visit = self.visit
+        return [visit.load_location(i) for i in self.services.location_ids]
 
     async def _first_screen_up(self, screen: Any, boot_screen: Any) -> None:
         """Once the real first screen has its data: keep what it shows for the next start (when it

@@ -126,6 +126,33 @@ async def test_the_next_start_shows_the_kept_screen_in_its_first_frame(tmp_path:
         assert second.location is not None and second.location.id == "loc_downtown"
 
 
+async def test_a_cold_start_sends_its_first_reads_before_the_first_screen_is_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing kept: the locations' reads go out as soon as the services exist, before the first
+    screen is mounted, and that screen's own reads share them (one request each)."""
+    site = Site(tmp_path)
+    app = site.start()
+    sent_on: list[tuple[str, bool]] = []
+    handle = HeldTransport.handle_async_request
+
+    async def noted(self: HeldTransport, request: httpx.Request) -> httpx.Response:
+        sent_on.append((request.url.path, app.screen.is_mounted))
+        return await handle(self, request)
+
+    monkeypatch.setattr(HeldTransport, "handle_async_request", noted)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, LocationScreen)
+        assert set(screen.locations) == {loc.id for loc in LOCATIONS}
+    reads = [(path, mounted) for path, mounted in sent_on if path.startswith("/api/v1/locations/")]
+    assert sorted(path for path, _ in reads) == sorted(
+        f"/api/v1/locations/{loc.id}" for loc in LOCATIONS
+    )
+    assert {mounted for _, mounted in reads} == {False}
+
+
 def test_staff_see_when_saved_menus_stand_in_for_the_server() -> None:
     class Client:
         last_success_at = 100.0
