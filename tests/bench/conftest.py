@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.bench.report import measured_at
+
 RESULTS = Path(__file__).with_name("results.json")
 
 
@@ -91,19 +93,23 @@ class Figures:
         """Overwrite results.json. A partial run (`./dev bench -k ...`) replaces only the figures
         of the benchmarks it ran and keeps the others' latest figures."""
         ran = {f.bench for f in self.items}
+        when = time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(self.started))
         kept: list[dict[str, object]] = []
         if RESULTS.exists():
             try:
-                previous = json.loads(RESULTS.read_text(encoding="utf-8")).get("figures", [])
+                previous = json.loads(RESULTS.read_text(encoding="utf-8"))
             except (OSError, ValueError):
-                previous = []
-            kept = [f for f in previous if isinstance(f, dict) and f.get("bench") not in ran]
-        figures = sorted(
-            [*kept, *(asdict(f) for f in self.ordered())], key=lambda f: str(f["bench"])
-        )
+                previous = {}
+            kept = [
+                {**f, "measured": measured_at(f, previous)}
+                for f in previous.get("figures", [])
+                if isinstance(f, dict) and f.get("bench") not in ran
+            ]
+        fresh = [{**asdict(f), "measured": when} for f in self.ordered()]
+        figures = sorted([*kept, *fresh], key=lambda f: str(f["bench"]))
         data = {
             "command": "./dev bench",
-            "when": time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(self.started)),
+            "when": when,
             "seconds": round(time.time() - self.started, 1),
             "machine": {
                 "python": sys.version.split()[0],

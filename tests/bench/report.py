@@ -28,12 +28,28 @@ def _number(value: Any) -> str:
     return str(value)
 
 
+def measured_at(figure: dict[str, Any], results: dict[str, Any]) -> str:
+    """When `figure` was measured: a partial run (`./dev bench -k …`) keeps the other
+    benchmarks' figures, each with its own run's date ("< date" for one older than `results`
+    whose date was not kept)."""
+    if "measured" in figure:
+        return str(figure["measured"])
+    when = str(results.get("when", "?"))
+    return when if figure.get("bench") in results.get("benchmarks_run", []) else f"< {when}"
+
+
 def table(results: dict[str, Any]) -> str:
     machine = results.get("machine", {})
+    runs: dict[str, list[str]] = {}
+    for f in results.get("figures", []):
+        at = measured_at(f, results)
+        if f["bench"] not in runs.setdefault(at, []):
+            runs[at].append(f["bench"])
+    measured = "; ".join(f"{', '.join(b)} on {at}" for at, b in sorted(runs.items()))
     lines = [
-        f"From `{results.get('command', './dev bench')}` of {results.get('when', '?')} "
+        f"From `{results.get('command', './dev bench')}`, last run {results.get('when', '?')} "
         f"(Python {machine.get('python', '?')}, {machine.get('cpus', '?')} CPUs, "
-        f"{results.get('seconds', 0):.0f} s).",
+        f"{results.get('seconds', 0):.0f} s). Benchmarks measured: {measured}.",
         "",
         "| # | figure | value | baseline | ratio | goal | verdict |",
         "|---|---|---|---|---|---|---|",
