@@ -25,7 +25,7 @@ from kiosk.tui.screens.welcome import WelcomeScreen
 from kiosk.tui.widgets.chrome import Banner, FieldError
 from kiosk.tui.widgets.qr import QRCode
 
-from .conftest import Kiosk, make_kiosk, no_thanks, settle
+from .conftest import Kiosk, make_kiosk, no_sleep, no_thanks, settle
 
 
 async def keys(pilot: Pilot[Any], *names: str) -> None:
@@ -297,7 +297,10 @@ async def test_hotel_methods(
         assert server["fulfillmentIdentifier"].startswith("W")
 
 
-async def test_network_error_mid_flow_keeps_the_cart(kiosk: Kiosk) -> None:
+async def test_network_error_mid_flow_keeps_the_cart(tmp_path: Path) -> None:
+    # The store's pauses between the reads that settle the failed write are not waited out in
+    # real time (they were ~12 s of this test's 18 s): nothing here looks at the countdown.
+    kiosk = make_kiosk(tmp_path, store_options={"sleep": no_sleep})
     app = kiosk.app
     async with app.run_test(size=(80, 24)) as pilot:
         await open_menu(pilot, "1", "1")
@@ -478,8 +481,6 @@ async def test_cart_lines_tip_and_later_slot(kiosk: Kiosk) -> None:
 
 
 async def test_rate_limit_is_waited_out_with_a_calm_status(tmp_path: Path) -> None:
-    from .conftest import no_sleep
-
     kiosk = make_kiosk(tmp_path, store_options={"sleep": no_sleep})
     app = kiosk.app
     seen: list[str] = []
