@@ -49,6 +49,18 @@ def kiosk_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
+@pytest.fixture(autouse=True)
+def english_to_begin_with() -> Iterator[None]:
+    """The kiosk's language is the process's: each test starts in the default language, whatever
+    the test before it in the same worker switched to (a Spanish leak made a later test's
+    message come out in Spanish)."""
+    from kiosk import i18n
+
+    i18n.set_language(i18n.DEFAULT_LANGUAGE)
+    yield
+    i18n.set_language(i18n.DEFAULT_LANGUAGE)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def no_secret_in_any_log_of_the_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """After the whole run: every log file any test wrote (all live under the run's temp dir, see
