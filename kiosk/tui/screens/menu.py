@@ -11,11 +11,15 @@ from datetime import datetime
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from rich.cells import cell_len
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.strip import Strip
 from textual.widgets import Static
 
 from kiosk.i18n import N_, _, money_locale
@@ -151,38 +155,98 @@ class ProductList(RowList["menu_model.Row"]):
                 return None
         return None
 
+    def _row_parts(
+        self, row: MenuProduct, index: int
+    ) -> tuple[str, str, Any, str | None, str, str]:
+        """What a product row shows, for `text_at` and `strip_at` alike: (name, its style, the
+        match's span in it or None, the marks or None, the right-hand words, their style)."""
+        found = self.entry_at(index)
+        state = found[0].state(row)[0] if found else menu_model.AVAILABLE
+        large = large_text(self.app)  # large text: the name in bold, no secondary marks
+        name = product_name(row)
+        name_style = ("bold" if large else "") if state == menu_model.AVAILABLE else "dim"
+        span = _match_span(name, self.needle) if self.needle else None
+        codes = () if large else self.marks(row)[:4]
+        # Compact marks, explained by the legend under the list (#mark-legend).
+        marks = " ".join(clean(code, 16) for code, _words in codes) if codes else None
+        if state == menu_model.SOLD_OUT:
+            return name, name_style, span, marks, _("Sold out"), tone(self.app, "error")
+        price = _shown(row.price_text(shop_currency(self.app), money_locale()), 20)
+        if state == menu_model.NOT_NOW:
+            words = _("Not available now {price}").format(price=price)
+            return name, name_style, span, marks, words, tone(self.app, "warn")
+        return name, name_style, span, marks, price, "bold"
+
     def text_at(self, index: int, width: int, cursor: bool) -> Text:
         row = self.rows[index]
         if isinstance(row, Header):
             return Text(f" {row.name} ", style="bold reverse")
-        found = self.entry_at(index)
-        state = found[0].state(row)[0] if found else menu_model.AVAILABLE
+        name, name_style, span, marks, right, right_style = self._row_parts(row, index)
         left = Text("  ")
-        large = large_text(self.app)  # large text: the name in bold, no secondary marks
-        name = product_name(row)
-        left.append(
-            name, style=("bold" if large else "") if state == menu_model.AVAILABLE else "dim"
-        )
-        span = _match_span(name, self.needle) if self.needle else None
+        left.append(name, style=name_style)
         if span is not None:
             # Underlined, not coloured: it reads the same in every theme and without colour.
             left.stylize("underline", 2 + span[0], 2 + span[1])
-        codes = () if large else self.marks(row)[:4]
-        if codes:
-            # Compact marks, explained by the legend under the list (#mark-legend).
-            marks = " ".join(clean(code, 16) for code, _words in codes)
+        if marks is not None:
             left.append(" " + marks, style=tone(self.app, "tag"))
-        if state == menu_model.SOLD_OUT:
-            right = Text(_("Sold out"), style=tone(self.app, "error"))
-        elif state == menu_model.NOT_NOW:
-            price = _shown(row.price_text(shop_currency(self.app), money_locale()), 20)
-            right = Text(
-                _("Not available now {price}").format(price=price), style=tone(self.app, "warn")
-            )
+        return two_columns(left, Text(right, style=right_style) + Text(" "), width)
+
+    def strip_at(
+        self, index: int, width: int, cursor: bool, style: Style, over: Style | None
+    ) -> Strip | None:
+        """A product row as segments, without building a Text: the Text path's rows were half of
+        a type-ahead key's drawing. The same cells and styles as `text_at` drawn by RowList; a
+        row that must be cut short (a long name, a narrow list) is left to the Text path."""
+        row = self.rows[index]
+        if isinstance(row, Header):
+            return None
+        name, name_style, span, marks, right, right_style = self._row_parts(row, index)
+        right += " "
+        room = width - cell_len(right) - 1
+        used = 2 + cell_len(name) + (1 + cell_len(marks) if marks is not None else 0)
+        if room < 1 or used > room:
+            return None
+        get_style = self.app.console.get_style
+
+        def styled(*parts: str) -> Style:
+            # As Rich combines a Text's spans: the line's style, then each part's, the cursor's
+            # last.
+            out = style
+            for part in parts:
+                if part:
+                    out += get_style(part)
+            return out if over is None else out + over
+
+        texts: list[str] = []
+        styles: list[Style] = []
+
+        def add(text: str, style: Style) -> None:
+            # Joined to the one before when they look the same, as Rich's render joins them: one
+            # style sequence to the terminal, not two.
+            if not text:
+                return
+            if styles and styles[-1] == style:
+                texts[-1] += text
+            else:
+                texts.append(text)
+                styles.append(style)
+
+        plain = styled()
+        named = styled(name_style)
+        add("  ", plain)
+        if span is None:
+            add(name, named)
         else:
-            price = _shown(row.price_text(shop_currency(self.app), money_locale()), 20)
-            right = Text(price, style="bold")
-        return two_columns(left, right + Text(" "), width)
+            start, end = span
+            add(name[:start], named)
+            add(name[start:end], styled(name_style, "underline"))
+            add(name[end:], named)
+        if marks is not None:
+            add(" " + marks, styled(tone(self.app, "tag")))
+        # The padding to the right-hand column and the space before it.
+        add(" " * (room - used + 1), plain)
+        add(right, styled(right_style))
+        return Strip(map(Segment, texts, styles), width)
 
 
 class CategoryList(TextRowList):

@@ -314,16 +314,20 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
         if self.cursor is not None:
             self.refresh_line(self.cursor)
 
-    # The styles a frame's lines share, read once per frame (render_lines): read per line, the
-    # widget's style (its ancestors' backgrounds) was a quarter of a type-ahead key's drawing.
+    # What a frame's lines share, read once per frame (render_lines): the styles (read per line, the
+    # widget's style, its ancestors' backgrounds, was a quarter of a type-ahead key's drawing) and
+    # the width (scrollable_content_region walks the styles too).
     _frame_styles: tuple[Style, Style, Style] | None = None
+    _frame_width: int | None = None
 
     def render_lines(self, crop: Region) -> list[Strip]:
         self._frame_styles = self._read_styles()
+        self._frame_width = self.scrollable_content_region.width
         try:
             return super().render_lines(crop)
         finally:
             self._frame_styles = None
+            self._frame_width = None
 
     def _read_styles(self) -> tuple[Style, Style, Style]:
         """(the widget's style, a row's, the cursor's)."""
@@ -333,8 +337,20 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
             self.get_component_rich_style("rowlist--cursor"),
         )
 
+    def strip_at(
+        self, index: int, width: int, cursor: bool, style: Style, over: Style | None
+    ) -> Strip | None:
+        """The row at `index` drawn straight to a Strip, or None to draw it from `text_at` (the
+        default). `style` is the line's (the widget's plus the row's or the cursor's), `over` what
+        the cursor puts over every character (None off the cursor). Called only for a row drawn
+        plainly: no focus mark, not bold (large text). Must give the same cells, with the same
+        styles, as the Text path (a list's test compares the two)."""
+        return None
+
     def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
+        width = self._frame_width
+        if width is None:
+            width = self.scrollable_content_region.width
         base, row_style, cursor = self._frame_styles or self._read_styles()
         index = round(self.scroll_y) + y
         if index == 0 and not self._rows and self.empty_text is not None and width > 0:
@@ -346,8 +362,16 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
         if index >= len(self._rows) or width <= 0:
             return Strip.blank(width, base)
         is_cursor = index == self.cursor
-        text = self.text_at(index, width, is_cursor)
         mark = focus_mark(self.app, self.has_focus) if is_cursor else ""
+        if not mark and not row_style.bold:
+            if is_cursor:
+                over = Style(color=cursor.color, bgcolor=cursor.bgcolor, dim=False)
+                fast = self.strip_at(index, width, True, base + cursor, over)
+            else:
+                fast = self.strip_at(index, width, False, base + row_style, None)
+            if fast is not None:
+                return fast
+        text = self.text_at(index, width, is_cursor)
         if mark:
             # The cursor told by a character too (no colour, high contrast): in the row's first
             # cell when that is blank, else before it.
