@@ -1,11 +1,13 @@
 """The menu's product rows drawn straight to segments (ProductList.strip_at) look exactly as the
-Text path draws them."""
+Text path draws them, and the scrollbar repainted line by line after a search shows what a whole
+repaint would."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any, cast
 
+from textual.geometry import Region
 from textual.strip import Strip
 
 from kiosk.tui import menu_model
@@ -93,3 +95,27 @@ async def test_product_rows_drawn_as_segments_match_the_text_path(tmp_path: Path
         await pilot.resize_terminal(60, 20)
         await settle(pilot)
         _every_row_both_ways(products)
+
+
+async def test_the_scrollbar_repainted_by_lines_shows_what_a_whole_repaint_shows(
+    tmp_path: Path,
+) -> None:
+    kiosk = make_kiosk(tmp_path, extra_products=300)
+    app = kiosk.app
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await keys(pilot, "1", "1")
+        products = app.screen.query_one(ProductList)
+        bar = products.vertical_scrollbar
+        looks: set[tuple[str, ...]] = set()
+        # Each key changes the number of rows: the thumb grows, moves, or stays.
+        for key in ("n", "o", "backspace", "backspace", "t", "a", "c", "backspace"):
+            await pilot.press(key)
+            await settle(pilot)
+            region = Region(0, 0, bar.size.width, bar.size.height)
+            drawn = [_cells(strip) for strip in bar.render_lines(region)]
+            bar.refresh()
+            whole = [_cells(strip) for strip in bar.render_lines(region)]
+            assert drawn == whole, key
+            looks.add(tuple(str(line) for line in whole))
+        assert len(looks) > 2  # the thumb did change
