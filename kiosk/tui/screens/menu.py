@@ -457,7 +457,10 @@ class MenuScreen(KioskScreen):
             event.stop()
             self.query_text = (self.query_text + char)[:40]
             self._refilter()
-            self.query_one("#products", ProductList).focus()
+            products = self.query_one("#products", ProductList)
+            if not products.has_focus:
+                # Only when elsewhere: focus() repaints the whole list even when it has focus.
+                products.focus()
 
     def clear_search(self) -> None:
         if self.query_text:
