@@ -97,9 +97,11 @@ async def test_product_rows_drawn_as_segments_match_the_text_path(tmp_path: Path
         _every_row_both_ways(products)
 
 
-async def test_the_scrollbar_repainted_by_lines_shows_what_a_whole_repaint_shows(
+async def test_the_list_and_its_scrollbar_repainted_by_lines_show_what_a_whole_repaint_shows(
     tmp_path: Path,
 ) -> None:
+    """After each search key only the lines that change are repainted (the scrollbar's, the
+    list's rows before and after): what is drawn must be what a whole repaint draws."""
     kiosk = make_kiosk(tmp_path, extra_products=300)
     app = kiosk.app
     async with app.run_test(size=(120, 40)) as pilot:
@@ -108,14 +110,23 @@ async def test_the_scrollbar_repainted_by_lines_shows_what_a_whole_repaint_shows
         products = app.screen.query_one(ProductList)
         bar = products.vertical_scrollbar
         looks: set[tuple[str, ...]] = set()
-        # Each key changes the number of rows: the thumb grows, moves, or stays.
-        for key in ("n", "o", "backspace", "backspace", "t", "a", "c", "backspace"):
+        counts: set[int] = set()
+        # The thumb grows, moves or stays; the rows go down to a few (No. 290 to 299), one, none
+        # ("Nothing matches"), and back.
+        typed = ["n", "o", "backspace", "backspace", "t", "a", "backspace", "backspace"]
+        typed += [*"no. 29", "9", "backspace", "z", "z", "backspace", "backspace", "backspace"]
+        for key in typed:
             await pilot.press(key)
             await settle(pilot)
-            region = Region(0, 0, bar.size.width, bar.size.height)
-            drawn = [_cells(strip) for strip in bar.render_lines(region)]
-            bar.refresh()
-            whole = [_cells(strip) for strip in bar.render_lines(region)]
-            assert drawn == whole, key
-            looks.add(tuple(str(line) for line in whole))
+            counts.add(len(products.rows))
+            for widget in (bar, products):
+                region = Region(0, 0, widget.size.width, widget.size.height)
+                drawn = [_cells(strip) for strip in widget.render_lines(region)]
+                widget.refresh()
+                whole = [_cells(strip) for strip in widget.render_lines(region)]
+                assert drawn == whole, (key, widget)
+                if widget is bar:
+                    looks.add(tuple(str(line) for line in whole))
         assert len(looks) > 2  # the thumb did change
+        height = products.scrollable_content_region.height
+        assert min(counts) == 0 and any(1 < n < height for n in counts) and max(counts) > height

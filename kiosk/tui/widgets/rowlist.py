@@ -156,6 +156,7 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
         there."""
         old_key = keep_key if keep_key is not None else self.cursor_key
         old_index = self.cursor
+        old_count = len(self._rows)
         self._rows = rows
         self.cursor = None
         target = None
@@ -172,7 +173,7 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
             target = self._first_selectable(0, 1)
         self._set_height(len(rows))
         self._move_to(target, announce=True)
-        self.refresh()
+        self._refresh_rows(max(old_count, len(rows)))
         # The new virtual size takes effect at the next layout: scroll to the cursor after it.
         self.call_after_refresh(self._scroll_cursor_visible)
 
@@ -191,7 +192,18 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
         self.set_reactive(RowList.virtual_size, size)
         if not self._update_scrollbar(size):
             self._scroll_update(size)
-        self.refresh()
+
+    def _refresh_rows(self, count: int) -> None:
+        """Repaint the lines that showed rows or will show them (`count`, the larger number of
+        rows, before or after): the blank lines under both stay as drawn. A search down to a few
+        rows repainted and sent the 30 blank lines under them on every key."""
+        top = round(self.scroll_y)
+        height = self.scrollable_content_region.height
+        shown = max(count, 1) - top  # line 0 at least: it may say that nothing matches
+        if height <= 0 or shown <= 0 or shown >= height:
+            self.refresh()
+        else:
+            self.refresh_lines(top, shown)
 
     def _update_scrollbar(self, size: Size) -> bool:
         """What `_scroll_update` does for a new number of rows, repainting only the scrollbar's
