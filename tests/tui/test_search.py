@@ -110,6 +110,51 @@ def test_a_search_typed_a_key_at_a_time_finds_what_a_whole_query_finds() -> None
     assert _names(search.rows(categories, "lab")) == []
 
 
+def _one_at_a_time(categories: list[menu_model.Category], query: str) -> list[menu_model.Row]:
+    """The search as menu_model.rows describes it, a product at a time: each product once (in
+    the first category that lists it), name starts, then word starts, then inside a word; the
+    categories by their best match, then in menu order."""
+    needle = menu_model.fold(query)
+    seen: set[str] = set()
+    found = []
+    for order, group in enumerate(categories):
+        tiers: tuple[list[Any], list[Any], list[Any]] = ([], [], [])
+        for product, key in zip(group.products, group.keys, strict=True):
+            if needle in key and product.id not in seen:
+                seen.add(product.id)
+                tiers[
+                    0 if key.startswith(" " + needle) else 1 if " " + needle in key else 2
+                ].append(product)
+        if any(tiers):
+            best = next(t for t in range(3) if tiers[t])
+            found.append((best, order, group, tiers[0] + tiers[1] + tiers[2]))
+    found.sort(key=lambda f: (f[0], f[1]))
+    rows: list[menu_model.Row] = []
+    for _best, _order, group, matches in found:
+        rows += [Header(group.id, group.name, len(matches)), *matches]
+    return rows
+
+
+@pytest.mark.parametrize("repeated", [False, True])
+def test_the_search_finds_what_a_search_a_product_at_a_time_finds(repeated: bool) -> None:
+    """With every product once, and with one in two categories and one twice in a category."""
+    menu = {
+        "Coffee": ["Latte", "Flat White", "Café Crème", "Oat Latte"],
+        "Cold": ["Lemonade", "Cold Brew", "Iced Tea"],
+        "Sweet": ["Hot Chocolate", "Crème Brûlée", "Latte Cake", "Plate of Dates"],
+    }
+    if repeated:
+        menu["Cold"].insert(1, "Latte")
+        menu["Sweet"].append("Crème Brûlée")
+    categories = menu_model.build(_menus(menu), None)
+    search = menu_model.Search()
+    for query in ["l", "la", "lat", "latt", "latte", "at", "", "c", "cr", "cre", "e", "zz", "te"]:
+        expected = _one_at_a_time(categories, query) if query else menu_model.rows(categories)
+        assert menu_model.rows(categories, query) == expected, query
+        assert search.rows(categories, query) == expected, query
+    assert _names(search.rows(categories, "latte")).count("Latte") == 1
+
+
 def test_tags_are_searched_after_the_name() -> None:
     menu = {"Mains": ["Green Curry", "Veggie Burger", "Tofu Bowl"]}
     tags = {"Tofu Bowl": ["vegan"], "Green Curry": ["spicy"]}
