@@ -914,9 +914,8 @@ class OrderProgress:
     order_number: str | None = None
     failure_code: str | None = None
     # A completed order's total (minor units) and its lines' quantities added up, when the poll
-    # says them
-    # (2.0's `order.pricing.total`, `order.items`): the cart already held is the receipt when
-    # they agree with it (CartStore.check_payment), not read again.
+    # says them (2.0's `order.pricing.total`, `order.items`): the cart already held is the
+    # receipt when they agree with it (CartStore.check_payment), not read again.
     total: int | None = None
     quantity: int | None = None
 
