@@ -159,7 +159,8 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         # Keys typed up to this moment are not held (hold_keys' `after`).
         self._hold_after = -math.inf
         self._kept_first_screen: Any = None
-        # A cold start's first reads, sent before the first screen is built (boot).
+        # A cold start's first reads, sent before the first screen is built (boot); held here
+        # because the loop keeps only weak references to tasks.
         self._first_reads: asyncio.Future[Any] | None = None
         # Injected so that tests and snapshots can freeze countdowns and "open now".
         self.clock = clock

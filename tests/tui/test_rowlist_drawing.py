@@ -14,7 +14,15 @@ from kiosk.tui import menu_model
 from kiosk.tui.screens.menu import MenuScreen, ProductList
 
 from .conftest import make_kiosk, settle
-from .test_flow import keys
+from .test_flow import open_menu
+
+
+async def _menu_products(pilot: Any) -> ProductList:
+    """Downtown's menu for pickup (test_flow.open_menu), and its product list."""
+    await open_menu(pilot, "1", "1")
+    screen = pilot.app.screen
+    assert isinstance(screen, MenuScreen)
+    return screen.query_one(ProductList)
 
 
 def _cells(strip: Strip) -> list[tuple[str, Any]]:
@@ -63,11 +71,7 @@ async def test_product_rows_drawn_as_segments_match_the_text_path(tmp_path: Path
     kiosk = make_kiosk(tmp_path, extra_products=120)
     app = kiosk.app
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await keys(pilot, "1", "1")
-        screen = app.screen
-        assert isinstance(screen, MenuScreen)
-        products = screen.query_one(ProductList)
+        products = await _menu_products(pilot)
         assert len(products.rows) > 100
         # Every state on screen whatever the time of day: one product sold out, one served later.
         entries = list(products.entries())
@@ -83,7 +87,7 @@ async def test_product_rows_drawn_as_segments_match_the_text_path(tmp_path: Path
         assert fast_rows > len(products.rows) // 2
         assert {menu_model.AVAILABLE, menu_model.SOLD_OUT, menu_model.NOT_NOW} <= states
         # The cursor blurred, and a search: its match underlined, a tag match not.
-        screen.query_one("#categories").focus()
+        app.screen.query_one("#categories").focus()
         await pilot.pause()
         _every_row_both_ways(products)
         await pilot.press(*"la")
@@ -105,9 +109,7 @@ async def test_the_list_and_its_scrollbar_repainted_by_lines_show_what_a_whole_r
     kiosk = make_kiosk(tmp_path, extra_products=300)
     app = kiosk.app
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await keys(pilot, "1", "1")
-        products = app.screen.query_one(ProductList)
+        products = await _menu_products(pilot)
         bar = products.vertical_scrollbar
         looks: set[tuple[str, ...]] = set()
         counts: set[int] = set()
