@@ -294,7 +294,6 @@ class KioskApp(KioskMode, Accessibility, App[None]):
     async def _warm_start(self) -> None:
         """Read the first screen's locations (from the disk cache while fresh, revalidated when
         not) so that the real screen draws from memory at once; failures are the screen's."""
-        import asyncio
         import contextlib
 
         reads = self._first_screen_reads()
