@@ -10,7 +10,10 @@
    the backend out of the process (the real deployment: the kiosk alone) and in it (`kiosk demo`:
    the embedded backend holds the 5,000 products too). The kiosk alone also against its peer: a
    Textual app that imports httpx and pydantic and holds the same 5,000 products, read from the
-   same server, as plain dicts in an OptionList (drivers/dict_menu_app.py).
+   same server, as plain dicts in an OptionList (drivers/dict_menu_app.py). And what the site's
+   disk cache adds to reading that menu (drivers/menu_fetch.py: the client alone, no UI, each read
+   in a fresh process): the read's own peak (VmHWM after it less before it) cold, warm, revalidated
+   (304) and replaced (200), against the same read without the disk cache.
 6. Bytes written to the terminal per cursor move in that menu; an OptionList of the same 5,000
    names for comparison.
 3 (issue 14). The first usable screen, cold (empty cache on disk) and warm (the cache of an earlier
@@ -21,9 +24,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,6 +40,7 @@ from kiosk.demo import create_app
 from kiosk.demo.data import DOWNTOWN
 from kiosk.demo.server import ServerThread
 from tests.bench.conftest import Figures
+from tests.bench.drivers.menu_fetch import MenuETags, forget_etags
 from tests.bench.pty_run import PtyApp
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,9 +65,10 @@ def big_menu(home: Path, base_url: str | None = None) -> list[str]:
 
 @pytest.fixture(scope="module")
 def big_server() -> Iterator[str]:
-    """A demo backend with the 5,000 extra products, served from this process."""
+    """A demo backend with the 5,000 extra products, served from this process. Its menus carry an
+    ETag (drivers/menu_fetch.py): only a client with the disk cache ever sends one back."""
     app = create_app(":memory:", extra_products=PRODUCTS, rate_limit=100_000)
-    with ServerThread(app) as server:
+    with ServerThread(MenuETags(app)) as server:
         yield server.base_url
     app.state.backend.close()
 
@@ -341,6 +348,67 @@ def test_peak_memory_with_5000_products(figures: Figures, tmp_path: Path, big_se
         goal="ratio <= 1.5",
         passed=value <= 1.5 * base,
     )
+
+
+def menu_read(base_url: str, cache: Path | None, *flags: str) -> dict[str, Any]:
+    """One read of the big menu by the client alone, in a fresh process (drivers/menu_fetch.py)."""
+    argv = [PYTHON, "-m", "tests.bench.drivers.menu_fetch", "fetch", base_url, str(cache or "-")]
+    done = subprocess.run(
+        [*argv, *flags], env=env(cache or ROOT), capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    result: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    # The same menu whichever way it was read, or the figure measured a failure.
+    assert result["products"] >= PRODUCTS
+    return result
+
+
+def test_peak_memory_of_a_menu_read_with_the_disk_cache(
+    figures: Figures, tmp_path: Path, big_server: str
+) -> None:
+    cases = ("cold", "warm", "revalidated (304)", "replaced (200)")
+    grown: dict[str, list[float]] = {case: [] for case in ("without", *cases)}
+    seconds: dict[str, list[float]] = {case: [] for case in grown}
+
+    def note(case: str, result: dict[str, Any]) -> None:
+        grown[case].append((result["peak_kib"] - result["ready_kib"]) / 1024)
+        seconds[case].append(result["seconds"])
+
+    for n in range(3):
+        note("without", menu_read(big_server, None))
+        cache = tmp_path / f"cache{n}"
+        cold = menu_read(big_server, cache)
+        warm = menu_read(big_server, cache)
+        assert cold["requests"] == 1 and warm["requests"] == 0 and warm["disk_hits"] == 1
+        note("cold", cold)
+        note("warm", warm)
+        # The client's clock an hour ahead: the entry kept is stale, its ETag still the server's.
+        revalidated = menu_read(big_server, cache, "--stale")
+        assert revalidated["revalidated"] == 1
+        note("revalidated (304)", revalidated)
+        forget_etags(cache)  # the menu "changed" on the server: a 200 replaces the entry
+        replaced = menu_read(big_server, cache, "--stale")
+        assert replaced["requests"] == 1 and replaced["revalidated"] == 0
+        note("replaced (200)", replaced)
+    base = statistics.median(grown["without"])
+
+    def took(case: str) -> float:
+        return statistics.median(seconds[case])
+
+    for case in cases:
+        value = statistics.median(grown[case])
+        figures.add(
+            "5",
+            f"memory a 5,000-product menu read adds (VmHWM after less before, client alone), with "
+            f"the disk cache, {case}, vs without the disk cache",
+            value,
+            "MiB",
+            baseline=base,
+            goal="ratio <= 1.1",
+            passed=value <= 1.1 * base,
+            note=f"3 reads each, fresh processes; the read took {took(case):.2f} s (without: "
+            f"{took('without'):.2f} s); all: " + ", ".join(f"{v:.1f}" for v in grown[case]),
+        )
 
 
 def bytes_per_move(app: PtyApp, moves: int) -> list[int]:
