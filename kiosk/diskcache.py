@@ -20,6 +20,7 @@ backend and the location, so two backends never mix.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import hashlib
 import json
@@ -30,13 +31,35 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kiosk.paths import atomic_write
+from kiosk.paths import atomic_write_parts
 
 FORMAT = 1
 LOCK_NAME = ".lock"
 # How long a writer waits for another process's write (seconds); past it the write is skipped:
 # a cache that could not be written costs a later read, never a failure.
 LOCK_TIMEOUT = 2.0
+# Every FORMAT 1 file (this writer's, and the one before it, which serialised the whole entry with
+# json.dumps) holds the envelope's fields first and its data last: {"format":1,"key":[...],
+# "stored_at":...,"expires_at":...,"etag":...,"data":...}. So the fields are read from a file's
+# start without parsing its data (the lock's check, a renewal), a renewal copies the data's bytes
+# as they are, and a server's body is written as it came, never serialised again.
+_DATA = b',"data":'
+# How much of a file's start holds its fields, at most (a key and an ETag: well under 1 KiB).
+HEAD_MAX = 64 * 1024
+_SPACE = b" \t\r\n"
+
+
+@dataclass(frozen=True)
+class DiskHead:
+    """An entry's fields without its data: whether it is fresh, and its ETag."""
+
+    key: tuple[str, ...]
+    stored_at: float
+    expires_at: float
+    etag: str | None = None
+
+    def fresh(self, now: float) -> bool:
+        return self.expires_at > now
 
 
 @dataclass(frozen=True)
@@ -49,6 +72,47 @@ class DiskEntry:
 
     def fresh(self, now: float) -> bool:
         return self.expires_at > now
+
+
+def _fields(key: Sequence[str], raw: Any) -> DiskHead | None:
+    # The key is stored whole and compared: a file never answers for another key.
+    if not isinstance(raw, dict) or raw.get("format") != FORMAT or raw.get("key") != list(key):
+        return None
+    etag = raw.get("etag")
+    try:
+        return DiskHead(
+            key=tuple(key),
+            stored_at=float(raw["stored_at"]),
+            expires_at=float(raw["expires_at"]),
+            etag=etag if isinstance(etag, str) else None,
+        )
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _split(key: Sequence[str], start: bytes) -> tuple[DiskHead, int] | None:
+    """The fields from a file's `start`, and where its data begins; None when that start is not
+    laid out as above. (`,"data":` is never inside a JSON string: its quotes would be escaped.)"""
+    at = start.find(_DATA, 0, HEAD_MAX)
+    if at < 0:
+        return None
+    try:
+        head = _fields(key, json.loads(start[:at] + b"}"))
+    except ValueError:
+        return None
+    return None if head is None else (head, at + len(_DATA))
+
+
+def _envelope(key: Sequence[str], stored_at: float, expires_at: float, etag: str | None) -> bytes:
+    """A file's start, up to its data: the data's bytes and a closing brace follow."""
+    fields = {
+        "format": FORMAT,
+        "key": list(key),
+        "stored_at": stored_at,
+        "expires_at": expires_at,
+        "etag": etag,
+    }
+    return json.dumps(fields, separators=(",", ":"), ensure_ascii=False)[:-1].encode() + _DATA
 
 
 class DiskCache:
@@ -72,59 +136,101 @@ class DiskCache:
             raw = json.loads(self.path_for(key).read_bytes())
         except (OSError, ValueError):
             return None
-        # The key is stored whole and compared: a file never answers for another key.
-        if not isinstance(raw, dict) or raw.get("format") != FORMAT or raw.get("key") != list(key):
+        head = _fields(key, raw)
+        if head is None or "data" not in raw:
             return None
+        return DiskEntry(head.key, raw["data"], head.stored_at, head.expires_at, head.etag)
+
+    def head(self, key: Sequence[str]) -> DiskHead | None:
+        """The fields of the entry under `key`, fresh or not, read without its data; None when
+        missing or unreadable."""
         try:
-            return DiskEntry(
-                key=tuple(key),
-                data=raw["data"],
-                stored_at=float(raw["stored_at"]),
-                expires_at=float(raw["expires_at"]),
-                etag=raw.get("etag") if isinstance(raw.get("etag"), str) else None,
-            )
-        except (KeyError, TypeError, ValueError):
+            with self.path_for(key).open("rb") as handle:
+                start = handle.read(HEAD_MAX)
+        except OSError:
             return None
+        split = _split(key, start)
+        if split is not None:
+            return split[0]
+        entry = self.get(key)  # not laid out as this module writes: the whole file, or a miss
+        if entry is None:
+            return None
+        return DiskHead(entry.key, entry.stored_at, entry.expires_at, entry.etag)
 
     def put(self, key: Sequence[str], data: Any, *, ttl: float, etag: str | None = None) -> bool:
         """Keep `data` under `key` for `ttl` seconds. False when another process holds the lock
         too long or the disk refuses (the entry is then simply not kept)."""
+        try:
+            body = json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()
+        except (TypeError, ValueError):
+            return False
+        return self.put_json(key, body, ttl=ttl, etag=etag)
+
+    def put_json(
+        self, key: Sequence[str], body: bytes, *, ttl: float, etag: str | None = None
+    ) -> bool:
+        """put() of data already in JSON: `body` must be JSON text that parsed (a server's answer
+        as it came). It is written as it is, neither parsed nor copied again: a large answer is in
+        memory once, not again as a serialised string."""
+        if not body or body.isspace():
+            return False
+        if body.startswith(codecs.BOM_UTF8) or b"\x00" in body[:4]:
+            # Not plain UTF-8 (json.loads reads UTF-16 and -32 too): re-encoded as one file is.
+            try:
+                return self.put(key, json.loads(body), ttl=ttl, etag=etag)
+            except ValueError:
+                return False
         now = self._clock()
-        body = {
-            "format": FORMAT,
-            "key": list(key),
-            "stored_at": now,
-            "expires_at": now + max(0.0, ttl),
-            "etag": etag,
-            "data": data,
-        }
-        return self._write(key, body, now)
+        try:
+            start = _envelope(key, now, now + max(0.0, ttl), etag)
+        except (TypeError, ValueError):
+            return False
+        return self._write(key, now, start, body)
 
-    def refresh(self, key: Sequence[str], *, ttl: float) -> DiskEntry | None:
-        """The server said the entry has not changed (304): keep it `ttl` seconds more."""
-        entry = self.get(key)
-        if entry is None:
-            return None
-        if not self.put(key, entry.data, ttl=ttl, etag=entry.etag):
-            return entry
-        return self.get(key) or entry
+    def refresh(self, key: Sequence[str], *, ttl: float) -> bool:
+        """The server said the entry has not changed (304): keep it `ttl` seconds more. Its data's
+        bytes are copied as they are, never parsed. False when there is no entry to renew or it
+        could not be written."""
+        from filelock import Timeout
 
-    def _write(self, key: Sequence[str], body: dict[str, Any], now: float) -> bool:
-        from filelock import FileLock, Timeout
+        path = self.path_for(key)
+        now = self._clock()
+        try:
+            with self._lock():
+                raw = path.read_bytes()
+                split = _split(key, raw)
+                if split is None:
+                    return False  # missing, or not ours: the next read replaces it
+                current, begins = split
+                if current.stored_at > now:
+                    return False  # another terminal stored a newer answer meanwhile: it stays
+                ends = len(raw)
+                while ends > begins and raw[ends - 1] in _SPACE:
+                    ends -= 1
+                if raw[ends - 1 : ends] != b"}":
+                    return False  # cut short: not a whole file
+                start = _envelope(key, now, now + max(0.0, ttl), current.etag)
+                atomic_write_parts(path, (start, memoryview(raw)[begins : ends - 1], b"}"))
+        except (OSError, Timeout, TypeError, ValueError):
+            return False
+        return True
+
+    def _lock(self) -> Any:
+        from filelock import FileLock
+
+        return FileLock(str(self.root / LOCK_NAME), timeout=LOCK_TIMEOUT, mode=0o600)
+
+    def _write(self, key: Sequence[str], now: float, start: bytes, body: bytes) -> bool:
+        from filelock import Timeout
 
         path = self.path_for(key)
         try:
-            encoded = json.dumps(body, separators=(",", ":"), ensure_ascii=False)
-        except (TypeError, ValueError):
-            return False
-        try:
-            lock = FileLock(str(self.root / LOCK_NAME), timeout=LOCK_TIMEOUT, mode=0o600)
-            with lock:
-                current = self.get(key)
+            with self._lock():
+                current = self.head(key)
                 # Another terminal stored a newer answer meanwhile: it stays.
                 if current is not None and current.stored_at > now:
                     return False
-                atomic_write(path, encoded)
+                atomic_write_parts(path, (start, body, b"}"))
         except (OSError, Timeout):
             return False
         return True

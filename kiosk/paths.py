@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from platformdirs import PlatformDirs
@@ -64,12 +65,18 @@ def atomic_write(path: Path, data: str | bytes, mode: int = 0o600) -> None:
     written, flushed to disk, given `mode` and renamed over `path`; then the directory is synced so
     the rename itself survives a power cut. The directory is created (0700) when missing.
     """
+    atomic_write_parts(path, (data.encode("utf-8") if isinstance(data, str) else data,), mode)
+
+
+def atomic_write_parts(path: Path, parts: Iterable[bytes | memoryview], mode: int = 0o600) -> None:
+    """atomic_write of `parts` one after the other: a large file is written from the pieces it is
+    made of (the disk cache's envelope around a server's body), never joined into one copy."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    raw = data.encode("utf-8") if isinstance(data, str) else data
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(raw)
+            for part in parts:
+                handle.write(part)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, mode)

@@ -8,6 +8,7 @@ import stat
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -234,6 +235,107 @@ def test_an_older_answer_never_replaces_a_newer_one(tmp_path: Path) -> None:
     assert disk.put(("k",), "old", ttl=60) is False
     entry = disk.get(("k",))
     assert entry is not None and entry.data == "new"
+
+
+def old_writer_file(disk: DiskCache, key: tuple[str, ...], data: Any, stored_at: float) -> None:
+    """An entry as the writer before the bodies kept as they came wrote it (one json.dumps)."""
+    body = {
+        "format": 1,
+        "key": list(key),
+        "stored_at": stored_at,
+        "expires_at": stored_at + 300,
+        "etag": '"v1"',
+        "data": data,
+    }
+    encoded = json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+    disk.path_for(key).write_bytes(encoded.encode("utf-8"))
+
+
+async def test_a_file_of_the_old_writer_is_read_revalidated_and_renewed(
+    make_client: ClientFactory, server: Server, disk: DiskCache, clock: FakeClock
+) -> None:
+    client = terminal(make_client, disk)
+    key = client.disk_key("menus", "loc_1", ("", ""))
+    old_writer_file(disk, key, {"menus": [{"id": "m1", "name": "Crème", "categories": []}]}, 0.0)
+    data_bytes = disk.path_for(key).read_bytes().partition(b',"data":')[2]
+    head = disk.head(key)
+    assert head is not None and head.etag == '"v1"' and head.stored_at == 0.0
+    clock.now = 10_000.0  # long stale
+    server.reply(httpx.Response(304))
+    menus = await client.get_menus("loc_1")
+    assert menus.menus[0].id == "m1" and client.stats.revalidated == 1
+    assert server.last.headers["If-None-Match"] == '"v1"'
+    # Renewed for the menu TTL with the same data, byte for byte (copied, never re-serialised).
+    raw = disk.path_for(key).read_bytes()
+    assert raw.partition(b',"data":')[2] == data_bytes
+    entry = disk.get(key)
+    assert entry is not None and entry.expires_at == clock.now + client.menu_ttl
+    assert entry.stored_at == clock.now and entry.etag == '"v1"'
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda raw: raw[: len(raw) // 2],  # cut short (a disk full, a copy stopped)
+        lambda raw: raw[:-1],  # its last brace lost
+        lambda raw: raw.replace(b',"data":', b',"dat":'),  # no data
+        lambda raw: b"\x00" * len(raw),
+        lambda raw: b"",
+    ],
+)
+async def test_a_damaged_file_is_a_miss_read_again_from_the_server(
+    make_client: ClientFactory,
+    server: Server,
+    disk: DiskCache,
+    clock: FakeClock,
+    damage: Callable[[bytes], bytes],
+) -> None:
+    client = terminal(make_client, disk)
+    key = client.disk_key("menus", "loc_1", ("", ""))
+    server.reply(ok(MENUS, headers={"ETag": '"v1"'}))
+    await client.get_menus("loc_1")
+    path = disk.path_for(key)
+    path.write_bytes(damage(path.read_bytes()))
+    assert disk.get(key) is None
+    # A fresh-looking head over damaged data: a renewal leaves it unreadable, never crashes.
+    disk.refresh(key, ttl=60)
+    assert disk.get(key) is None
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        # Whatever the damage left of the head: a 304 to its ETag (the data must then be read
+        # again, unconditionally), the new menu otherwise.
+        if "If-None-Match" in request.headers:
+            return httpx.Response(304)
+        return ok(MENUS_2, headers={"ETag": '"v1"'})
+
+    server.default = answer
+    for stale in (False, True):  # fresh by its head, then past its TTL
+        client.clear_cache()
+        clock.now += (client.menu_ttl + 1) if stale else 0
+        assert (await client.get_menus("loc_1")).menus[0].id == "m2"
+        entry = disk.get(key)
+        assert entry is not None and entry.data == MENUS_2  # replaced by a good file
+        path.write_bytes(damage(path.read_bytes()))
+
+
+def test_a_renewal_never_replaces_a_newer_entry(tmp_path: Path) -> None:
+    now = [1000.0]
+    disk = DiskCache(tmp_path / "c", clock=lambda: now[0])
+    disk.put(("k",), "new", ttl=60)
+    now[0] = 999.0
+    assert disk.refresh(("k",), ttl=600) is False
+    entry = disk.get(("k",))
+    assert entry is not None and entry.expires_at == 1060.0
+    assert disk.refresh(("missing",), ttl=60) is False
+
+
+def test_a_body_not_in_utf8_is_kept_as_its_data(disk: DiskCache) -> None:
+    # json.loads reads UTF-16 and -32 too; such a body cannot sit inside a UTF-8 file as it is.
+    for body in (json.dumps(MENUS).encode("utf-16"), b"\xef\xbb\xbf" + json.dumps(MENUS).encode()):
+        assert disk.put_json(("k",), body, ttl=60) is True
+        entry = disk.get(("k",))
+        assert entry is not None and entry.data == MENUS
+    assert disk.put_json(("k",), b"  ", ttl=60) is False
 
 
 def test_processes_writing_and_reading_one_entry_never_see_half_a_file(tmp_path: Path) -> None:
