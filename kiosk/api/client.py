@@ -541,14 +541,14 @@ class StorefrontClient:
         secrets: Iterable[str] = (),
         gone_is_done: bool = False,
         etag: str | None = None,
-        meta: dict[str, str | None] | None = None,
+        meta: dict[str, Any] | None = None,
     ) -> Any:
         """Send one contract row with retries; return the parsed JSON body (None when empty).
 
         `gone_is_done`: a 404 after an earlier attempt may have landed means that attempt did the
         job (a retried DELETE); it returns None instead of raising.
         `etag`: sent as If-None-Match; a 304 returns NOT_MODIFIED. `meta` receives the answer's
-        ETag and Cache-Control.
+        ETag and Cache-Control, and a 2xx's body as it came (`body`: the disk cache keeps it).
         """
         started = self._timer()
         try:
@@ -587,7 +587,7 @@ class StorefrontClient:
         extra_secrets: tuple[str, ...],
         gone_is_done: bool,
         etag: str | None = None,
-        meta: dict[str, str | None] | None = None,
+        meta: dict[str, Any] | None = None,
     ) -> Any:
         path = endpoint.path(**path_params)
         url = self._origin + path if endpoint.outside_base else path.lstrip("/")
@@ -685,6 +685,8 @@ class StorefrontClient:
             if 200 <= status < 300:
                 data = self._decode(response, endpoint, secrets)
                 self._answered(endpoint, path_params, response, data)
+                if meta is not None:
+                    meta["body"] = response.content
                 return data
             if status == 404 and gone_is_done and maybe_landed:
                 return None
@@ -886,20 +888,24 @@ class StorefrontClient:
         if disk is None or kind not in DISK_KINDS:
             return _Timed(parse(await self._call(ep, params, query=query)), ttl)
         key = self.disk_key(kind, scope, extra)
-        entry = await asyncio.to_thread(disk.get, key)
+        # An entry's data is read from disk only when it is used: a stale one's stays on disk while
+        # the server is asked (a new answer does not need it), so one menu is in memory at a time.
+        head = await asyncio.to_thread(disk.head, key)
         now = self._clock()
-        if entry is not None and entry.fresh(now):
+        if head is not None and head.fresh(now):
+            entry = await asyncio.to_thread(disk.get, key)
             kept = self._parse_kept(entry, parse)
-            if kept is not None:
+            if entry is not None and kept is not None and entry.fresh(now):
                 self.stats.disk_hits += 1
                 self._from_store(ep, params, entry.data)
                 return _Timed(kept[0], entry.expires_at - now)
-            entry = None
-        meta: dict[str, str | None] = {}
-        etag = entry.etag if entry is not None else None
+            head = entry = kept = None  # read it again, unconditionally
+        meta: dict[str, Any] = {}
+        etag = head.etag if head is not None else None
         try:
             data = await self._call(ep, params, query=query, etag=etag, meta=meta)
         except (APIConnectionError, APITimeoutError, ServerError, RateLimitedError) as exc:
+            entry = await asyncio.to_thread(disk.get, key) if head is not None else None
             kept = self._parse_kept(entry, parse)
             if entry is None or kept is None:
                 raise
@@ -918,9 +924,11 @@ class StorefrontClient:
         self.stale_since = None
         keep, shareable = cache_rules(meta.get("cache-control"), ttl)
         if data is NOT_MODIFIED:
+            entry = await asyncio.to_thread(disk.get, key)
             kept = self._parse_kept(entry, parse)
             if entry is None or kept is None:
                 # Not what was asked: read it again, unconditionally.
+                entry = kept = None
                 data = await self._call(ep, params, query=query, meta=meta)
             else:
                 self.stats.revalidated += 1
@@ -929,7 +937,14 @@ class StorefrontClient:
                 return _Timed(kept[0], keep)
         value = parse(data)  # what does not parse is never kept
         if shareable:
-            await asyncio.to_thread(disk.put, key, data, ttl=keep, etag=meta.get("etag"))
+            body = meta.get("body")
+            if isinstance(body, bytes):
+                # The body as it came (it just parsed), not the parsed answer serialised again: the
+                # answer is let go first, so the disk's write holds no second copy of it.
+                data = None
+                await asyncio.to_thread(disk.put_json, key, body, ttl=keep, etag=meta.get("etag"))
+            else:
+                await asyncio.to_thread(disk.put, key, data, ttl=keep, etag=meta.get("etag"))
         return _Timed(value, keep)
 
     @staticmethod

@@ -237,6 +237,27 @@ def test_an_older_answer_never_replaces_a_newer_one(tmp_path: Path) -> None:
     assert entry is not None and entry.data == "new"
 
 
+# The server's body as it came: spaces, an escaped and an unescaped accent; not what json.dumps
+# of the parsed answer writes.
+RAW_MENUS = (
+    '{ "menus" : [ {"id": "m1", "name": "Caf\\u00e9", "note": "Crème", "categories": [] } ] }\n'
+)
+
+
+async def test_the_menu_is_kept_as_the_bytes_the_server_sent(
+    make_client: ClientFactory, server: Server, disk: DiskCache
+) -> None:
+    body = RAW_MENUS.encode()
+    server.reply(httpx.Response(200, content=body, headers={"Content-Type": "application/json"}))
+    await terminal(make_client, disk).get_menus("loc_1")
+    [path] = [p for p in disk.root.glob("*.json") if body in p.read_bytes()]
+    # Written around the body, not serialised again from the parsed answer (a second whole copy
+    # of a large menu in memory): the data part is the server's bytes, and the file is JSON.
+    assert path.read_bytes().endswith(b',"data":' + body + b"}")
+    entry = DiskCache(disk.root, clock=disk._clock).get(tuple(json.loads(path.read_bytes())["key"]))
+    assert entry is not None and entry.data == json.loads(body)
+
+
 def old_writer_file(disk: DiskCache, key: tuple[str, ...], data: Any, stored_at: float) -> None:
     """An entry as the writer before the bodies kept as they came wrote it (one json.dumps)."""
     body = {
@@ -316,6 +337,27 @@ async def test_a_damaged_file_is_a_miss_read_again_from_the_server(
         entry = disk.get(key)
         assert entry is not None and entry.data == MENUS_2  # replaced by a good file
         path.write_bytes(damage(path.read_bytes()))
+
+
+async def test_a_stale_entry_replaced_by_a_new_answer_is_never_read_whole(
+    make_client: ClientFactory,
+    server: Server,
+    disk: DiskCache,
+    clock: FakeClock,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    client = terminal(make_client, disk)
+    server.reply(ok(MENUS, headers={"ETag": '"v1"'}), ok(MENUS_2, headers={"ETag": '"v2"'}))
+    await client.get_menus("loc_1")
+    clock.now += client.menu_ttl + 1
+    client.clear_cache()
+    read: list[object] = []
+    get = disk.get
+    monkeypatch.setattr(disk, "get", lambda key: read.append(key) or get(key))
+    assert (await client.get_menus("loc_1")).menus[0].id == "m2"
+    # Only its head was read (its ETag): the old menu was never in memory beside the new one.
+    assert server.last.headers["If-None-Match"] == '"v1"'
+    assert read == []
 
 
 def test_a_renewal_never_replaces_a_newer_entry(tmp_path: Path) -> None:
