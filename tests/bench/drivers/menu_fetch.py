@@ -14,7 +14,7 @@ bench 5), and by hand.
 connected, and after the read; the read's seconds; requests sent, disk hits, revalidations; and
 with --trace the traced Python allocations (tracemalloc, which slows everything) held at each
 stage's start and at its peak, in KiB. Only the client's own stages are traced: decoding the
-body, parsing the models, the disk cache's get, put and refresh.
+body, parsing the models, the disk cache's reads and writes.
 """
 
 from __future__ import annotations
@@ -151,13 +151,14 @@ async def fetch(base_url: str, cache_dir: str, stale: bool, trace: bool) -> dict
         if trace:
             stages.wrap(Client, "_decode", "decode the body (json.loads)")
             stages.wrap(Client, "_parse", "parse the models")
-            for name in ("get", "put", "refresh"):
-                stages.wrap(DiskCache, name, f"disk {name}")
+            for name in ("head", "get", "put", "put_json", "refresh"):
+                if hasattr(DiskCache, name):  # head and put_json: since the body is kept as it came
+                    stages.wrap(DiskCache, name, f"disk {name}")
             tracemalloc.start()
         started = time.perf_counter()
         menus = await client.get_menus(DOWNTOWN.id)
         seconds = time.perf_counter() - started
-        traced_peak = tracemalloc.get_traced_memory()[1] // 1024 if trace else None
+        traced_peak = max((peak for _, _, peak in stages.rows), default=None)
         # The same count whichever way it was read (a read that lost products is no figure).
         products = sum(len(c.products) for m in menus.menus for c in m.categories)
         return {
