@@ -157,6 +157,15 @@ class DiskCache:
             return None
         return DiskHead(entry.key, entry.stored_at, entry.expires_at, entry.etag)
 
+    def read(self, key: Sequence[str], now: float) -> DiskEntry | DiskHead | None:
+        """The entry under `key` whole when fresh at `now`; when stale only its fields (its data
+        stays on disk for a revalidation, which may not need it); None when missing or unreadable.
+        One call for the caller's one hop to a thread."""
+        head = self.head(key)
+        if head is None or not head.fresh(now):
+            return head
+        return self.get(key)
+
     def put(self, key: Sequence[str], data: Any, *, ttl: float, etag: str | None = None) -> bool:
         """Keep `data` under `key` for `ttl` seconds. False when another process holds the lock
         too long or the disk refuses (the entry is then simply not kept)."""

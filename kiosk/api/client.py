@@ -33,7 +33,7 @@ from urllib.parse import urlsplit
 import httpx
 from pydantic import BaseModel, SecretStr, ValidationError
 
-from kiosk.diskcache import DiskCache, DiskEntry
+from kiosk.diskcache import DiskCache, DiskEntry, DiskHead
 
 from .endpoints import ENDPOINTS, Endpoint
 from .errors import (
@@ -890,16 +890,16 @@ class StorefrontClient:
         key = self.disk_key(kind, scope, extra)
         # An entry's data is read from disk only when it is used: a stale one's stays on disk while
         # the server is asked (a new answer does not need it), so one menu is in memory at a time.
-        head = await asyncio.to_thread(disk.head, key)
         now = self._clock()
-        if head is not None and head.fresh(now):
-            entry = await asyncio.to_thread(disk.get, key)
-            kept = self._parse_kept(entry, parse)
-            if entry is not None and kept is not None and entry.fresh(now):
+        found = await asyncio.to_thread(disk.read, key, now)
+        head = found if isinstance(found, DiskHead) else None
+        if isinstance(found, DiskEntry):
+            kept = self._parse_kept(found, parse)
+            if kept is not None and found.fresh(now):
                 self.stats.disk_hits += 1
-                self._from_store(ep, params, entry.data)
-                return _Timed(kept[0], entry.expires_at - now)
-            head = entry = kept = None  # read it again, unconditionally
+                self._from_store(ep, params, found.data)
+                return _Timed(kept[0], found.expires_at - now)
+            found = kept = None  # read it again, unconditionally
         meta: dict[str, Any] = {}
         etag = head.etag if head is not None else None
         try:
