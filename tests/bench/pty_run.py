@@ -110,6 +110,13 @@ class PtyApp:
             got += chunk
         return bytes(got)
 
+    def read_answer(self, quiet: float = 0.1, first_within: float = 5.0) -> bytes:
+        """What a key drew: from its first byte (waited for up to `first_within` seconds, so a
+        slow answer on a busy machine is not read as none and counted with the next key's) until
+        nothing more came for `quiet` seconds."""
+        first = self._read_once(first_within)
+        return first + self.read_until_quiet(quiet) if first else b""
+
     # Writing -----------------------------------------------------------------------------------
     def send(self, *keys: str) -> None:
         for key in keys:

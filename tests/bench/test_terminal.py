@@ -415,7 +415,7 @@ def bytes_per_move(app: PtyApp, moves: int) -> list[int]:
     sizes = []
     for _ in range(moves):
         app.send("down")
-        sizes.append(len(app.read_until_quiet(0.1)))
+        sizes.append(len(app.read_answer(0.1)))
     return sizes
 
 
