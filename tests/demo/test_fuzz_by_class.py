@@ -10,8 +10,9 @@ that class, and the invariants are counted over every request:
 - strings: text of every kind (lone surrogates, NUL, ESC) in every member and as keys.
 
 Counted: requests, 5xx, carts unreadable afterwards (the API's read or the stored document), and
-half-commits (a refused request that changed the stored cart). All must be 0. Fixed and small for
-CI: derandomized, EXAMPLES per class (the file in well under a minute on one core); longer:
+half-commits (a refused request that changed the stored cart). All must be 0. Derandomized,
+EXAMPLES per class: a small budget in the default run, the full one (120) in CI
+(tests/conftest.py BUDGETS); longer:
     KIOSK_FUZZ_CLASS_EXAMPLES=1000 ./dev test tests/demo/test_fuzz_by_class.py -s
 """
 
