@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual import events
+from textual.app import _character_to_key
 from textual.pilot import Pilot
 
 from kiosk.tui.screens.cart import CartScreen
@@ -35,7 +37,18 @@ async def keys(pilot: Pilot[Any], *names: str) -> None:
 
 
 async def type_text(pilot: Pilot[Any], text: str) -> None:
-    await pilot.press(*text)
+    """Type `text` as one burst, the way a terminal delivers fast typing: every letter is queued
+    (the same Key events Pilot.press makes), then the app is waited for once. Pilot.press waits
+    for the app to go idle after each letter (two 20 ms samples at least, ~60 ms a letter), and
+    what the callers look at is the text typed, not the state after each letter (letter by letter:
+    test_search.py; bursts on every screen: test_bursts.py, test_cart_bursts.py)."""
+    driver = pilot.app._driver
+    assert driver is not None
+    for char in text:
+        # Pilot.press's name for a character: letters and digits as they are, the rest by name.
+        name = char if char.isalnum() else _character_to_key(char)
+        driver.send_message(events.Key(name, char))
+    await pilot.pause()
     await settle(pilot)
 
 
