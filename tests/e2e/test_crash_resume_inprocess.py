@@ -20,6 +20,7 @@ from kiosk.tui.screens.menu import MenuScreen
 from kiosk.tui.screens.payment import PaymentScreen
 from kiosk.tui.widgets.chrome import Banner
 from tests.tui.conftest import BASE_URL, FIXED_NOW, PAY_URL, no_sleep, settle
+from tests.tui.test_flow import type_text
 from tests.tui.test_idle import to_payment
 from tests.tui.test_kiosk_mode import keys, to_menu_with_cookie
 
@@ -105,7 +106,7 @@ async def test_an_open_cart_is_resumed_on_the_menu(tmp_path: Path) -> None:
         assert rig.backend.carts.ids() == [cart_id]
         assert rig.server_cart(cart_id)["status"] == "OPEN"
         # It goes on as any order: a second cookie lands in the same cart.
-        await pilot.press(*"cookie")
+        await type_text(pilot, "cookie")
         await keys(pilot, "enter", "f2")
         assert sum(i["quantity"] for i in rig.server_cart(cart_id)["items"]) == 2
 

@@ -24,7 +24,7 @@ from kiosk.tui.screens.welcome import WelcomeScreen
 from kiosk.tui.widgets.dialogs import ConfirmDialog
 
 from .conftest import Kiosk, make_kiosk, no_thanks, settle
-from .test_flow import keys
+from .test_flow import keys, type_text
 
 PIN = "2468"
 
@@ -63,7 +63,7 @@ async def to_menu_with_cookie(k: Kiosk, pilot: Pilot[Any]) -> str:
     assert isinstance(pilot.app.screen, WelcomeScreen)
     await keys(pilot, "1")
     assert isinstance(pilot.app.screen, MenuScreen)
-    await pilot.press(*"cookie")
+    await type_text(pilot, "cookie")
     await keys(pilot, "enter")
     assert isinstance(pilot.app.screen, ProductScreen)
     await keys(pilot, "f2")
@@ -76,7 +76,7 @@ async def to_menu_with_cookie(k: Kiosk, pilot: Pilot[Any]) -> str:
 
 
 async def type_pin(pilot: Pilot[Any], pin: str) -> None:
-    await pilot.press(*pin)
+    await type_text(pilot, pin)
     await keys(pilot, "enter")
 
 
