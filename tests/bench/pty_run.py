@@ -41,6 +41,18 @@ def visible_text(data: bytes) -> str:
     return _ESCAPES.sub(b"", data).decode("utf-8", "replace")
 
 
+def vm_hwm_kib(pid: int | str = "self") -> int | None:
+    """A process's peak resident memory (VmHWM, KiB); None once it has gone."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    for line in status.splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    return None
+
+
 @dataclass
 class PtyApp:
     argv: Sequence[str]
@@ -123,21 +135,11 @@ class PtyApp:
             os.write(self.fd, KEYS.get(key, key.encode()))
 
     # Ending ------------------------------------------------------------------------------------
-    def _vm_hwm(self) -> int | None:
-        try:
-            status = Path(f"/proc/{self.pid}/status").read_text()
-        except OSError:
-            return None
-        for line in status.splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1])
-        return None
-
     def stop(self, timeout: float = 10.0) -> None:
         """Ask the app to quit (ctrl+q), then terminate it; collect its exit and peak memory."""
         if self.pid == 0:
             return
-        self.peak_kib = self._vm_hwm()
+        self.peak_kib = vm_hwm_kib(self.pid)
         with contextlib.suppress(OSError):
             self.send("ctrl+q")
         ends = time.perf_counter() + timeout

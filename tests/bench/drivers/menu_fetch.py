@@ -31,14 +31,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tests.bench.pty_run import vm_hwm_kib
+
 HOUR = 3600.0
-
-
-def vm_hwm_kib() -> int:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1])
-    return 0
 
 
 class MenuETags:
@@ -129,7 +124,6 @@ async def fetch(base_url: str, cache_dir: str, stale: bool, trace: bool) -> dict
     import filelock  # noqa: F401  (the disk cache's lock, imported in either case: the same code)
 
     from kiosk.api import StorefrontClient
-    from kiosk.api.client import StorefrontClient as Client
     from kiosk.demo.data import DOWNTOWN
     from kiosk.diskcache import DiskCache
 
@@ -149,8 +143,8 @@ async def fetch(base_url: str, cache_dir: str, stale: bool, trace: bool) -> dict
         ready = vm_hwm_kib()
         before = (client.stats.requests, client.stats.disk_hits, client.stats.revalidated)
         if trace:
-            stages.wrap(Client, "_decode", "decode the body (json.loads)")
-            stages.wrap(Client, "_parse", "parse the models")
+            stages.wrap(StorefrontClient, "_decode", "decode the body (json.loads)")
+            stages.wrap(StorefrontClient, "_parse", "parse the models")
             for name in ("head", "get", "put", "put_json", "refresh"):
                 if hasattr(DiskCache, name):  # head and put_json: since the body is kept as it came
                     stages.wrap(DiskCache, name, f"disk {name}")
