@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kiosk import __version__
+from kiosk.clocktime import clock_time
 from kiosk.ordering.events import OrderEvent
 
 if TYPE_CHECKING:
@@ -156,9 +157,9 @@ class FleetMetrics:
                 self.errors[error_code(error)] += 1
         self._changed()
 
-    def summary(self, *, now: float | None = None) -> str:
+    def summary(self) -> str:
         """The staff screen's lines (staff_summary)."""
-        return staff_summary(self, now=now)
+        return staff_summary(self)
 
     def watch(self, clients: Mapping[str, StorefrontClient]) -> None:
         """Count these clients' requests (their observer) and read their budget and cache."""
@@ -406,7 +407,7 @@ def _ms(seconds: float | None) -> str:
     return "over 30 s" if seconds == float("inf") else f"≤{seconds * 1000:g} ms"
 
 
-def staff_summary(metrics: FleetMetrics, *, now: float | None = None) -> str:
+def staff_summary(metrics: FleetMetrics) -> str:
     """The staff screen's lines: the same numbers the endpoint serves, in words."""
     snap = metrics.snapshot()
     o = snap.orders
@@ -421,8 +422,8 @@ def staff_summary(metrics: FleetMetrics, *, now: float | None = None) -> str:
         f"median {_ms(snap.p50)} · 95% {_ms(snap.p95)} · cache hits {snap.cache_hits}"
     )
     if snap.last_success_at is not None:
-        ago = max(0, round((now if now is not None else time.time()) - snap.last_success_at))
-        requests += f" · last success {ago} s ago"
+        # A clock time, not an age: an age redrew the staff screen every second (issue 23).
+        requests += f" · last success at {clock_time(snap.last_success_at)}"
     lines.append(requests)
     lines.append(f"Metrics for Prometheus: {snap.exporting}")
     return "\n".join(lines)

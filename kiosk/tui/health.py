@@ -6,10 +6,10 @@ error's code, status and customer-safe message: never a key, a client secret or 
 
 A quiet counter (issue 23): at rest nothing is written to the terminal, since every byte crosses
 the counter's SSH link (and constant output hides a frozen client from sshd's
-ClientAliveInterval). So times are clock times ("last ok 10:42:07"), not ages that change every
-second, and a line is redrawn only when its text changes. In kiosk mode customers see only a
-status mark (`status_mark`); the words are for staff (the staff screen, or the full line when
-staff switch it on).
+ClientAliveInterval). So times are clock times ("last ok 10:42:07", kiosk/clocktime.py), not
+ages that change every second, and a line is redrawn only when its text changes. In kiosk mode
+customers see only a status mark (`status_mark`); the words are for staff (the staff screen, or
+the full line when staff switch it on).
 """
 
 from __future__ import annotations
@@ -21,14 +21,10 @@ from rich.text import Text
 from textual.screen import Screen
 from textual.widgets import Static
 
+from kiosk.clocktime import clock_time
 from kiosk.tui.contract import Kiosk, kiosk_of
 from kiosk.tui.palette import tone
 from kiosk.tui.text import clean
-
-
-def clock_time(at: float) -> str:
-    """A wall-clock time (local), the same every second it is shown."""
-    return time.strftime("%H:%M:%S", time.localtime(at))
 
 
 def reachability(client: Any) -> tuple[str, str]:

@@ -224,8 +224,23 @@ async def test_the_staff_screen_shows_the_fleet_metrics(tmp_path: Path) -> None:
         health = staff_text(pilot, "#staff-health")
         assert "Orders since start: 1 started · 0 paid" in health
         assert "Metrics for Prometheus: off" in health
+        metrics = app.services.metrics
+        assert metrics is not None and metrics.last_success_at is not None
+        assert f"last success at {clock_time(metrics.last_success_at)}" in health
+        # A quiet counter (issue 23): as the seconds go by at rest, the words stay the same, so
+        # nothing is redrawn over the counter's SSH link ("last success 13 s ago" redrew the
+        # screen every second: 1,185 B/s at 80x24, benchmark 7).
+        screen = app.screen
+        shown = screen.query_one("#staff-health", Static)
+        updates: list[object] = []
+        shown.update = lambda *a, **kw: updates.append(a)  # type: ignore[method-assign]
+        # The kiosk's clock from the last success on (the test's wall clock stands still).
+        start = metrics.last_success_at
+        for later in (1.0, 7.0, 59.0):
+            app.wall_clock = lambda later=later: start + later  # type: ignore[misc]
+            screen.show_health()
+        assert updates == []
+        del shown.update
         # Staff reset the order in progress: counted as a reset, not as abandoned.
         await choose(pilot, "reset")
-        metrics = app.services.metrics
-        assert metrics is not None
         assert metrics.orders["reset"] == 1 and metrics.orders["abandoned"] == 0

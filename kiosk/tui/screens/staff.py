@@ -253,7 +253,7 @@ class StaffScreen(Screen[None]):
                 else:
                     text.append("no failure seen")
             if services.metrics is not None:  # kiosk.metrics: what Prometheus scrapes too
-                text.append("\n" + services.metrics.summary(now=now))
+                text.append("\n" + services.metrics.summary())
             cart_id = kiosk.visit.state.cart_id
             text.append("\nOrder in progress: ")
             text.append(clean(cart_id, 40) if cart_id else "none")
