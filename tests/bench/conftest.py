@@ -1,6 +1,7 @@
 """The benchmarks' figures: each test records them with `figures.add(...)`; they are printed as a
 table line at once, again as one table at the end, and written to tests/bench/results.json
-(overwritten each run) for the table of docs/benchmarks.md (tests/bench/report.py).
+(overwritten each run) for the table of docs/benchmarks.md (tests/bench/report.py). The table
+printed at the end holds every benchmark's latest row, this run's and those kept from earlier runs.
 
 Timings are never asserted: a figure that misses its goal is printed as MISS and the run goes on.
 What the benchmarks do assert is correctness (no order lost, the right cart on the server), since a
@@ -20,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.bench.report import measured_at
+from tests.bench.report import measured_at, table
 
 RESULTS = Path(__file__).with_name("results.json")
 
@@ -57,9 +58,6 @@ def _num(value: float) -> str:
     return f"{value:.2f}"
 
 
-HEADER = "| # | figure | value | baseline | ratio | goal | verdict |\n|---|---|---|---|---|---|---|"
-
-
 class Figures:
     def __init__(self) -> None:
         self.items: list[Figure] = []
@@ -85,9 +83,6 @@ class Figures:
 
     def ordered(self) -> list[Figure]:
         return sorted(self.items, key=lambda f: f.bench)  # stable: each benchmark's own order
-
-    def table(self) -> str:
-        return "\n".join([HEADER, *(f.line() for f in self.ordered())])
 
     def write(self) -> None:
         """Overwrite results.json. A partial run (`./dev bench -k ...`) replaces only the figures
@@ -127,4 +122,7 @@ def figures() -> Iterator[Figures]:
     collected = Figures()
     yield collected
     collected.write()
-    print("\n\nBenchmark figures (also in tests/bench/results.json):\n" + collected.table())
+    # Every benchmark's row, not only this run's: a partial run keeps the others' latest figures,
+    # each with the date it was measured (the line above the table says which).
+    results = json.loads(RESULTS.read_text(encoding="utf-8"))
+    print("\n\nBenchmark figures (tests/bench/results.json):\n" + table(results))

@@ -1,0 +1,118 @@
+"""Benchmark 15 ("15 demo", "15 suite"): what a developer waits for, the README's two commands.
+
+- `./dev demo` on a fresh clone: from the command to the kiosk's first screen (the demo's
+  locations listed), in a real pseudo-terminal, the virtual environment made from nothing. The
+  clone is of the committed HEAD. pip's download cache is this machine's (a newcomer's first
+  install also downloads the packages). Noted: the packages installed, the environment's size and
+  whether pip's progress reached the terminal.
+- `./dev test`: the whole suite as the README runs it, wall time and the tests that ran. It takes
+  about ten minutes, so it runs only when asked (BENCH_SUITE=1); otherwise its last figure
+  stays in results.json and in the table, with its date.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.bench.conftest import Figures
+from tests.bench.pty_run import PtyApp, visible_text
+from tests.bench.test_terminal import DEMO_READY
+
+ROOT = Path(__file__).resolve().parents[2]
+DEMO_GOAL = 20.0  # seconds, issue 22
+SUITE_GOAL = 300.0
+# pip's words when the package index cannot be reached: the bench then measures nothing.
+OFFLINE = re.compile(
+    r"No matching distribution|Could not find a version|Temporary failure in name resolution|"
+    r"Network is unreachable|Failed to establish a new connection"
+)
+
+
+def _clone(to: Path) -> Path:
+    subprocess.run(["git", "clone", "--quiet", str(ROOT), str(to)], check=True)
+    return to
+
+
+def _dir_bytes(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
+
+
+def test_dev_demo_on_a_fresh_clone(figures: Figures, tmp_path: Path) -> None:
+    clone = _clone(tmp_path / "clone")
+    home = tmp_path / "home"
+    env = {"KIOSK_HOME": str(home), "PYTHONPATH": "", "VIRTUAL_ENV": ""}
+    with PtyApp(
+        [shutil.which("bash") or "/bin/bash", "./dev", "demo"], env=env, cwd=str(clone)
+    ) as app:
+        try:
+            seconds = app.wait_for_text(DEMO_READY, timeout=600)
+        except TimeoutError:
+            shown = visible_text(bytes(app.output))
+            if OFFLINE.search(shown):
+                pytest.skip("the package index cannot be reached: nothing to install from")
+            raise
+        shown = visible_text(bytes(app.output))
+    # pip writes these only when it is not quiet (./dev passes --quiet unless a terminal watches).
+    progress = "Installing collected packages" in shown
+    venv = clone / ".venv"
+    listed = subprocess.run(
+        [str(venv / "bin/python"), "-m", "pip", "list", "--format=freeze"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    packages = [p for p in listed if not p.lower().startswith("storefront-kiosk")]
+    size_mb = _dir_bytes(venv) / 1e6
+    assert (venv / "bin/kiosk").exists()
+    figures.add(
+        "15 demo",
+        "`./dev demo` on a fresh clone to the first screen (venv made, pty)",
+        seconds,
+        "s",
+        goal=f"<= {DEMO_GOAL:g} s, progress shown",
+        passed=seconds <= DEMO_GOAL and progress,
+        note=f"{len(packages)} packages, {size_mb:.0f} MB; pip's progress on the terminal: "
+        f"{'yes' if progress else 'no'}; pip's download cache warm",
+    )
+
+
+def test_dev_test_whole_suite(figures: Figures) -> None:
+    if os.environ.get("BENCH_SUITE") != "1":
+        pytest.skip(
+            "the whole suite takes about ten minutes: "
+            "BENCH_SUITE=1 ./dev bench tests/bench/test_dev_commands.py"
+        )
+    env = {k: v for k, v in os.environ.items() if k != "BENCH_SUITE"}
+    started = time.perf_counter()
+    done = subprocess.run(
+        ["./dev", "test"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    seconds = time.perf_counter() - started
+    summary = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr[-500:]
+    counts = {
+        word: int(n) for n, word in re.findall(r"(\d+) (passed|failed|errors?|skipped)", summary)
+    }
+    failed = [line for line in done.stdout.splitlines() if line.startswith(("FAILED", "ERROR"))]
+    assert done.returncode == 0, "\n".join([summary, *failed])
+    workers = re.search(r"(\d+) workers", done.stdout)
+    figures.add(
+        "15 suite",
+        "`./dev test`, the whole suite, wall time",
+        seconds,
+        "s",
+        goal=f"<= {SUITE_GOAL:g} s",
+        passed=seconds <= SUITE_GOAL,
+        note=f"{counts.get('passed', 0)} passed, {counts.get('skipped', 0)} skipped; "
+        f"{workers.group(1) if workers else '?'} workers on {os.cpu_count()} CPUs",
+    )
