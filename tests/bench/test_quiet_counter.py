@@ -1,7 +1,8 @@
 """Benchmark 7 quiet (issue 23; "7 quiet", not "7": a partial run replaces every row of the ids it
-ran, and "7" is the demo server's): a quiet counter. Bytes per second the kiosk writes to its terminal at
-rest, on each screen, in kiosk mode, in a real pseudo-terminal (tests/bench/pty_run.py) at 80x24:
-what an SSH link carries while nobody touches the counter. Goal: at most 50 B/s on every screen.
+ran, and "7" is the demo server's): a quiet counter. Bytes per second the kiosk writes to its
+terminal at rest, on each screen, in kiosk mode, in a real pseudo-terminal (tests/bench/pty_run.py)
+at 80x24: what an SSH link carries while nobody touches the counter. Goal: at most 50 B/s on every
+screen.
 
 Each screen is reached by keys as a customer (or staff) would, left to settle (nothing written for
 SETTLE seconds, or SETTLE_LIMIT passed), then every byte written during WINDOW seconds is counted.
