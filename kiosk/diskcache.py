@@ -4,7 +4,7 @@ One directory (`paths.cache_dir()`, or a shared folder given as KIOSK_CACHE_DIR)
 an entry: the server's body as it came (not our models, so a new kiosk version reads an old file),
 when it expires and its ETag. Several kiosk processes read and write it at once: every write is a
 whole-file rename (`paths.atomic_write`), so a reader never sees half a file, and writes take one
-OS file lock (filelock) so that an older answer never replaces a newer one.
+OS file lock (kiosk.oslock) so that an older answer never replaces a newer one.
 
 Why our own small file cache and not hishel's SQLite storage: hishel is not installed, it caches
 whole HTTP responses (so the allow-list of what may be kept would live in its policy, not here),
@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kiosk.oslock import FileLock
 from kiosk.paths import atomic_write_parts
 
 FORMAT = 1
@@ -200,8 +201,6 @@ class DiskCache:
         """The server said the entry has not changed (304): keep it `ttl` seconds more. Its data's
         bytes are copied as they are, never parsed. False when there is no entry to renew or it
         could not be written."""
-        from filelock import Timeout
-
         path = self.path_for(key)
         now = self._clock()
         try:
@@ -220,18 +219,14 @@ class DiskCache:
                     return False  # cut short: not a whole file
                 start = _envelope(key, now, now + max(0.0, ttl), current.etag)
                 atomic_write_parts(path, (start, memoryview(raw)[begins : ends - 1], b"}"))
-        except (OSError, Timeout, TypeError, ValueError):
+        except (OSError, TypeError, ValueError):  # LockTimeout is an OSError
             return False
         return True
 
-    def _lock(self) -> Any:
-        from filelock import FileLock
-
-        return FileLock(str(self.root / LOCK_NAME), timeout=LOCK_TIMEOUT, mode=0o600)
+    def _lock(self) -> FileLock:
+        return FileLock(self.root / LOCK_NAME, timeout=LOCK_TIMEOUT, mode=0o600)
 
     def _write(self, key: Sequence[str], now: float, start: bytes, body: bytes) -> bool:
-        from filelock import Timeout
-
         path = self.path_for(key)
         try:
             with self._lock():
@@ -240,7 +235,7 @@ class DiskCache:
                 if current is not None and current.stored_at > now:
                     return False
                 atomic_write_parts(path, (start, body, b"}"))
-        except (OSError, Timeout):
+        except OSError:  # LockTimeout among them
             return False
         return True
 

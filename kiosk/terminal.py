@@ -6,9 +6,9 @@ each needs its own terminal id, and a second kiosk started as a terminal that is
 must refuse rather than take over the first customer's order.
 
 The id comes from `terminal_id` (config.toml, KIOSK_TERMINAL_ID, --terminal-id); without it, from
-the host and the session (`derive_terminal_id`). The lock is an OS file lock (filelock): it is held
-while the kiosk runs and released by the OS when the process dies, so a crash leaves no stale lock
-and the next start on the same terminal resumes the order.
+the host and the session (`derive_terminal_id`). The lock is an OS file lock (kiosk.oslock): it is
+held while the kiosk runs and released by the OS when the process dies, so a crash leaves no stale
+lock and the next start on the same terminal resumes the order.
 
 A new session for a terminal that is still held takes it over (issue 23): a counter whose SSH link
 dropped without the server noticing leaves a kiosk behind that still holds the lock, and the
@@ -37,10 +37,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kiosk import paths
+from kiosk.oslock import FileLock, LockTimeout
 
 if TYPE_CHECKING:
-    from filelock import BaseFileLock
-
     from kiosk.config import Settings
 
 __all__ = [
@@ -176,10 +175,8 @@ def takeover_requested(folder: Path, own_pid: int | None = None) -> bool:
         return False
 
 
-def _take_over(lock: BaseFileLock, folder: Path, wait: float, term_wait: float) -> bool:
+def _take_over(lock: FileLock, folder: Path, wait: float, term_wait: float) -> bool:
     """Ask the holder to leave; wait; then end it. True once this process holds the lock."""
-    from filelock import Timeout
-
     request = {"pid": os.getpid(), "at": time.time()}
     paths.atomic_write(folder / TAKEOVER_FILE, json.dumps(request))
     holder = _holder_pid(folder / "kiosk.json")
@@ -190,7 +187,7 @@ def _take_over(lock: BaseFileLock, folder: Path, wait: float, term_wait: float) 
         try:
             lock.acquire(timeout=wait if sig is None else term_wait, poll_interval=0.1)
             return True
-        except Timeout:
+        except LockTimeout:
             if holder is None:
                 return False
     return False
@@ -212,8 +209,6 @@ def claim_terminal(
     Nothing but the takeover request is written before the lock is held, so a refused kiosk
     leaves the running one's files as they were.
     """
-    from filelock import FileLock, Timeout
-
     terminal_id = terminal_id_for(settings, env)
     folder = terminal_dir(settings, terminal_id)
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -221,7 +216,7 @@ def claim_terminal(
     info_file = folder / "kiosk.json"
     try:
         lock.acquire()
-    except Timeout:
+    except LockTimeout:
         holder = _describe_holder(info_file)
         if not (take_over and _take_over(lock, folder, wait, term_wait)):
             with contextlib.suppress(OSError):

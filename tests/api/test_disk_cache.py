@@ -14,12 +14,12 @@ from typing import Any
 
 import httpx
 import pytest
-from filelock import FileLock
 
 from kiosk import diskcache
 from kiosk.api import APIConnectionError, NotFoundError, StorefrontClient
 from kiosk.api.client import cache_rules
 from kiosk.diskcache import DiskCache
+from kiosk.oslock import FileLock
 
 from .conftest import API_KEY, BASE, ClientFactory, FakeClock, Server, ok, spec_cart
 
@@ -221,7 +221,7 @@ def test_a_write_waits_for_the_lock_and_gives_up_quietly(
 ) -> None:
     monkeypatch.setattr(diskcache, "LOCK_TIMEOUT", 0.05)
     key = ("k",)
-    with FileLock(str(disk.root / diskcache.LOCK_NAME)):
+    with FileLock(disk.root / diskcache.LOCK_NAME):
         assert disk.put(key, {"a": 1}, ttl=60) is False
     assert disk.get(key) is None
     assert disk.put(key, {"a": 1}, ttl=60) is True

@@ -121,8 +121,6 @@ class Stages:
 
 
 async def fetch(base_url: str, cache_dir: str, stale: bool, trace: bool) -> dict[str, Any]:
-    import filelock  # noqa: F401  (the disk cache's lock, imported in either case: the same code)
-
     from kiosk.api import StorefrontClient
     from kiosk.demo.data import DOWNTOWN
     from kiosk.diskcache import DiskCache
