@@ -46,12 +46,19 @@ class FileLock:
             return
         wait = self.timeout if timeout is None else timeout
         deadline = time.monotonic() + wait
+        removed = 0
         while True:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, self.mode)
-            if _try_lock(fd):
+            locked = _try_lock(fd)
+            if locked and _still_there(fd, self.path):
                 self._fd = fd
                 return
             os.close(fd)
+            if locked and removed < 3:
+                # The file was removed (or replaced) after we opened it: a lock on it holds
+                # nothing, since the next process opens the new file. Again at once, a few times.
+                removed += 1
+                continue
             left = deadline - time.monotonic()
             if left <= 0:
                 raise LockTimeout(f"{self.path.name} is held by another process")
@@ -76,6 +83,14 @@ class FileLock:
         trace: TracebackType | None,
     ) -> None:
         self.release()
+
+
+def _still_there(fd: int, path: Path) -> bool:
+    try:
+        opened, named = os.fstat(fd), os.stat(path)
+    except OSError:
+        return False
+    return (opened.st_dev, opened.st_ino) == (named.st_dev, named.st_ino)
 
 
 if sys.platform == "win32":

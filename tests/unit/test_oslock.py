@@ -87,3 +87,29 @@ def test_a_killed_holder_leaves_no_stale_lock(tmp_path: Path) -> None:
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_a_lock_file_removed_while_taking_it_is_not_a_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The file is removed between our open and our lock (someone clearing the folder, another
+    process's cleanup): the lock taken is on a file nobody else will open. It is taken again on
+    the file the path names now, so a second process cannot hold "the" lock too."""
+    from kiosk import oslock
+
+    path = tmp_path / "a.lock"
+    real = oslock._try_lock
+    removed: list[bool] = []
+
+    def remove_first(fd: int) -> bool:
+        if not removed:
+            removed.append(True)
+            path.unlink()
+        return real(fd)
+
+    monkeypatch.setattr(oslock, "_try_lock", remove_first)
+    with FileLock(path):
+        monkeypatch.setattr(oslock, "_try_lock", real)
+        with pytest.raises(LockTimeout):
+            FileLock(path).acquire()
+    assert removed
