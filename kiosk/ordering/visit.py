@@ -43,6 +43,7 @@ from kiosk.ordering.clock import LocationClock
 from kiosk.ordering.delivery import DeliveryOffer, delivery_offer, zone_for
 from kiosk.ordering.events import OrderEvent, OrderObserver, tell
 from kiosk.ordering.lifecycle import Event, OrderSnapshot, Phase
+from kiosk.ordering.selections import unnamed_options
 
 if TYPE_CHECKING:
     from kiosk.api import StorefrontClient
@@ -1050,7 +1051,34 @@ class Visit:
     async def resume_saved(self) -> ResumeOutcome:
         """Take up the cart a previous run left open (the resume file). The saved location may be
         an id or a slug, and may differ in kind from how this kiosk names it: the cart is found
-        by either. An open cart with no lines is dropped (nothing to come back for)."""
+        by either. An open cart with no lines is dropped (nothing to come back for). The names
+        of its lines' choices are read before it is shown (`learn_option_names`)."""
+        outcome = await self._resume_saved()
+        if outcome.cart is not None:
+            await self.learn_option_names(outcome.cart)
+        return outcome
+
+    async def learn_option_names(self, cart: Cart) -> None:
+        """Read the product of each line whose choices this kiosk knows only as ids: a cart taken
+        up after a restart, from a server that echoes ids without names (2.0), showed
+        "opt_size_medium" where the customer had chosen "Medium (16 oz)". Each such product is
+        read once, all at once, through the client's caches (the site's disk cache usually holds
+        them); a read that fails leaves its line's ids as they were."""
+        products = list(
+            dict.fromkeys(
+                item.product_id
+                for item in cart.items
+                if unnamed_options(item.selections, self.option_names)
+            )
+        )
+
+        async def read(product_id: str) -> None:
+            with contextlib.suppress(StorefrontError):
+                await self.product(product_id)
+
+        await asyncio.gather(*(read(product_id) for product_id in products))
+
+    async def _resume_saved(self) -> ResumeOutcome:
         saved = load_saved_cart(self.cart_id_file)
         if saved is None or self.cart_id_file is None:
             return ResumeOutcome("none")

@@ -7,10 +7,11 @@ string.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from kiosk.i18n import _, language, money_locale
+from kiosk.ordering.selections import echoed_name, echoed_options
 from kiosk.tui.text import clean
 
 if TYPE_CHECKING:
@@ -61,18 +62,11 @@ def pay_total(cart: Cart) -> str:
     return total_rows(cart)[-1][1]
 
 
-def _names(entries: Iterable[Any], depth: int, out: list[str], known: Mapping[str, str]) -> None:
-    for entry in entries:
-        if not isinstance(entry, dict):
-            continue
-        options = entry.get("selectedOptions") or entry.get("options") or entry.get("items")
-        if isinstance(options, list):
-            _names(options, depth, out, known)
-            continue
+def _names(entries: Any, out: list[str], known: Mapping[str, str]) -> None:
+    for depth, entry in echoed_options(entries):
         option_id = entry.get("optionId")
         name = (
-            entry.get("name")
-            or entry.get("optionName")
+            echoed_name(entry)
             or (known.get(option_id) if isinstance(option_id, str) else None)
             or option_id
             or ""
@@ -83,9 +77,6 @@ def _names(entries: Iterable[Any], depth: int, out: list[str], known: Mapping[st
             text = f"{text} ×{quantity}"
         if text:
             out.append(("  " * depth) + text)
-        children = entry.get("children")
-        if isinstance(children, list):
-            _names(children, depth + 1, out, known)
 
 
 def choice_lines(item: CartItem, known: Mapping[str, str] | None = None) -> list[str]:
@@ -97,7 +88,7 @@ def choice_lines(item: CartItem, known: Mapping[str, str] | None = None) -> list
     kiosk read: Visit.option_names); an id shows only when its name was never seen.
     """
     out: list[str] = []
-    _names(item.selections or [], 0, out, known or {})
+    _names(item.selections or [], out, known or {})
     if item.special_instructions:
         out.append(_("Note:") + " " + clean(item.special_instructions, 80))
     return out

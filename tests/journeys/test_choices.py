@@ -117,3 +117,30 @@ async def test_journey_9_email_is_an_offer_not_a_demand(journey: JourneyFactory)
         assert "Email me a receipt (optional)" in flat(j)
         await name_to_payment(j)
         assert not j.server_cart().get("emailAddress")
+
+
+async def test_a_line_taken_up_after_a_restart_reads_its_choices_by_name(
+    journey: JourneyFactory,
+) -> None:
+    # A 2.0 cart echoes a line's choices by id only; the names come from the product read. A
+    # restarted kiosk had not read it: the customer read "opt_mushroom" for "Mushroom".
+    async with journey() as j:
+        await j.settle()
+        await j.press("1")
+        await j.wait_for_screen("MenuScreen")
+        await j.walk().add_line("prod_wonton_soup")  # Mushroom broth, a Soy egg
+        await j.press("f4")
+        await j.wait_for_screen("CartScreen")
+        assert "Mushroom" in j.screen_text() and "Soy egg" in j.screen_text()
+        sent = len(j.requests())
+        await j.restart()
+        await j.wait_for_screen("MenuScreen", within=10)
+        await j.press("f4")
+        await j.wait_for_screen("CartScreen")
+        text = j.screen_text()
+        assert "Mushroom" in text and "Soy egg" in text, text
+        assert "opt_" not in text, text
+        # What it costs: the soup's product, read once (the disk cache may have answered it).
+        reads = [r for r in j.requests()[sent:] if "/products/" in r[1]]
+        assert len(reads) <= 1, reads
+        assert j.violations == []
