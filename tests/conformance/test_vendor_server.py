@@ -911,7 +911,9 @@ def test_over_uvicorn_a_stalled_write_really_answers_late() -> None:
     clock = Clock()
     faults = Faults(script=["stall"], stall_seconds=30, stall_delay=0.5)
     app = make_vendor_app(clock=clock, faults=faults)
-    with UvicornThread(app) as server, httpx.Client(base_url=server.url, timeout=0.1) as client:
+    # A generous timeout for the ordinary requests (a loaded machine answers late); only the
+    # stalled write gives up, long before the server answers it (0.5 s).
+    with UvicornThread(app) as server, httpx.Client(base_url=server.url, timeout=30) as client:
         r = client.post(
             f"{BASE_PATH}/locations/{LOC}/ordering-sessions",
             json={"fulfillmentMethod": "takeout"},
@@ -925,7 +927,7 @@ def test_over_uvicorn_a_stalled_write_really_answers_late() -> None:
         }
         url = f"{BASE_PATH}/locations/{LOC}/carts/{cart['id']}/items"
         with pytest.raises(httpx.ReadTimeout):
-            client.post(url, json=GYOZA, headers=headers)
+            client.post(url, json=GYOZA, headers=headers, timeout=0.1)
         again = client.post(url, json=GYOZA, headers=headers)
         assert (again.status_code, again.json()["code"]) == (409, "IDEMPOTENCY_IN_PROGRESS")
         clock.advance(seconds=30)

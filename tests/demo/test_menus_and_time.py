@@ -3,8 +3,6 @@ and what a closed location does. All on the injected clock."""
 
 from __future__ import annotations
 
-import time
-
 import httpx
 import pytest
 
@@ -175,10 +173,8 @@ async def test_a_scheduled_time_that_passed_blocks_payment(
 
 
 def test_generated_large_menu(clock: Clock) -> None:
-    started = time.perf_counter()
+    # How fast it is built is a benchmark's question (tests/bench), not a test's.
     app = create_app(clock=clock, extra_products=5000)
-    built = time.perf_counter() - started
-    assert built < 5.0, built
     backend = app.state.backend
     products = backend.products_json(backend.location(DT))
     assert len(products) == 53 + 5000
@@ -193,11 +189,10 @@ def test_generated_large_menu(clock: Clock) -> None:
 async def test_large_menu_over_the_api(clock: Clock) -> None:
     app = create_app(clock=clock, extra_products=5000)
     async with make_client(app, DOWNTOWN.api_key) as c:
-        started = time.perf_counter()
         r = await c.get(f"/locations/{DT}/menus")
-        elapsed = time.perf_counter() - started
         assert r.status_code == 200
-        assert elapsed < 2.0, elapsed
+        menus = r.json()["menus"]
+        assert sum(len(cat["products"]) for m in menus for cat in m["categories"]) > 5000
         r = await c.get(f"/locations/{DT}/products/xp_00011")
         assert r.json()["modifiers"][0]["id"] == "grp_drink_size"
     async with make_client(app, WESTSIDE.api_key) as c:

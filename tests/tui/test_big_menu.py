@@ -1,13 +1,12 @@
-"""The menu with 5,000 products stays fast: a flat line-API list, filtering well under 20 ms a key,
-and a cursor move that repaints two lines, not the list."""
+"""The menu with 5,000 products: a flat line-API list that filters each key, and a cursor move that
+repaints two lines, not the list. How long a key takes is measured by benchmarks 4 and 4t
+(tests/bench), not asserted here."""
 
 from __future__ import annotations
 
-import statistics
-import time
 from pathlib import Path
 
-from kiosk.tui.menu_model import Header
+from kiosk.tui.menu_model import Header, fold, search_key
 from kiosk.tui.screens.menu import MenuScreen, ProductList
 
 from .conftest import make_kiosk, settle
@@ -25,14 +24,13 @@ async def test_5000_products(tmp_path: Path) -> None:
         products = screen.query_one(ProductList)
         assert sum(not isinstance(r, Header) for r in products.rows) > 5000
 
-        # Filtering: what one key press costs (model filter, new rows, search line).
-        timings = []
+        # Each key's filter (model filter, new rows, search line) keeps only what matches.
         for query in ("s", "sm", "smo", "smok", "smoky", "smoky t", "smoky ta", "no. 49", ""):
             screen.query_text = query
-            start = time.perf_counter()
             screen._refilter()
-            timings.append(time.perf_counter() - start)
-        assert statistics.median(timings) < 0.020, timings
+            shown = [r for r in products.rows if not isinstance(r, Header)]
+            assert shown, query
+            assert all(fold(query) in search_key(p) for p in shown), query
         await pilot.press(*"no. 4999")
         await settle(pilot)
         ids = [r.id for r in products.rows if not isinstance(r, Header)]

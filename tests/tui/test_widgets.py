@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import statistics
-import time
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -130,17 +128,6 @@ def test_menu_rows_and_search() -> None:
         r for r in menu_model.rows(categories, "VEGAN") if not isinstance(r, menu_model.Header)
     ]
     assert len(vegan) == 100
-
-
-def test_menu_filter_under_20_ms_a_key_with_5000_products() -> None:
-    categories = menu_model.build(_menus(5000), None)
-    timings = []
-    for query in ("b", "bu", "bur", "burg", "burge", "burger", "item 4", "salad", ""):
-        start = time.perf_counter()
-        menu_model.rows(categories, query)
-        timings.append(time.perf_counter() - start)
-    # Measured about 1-3 ms; the bound leaves room for a slow CI machine.
-    assert statistics.median(timings) < 0.020, timings
 
 
 def test_not_available_now_from_available_times() -> None:
