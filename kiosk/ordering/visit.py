@@ -43,7 +43,7 @@ from kiosk.ordering.clock import LocationClock
 from kiosk.ordering.delivery import DeliveryOffer, delivery_offer, zone_for
 from kiosk.ordering.events import OrderEvent, OrderObserver, tell
 from kiosk.ordering.lifecycle import Event, OrderSnapshot, Phase
-from kiosk.ordering.selections import unnamed_options
+from kiosk.ordering.selections import request_selections, same_selections, unnamed_options
 
 if TYPE_CHECKING:
     from kiosk.api import StorefrontClient
@@ -152,52 +152,6 @@ class ReopenResult:
     order_number: str | None = None
     paid: bool = False
     kept_handoff: bool = False
-
-
-def request_selections(entries: Any) -> list[dict[str, Any]]:
-    """A cart line's selections (as the server echoes them, with names and prices) in the shape an
-    add-item request takes: groupId, selectedOptions [optionId, quantity, children]."""
-    out: list[dict[str, Any]] = []
-    for group in entries if isinstance(entries, list) else ():
-        if not isinstance(group, dict) or not isinstance(group.get("groupId"), str):
-            continue
-        chosen = []
-        for option in group.get("selectedOptions") or ():
-            if not isinstance(option, dict) or not isinstance(option.get("optionId"), str):
-                continue
-            entry: dict[str, Any] = {
-                "optionId": option["optionId"],
-                "quantity": option.get("quantity", 1),
-            }
-            children = request_selections(option.get("children"))
-            if children:
-                entry["children"] = children
-            chosen.append(entry)
-        if chosen:
-            out.append({"groupId": group["groupId"], "selectedOptions": chosen})
-    return out
-
-
-def _canonical(selections: Any) -> str:
-    import json
-
-    def norm(groups: Any) -> list[Any]:
-        out = []
-        for group in request_selections(list(groups or ())):
-            options = sorted(
-                (o["optionId"], int(o.get("quantity", 1)), norm(o.get("children")))
-                for o in group["selectedOptions"]
-            )
-            out.append((group["groupId"], options))
-        return sorted(out)
-
-    return json.dumps(norm(selections))
-
-
-def same_selections(a: Any, b: Any) -> bool:
-    """Whether two selection lists (a line's echo, a request) choose the same options, in any
-    order, names and prices aside."""
-    return _canonical(a) == _canonical(b)
 
 
 def selection_for_line(product: ProductDetail, item: CartItem) -> SelectionState:
