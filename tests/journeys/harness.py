@@ -29,12 +29,13 @@ gives each refusal's status, code and message; `location` defaults to the kiosk'
     j.pay() / j.decline() / j.fail(code)     # the hosted page, by cart or `handoff_id=` (an
                                              # earlier hand-off stays payable until it expires)
     j.expire_cart(cart_id=None)              # the cart expires now (409 CART_IMMUTABLE after)
-    j.sell_out(product_id, location=None)    # sold out: adds and hand-offs refused
-    j.restock(product_id, location=None)
-    j.switch_off(way, location=None)         # way: takeout | table_side | delivery | room_service
-    j.switch_on(way, location=None)
-    j.take_slots(*times, day=None, after=None, location=None)  # -> the day's slots left
-    j.add_code(code, percent_off, minimum=None, location=None)  # BIG100 is seeded (min 100.00)
+    j.sell_out(product_id)                   # sold out: adds and hand-offs refused
+    j.restock(product_id)
+    j.switch_off(way) / j.switch_on(way)     # way: takeout | table_side | delivery | room_service
+    j.take_slots(*times, day=None, after=None)  # -> the day's slots left
+    j.add_code(code, percent_off, minimum=None)  # BIG100 is seeded (10% off from 100.00)
+
+Each but `expire_cart` also takes `location=` (keyword; an id or slug).
 
 A second location with other rules (Sydney, AUD, table and delivery only, tips off, a 2-to-3
 choice, BIG100): `start_journey(tmp_path, location=BONDI_LOCATION_ID)` (its seed by default),
