@@ -43,7 +43,10 @@ async def test_journey_18_a_restart_at_checkout_keeps_the_table(journey: Journey
         after = j.server_cart(cart_id)
         assert after["fulfilmentMethod"] == "table_side", after["fulfilmentMethod"]
         assert after["tableServiceInfo"]["tableNumber"] == "8"
-        assert after["orderTotalWithServiceFeeFormatted"] == before["orderTotalWithServiceFeeFormatted"]
+        assert (
+            after["orderTotalWithServiceFeeFormatted"]
+            == before["orderTotalWithServiceFeeFormatted"]
+        )
         assert j.app.visit.state.fulfillment_method == "table_service"
         assert j.app.visit.state.table_number == "8"
         if j.screen_name() != "CheckoutScreen":
