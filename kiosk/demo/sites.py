@@ -12,12 +12,18 @@ staff pages through it, and no answer sends a browser where a request's Host hea
   null`) included: a page in any browser on the kiosk's machine reaches loopback, so "loopback
   only" alone does not keep it out. A request with neither header is no browser's cross-site
   request (the kiosk's own client, curl, the tests) and goes on to the usual checks.
+- **Another site under this machine's name** (DNS rebinding: a site whose name comes to resolve
+  to 127.0.0.1, so its page's requests are same-origin to the browser): where loopback is the
+  credential (a guarded request from this machine), the `Host` header must name this machine: a
+  loopback name or address, the address the request came in on, or `public_base_url`'s host.
 """
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Match
@@ -25,7 +31,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kiosk.demo.edge import own_origin
 
-__all__ = ["STAFF_PAGES", "Sites", "from_another_site"]
+__all__ = ["STAFF_PAGES", "Sites", "from_another_site", "names_this_machine"]
 
 # Pages for staff or the operator, refused to another site even by GET: the counter lists
 # customers' names; faults and stats are the loopback controls' reading side.
@@ -74,6 +80,38 @@ def from_another_site(scope: Scope, public_base_url: str | None = None) -> bool:
     return _origin(origin) not in ours
 
 
+def _is_loopback(name: str) -> bool:
+    # Names a browser resolves to loopback itself (RFC 6761), so no DNS answer can move them.
+    if name in ("localhost", "testclient") or name.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def _host_name(authority: str) -> str:
+    """The host of a Host header's value (or a URL's authority), lowercase, without its port."""
+    return (urlsplit("//" + authority.strip()).hostname or "").lower()
+
+
+def names_this_machine(scope: Scope, public_base_url: str | None = None) -> bool:
+    """Whether the request's Host names this server (see the module); no Host: HTTP/1.0, no
+    browser."""
+    host = _header(scope, b"host")
+    if host is None:
+        return True
+    try:
+        name = _host_name(host)
+    except ValueError:
+        return False
+    server = str((scope.get("server") or ("",))[0]).lower()
+    ours = {server}
+    if public_base_url:
+        ours.add((urlsplit(public_base_url).hostname or "").lower())
+    return _is_loopback(name) or name in ours
+
+
 def _refusal(path: str) -> Response:
     message = "This page does not take requests from other sites"
     if path == "/demo/counter":
@@ -104,9 +142,14 @@ class Sites:
         guarded = path.startswith("/demo/") and (
             method not in SAFE_METHODS or path.rstrip("/") in STAFF_PAGES
         )
-        if guarded and from_another_site(scope, self.backend.public_base_url):
-            await _refusal(path.rstrip("/"))(scope, receive, send)
-            return
+        if guarded:
+            public = self.backend.public_base_url
+            client = str((scope.get("client") or ("",))[0])
+            if from_another_site(scope, public) or (
+                _is_loopback(client) and not names_this_machine(scope, public)
+            ):
+                await _refusal(path.rstrip("/"))(scope, receive, send)
+                return
         location = self._without_slash(scope) if method in SAFE_METHODS else None
         if location is not None:
             await Response(status_code=307, headers={"Location": location})(scope, receive, send)

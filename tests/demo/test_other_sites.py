@@ -64,9 +64,11 @@ async def page_secret(local: httpx.AsyncClient, intent: dict[str, Any]) -> str:
     ],
 )
 async def test_a_trailing_slash_redirects_to_a_path_never_to_the_host_header(
-    local: httpx.AsyncClient, target: str, location: str
+    app: Starlette, target: str, location: str
 ) -> None:
-    r = await local.get(target, headers={"Host": "evil.example"})
+    transport = httpx.ASGITransport(app=app, client=("203.0.113.9", 40000))  # a phone
+    async with httpx.AsyncClient(transport=transport, base_url="http://demo") as phone:
+        r = await phone.get(target, headers={"Host": "evil.example"})
     assert r.status_code == 307 and r.headers["location"] == location
 
 
@@ -165,6 +167,38 @@ async def test_the_counter_page_opens_from_its_link_and_its_own_form(
     for headers in ({}, TYPED, OWN_PAGE):
         r = await local.get("/demo/counter", params={"code": "ABC123"}, headers=headers)
         assert r.status_code == 200 and "Orders to pay" in r.text
+
+
+@pytest.mark.parametrize("host", ["evil.example:8765", "evil.example", "192.0.2.7:8765"])
+async def test_a_page_under_a_name_rebound_to_loopback_is_refused(
+    local: httpx.AsyncClient, backend: Backend, host: str
+) -> None:
+    # DNS rebinding: to the browser the request is same-origin; only the Host header tells.
+    headers = {"Host": host, "Sec-Fetch-Site": "same-origin", "Origin": f"http://{host}"}
+    backend.faults.update({"latency_s": 0.01})
+    assert (await local.post("/demo/faults/reset", headers=headers)).status_code == 403
+    assert backend.faults.latency_s == 0.01
+    assert (await local.get("/demo/counter", headers=headers)).status_code == 403
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1:8765", "localhost:8765", "[::1]:8765", "demo"])
+async def test_this_machines_names_still_reach_the_controls(
+    local: httpx.AsyncClient, backend: Backend, host: str
+) -> None:
+    headers = {"Host": host, "Sec-Fetch-Site": "same-origin", "Origin": f"http://{host}"}
+    backend.faults.update({"latency_s": 0.01})
+    assert (await local.post("/demo/faults/reset", headers=headers)).status_code == 200
+    assert backend.faults.latency_s == 0
+
+
+async def test_staff_on_their_own_device_reach_the_counter_by_its_token(
+    app: Starlette, backend: Backend
+) -> None:
+    # Off this machine the token is the credential, whatever name the device used.
+    transport = httpx.ASGITransport(app=app, client=("192.168.1.20", 40000))
+    async with httpx.AsyncClient(transport=transport, base_url="http://kiosk.lan:8765") as phone:
+        r = await phone.get("/demo/counter", params={"token": backend.counter_token}, headers=TYPED)
+    assert r.status_code == 200 and "Orders to pay" in r.text
 
 
 # --- the counter finds any waiting payment by its code -----------------------------------------
