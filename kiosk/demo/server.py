@@ -226,7 +226,6 @@ class HttpGuard:
             if started:
                 raise  # uvicorn cuts the connection: a half-sent answer cannot be mended
             logging.getLogger("kiosk.demo").exception("demo backend: the app failed")
-            started = False
         finally:
             self.running -= 1
         if not started:
