@@ -34,6 +34,7 @@ from kiosk.demo.edge import FORM_MEDIA, Edge, own_origin, parsed_body
 from kiosk.demo.errors import SHAPE_A_CODES, ApiError, not_found, validation
 from kiosk.demo.money import fmt
 from kiosk.demo.openapi import FORM, HTML, JSON, PNG, Api, Doc, DocRoute, Param, serve
+from kiosk.demo.sites import Sites
 from kiosk.demo.store import V1_CALL, IdempotencyConflict
 from kiosk.demo.storefront import errors as v2_errors
 from kiosk.demo.storefront.routes import PREFIX as V2_PREFIX
@@ -622,8 +623,10 @@ async def demo_counter(request: Request) -> Response:
         return _page("Counter", "<h1>This page needs the counter's link</h1>", 403)
     token = escape(request.query_params.get("token") or "", quote=True)
     wanted = (request.query_params.get("code") or "").strip().upper()
+    # A code is looked up among all the payments not made yet; without one, the newest are listed.
+    intents = backend.intents_awaiting_payment(code=wanted or None)
     rows = []
-    for intent in backend.intents_awaiting_payment():
+    for intent in intents:
         try:
             cart = backend.get_cart_json(intent["cartId"])
         except Exception:
@@ -641,6 +644,12 @@ async def demo_counter(request: Request) -> Response:
             f"{' · ' + name if name else ''}</li>"
         )
     listing = "<ul>" + "".join(rows) + "</ul>" if rows else "<p>Nothing to pay right now.</p>"
+    if wanted and not rows:
+        listing = f"<p>No payment waits under the code {escape(wanted)}.</p>"
+    elif not wanted and len(intents) < (waiting := backend.count_awaiting_payment()):
+        listing += (
+            f'<p class="note">The {len(intents)} newest of {waiting}: find others by code.</p>'
+        )
     body = (
         "<h1>Orders to pay at the counter</h1>"
         f'<form method="get"><input type="hidden" name="token" value="{token}">'
@@ -869,13 +878,21 @@ def create_app(
         menu=menu,
     )
     api = [*storefront_routes(), *api_routes()]
+    routes = [*api, *demo_routes()]
     app = Starlette(
-        routes=[*api, *demo_routes()],
+        routes=routes,
         # The framework's own errors (an unknown path, a method a route does not take, a crash)
         # in the envelope of the API the path belongs to, like every other answer.
         exception_handlers={HTTPException: framework_error, Exception: framework_error},
         # The edge first: nothing malformed reaches the limiter, the faults or a handler.
-        middleware=[Middleware(Edge), Middleware(Gate, backend=backend, routes=api)],
+        # Then other sites (kiosk.demo.sites): refused where they would change state or read a
+        # staff page; redirects name a path, never the Host header (the router's are off).
+        middleware=[
+            Middleware(Edge),
+            Middleware(Sites, routes=routes, backend=backend),
+            Middleware(Gate, backend=backend, routes=api),
+        ],
     )
+    app.router.redirect_slashes = False
     app.state.backend = backend
     return app

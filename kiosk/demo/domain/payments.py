@@ -10,6 +10,7 @@ from kiosk.demo.domain.checkout import CheckoutRules
 from kiosk.demo.domain.common import iso
 from kiosk.demo.errors import ApiError, not_found, validation
 from kiosk.demo.pricing import price_cart
+from kiosk.demo.store import COUNTER_CODE_SQL
 
 APPROVE_CARD = "4242424242424242"
 DECLINE_CARD = "4000000000000002"
@@ -83,16 +84,31 @@ class PaymentRules(CheckoutRules):
             "checkoutUrl": cart["checkoutUrl"],
         }
 
-    def intents_awaiting_payment(self, limit: int = 50) -> list[dict[str, Any]]:
-        """Payments not made yet, newest first: what the counter page (staff) lists."""
+    def intents_awaiting_payment(
+        self, limit: int = 50, code: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Payments not made yet, newest first: what the counter page (staff) lists; with `code`,
+        every one whose cart has that counter code, found by its index (never a window)."""
+        where = "status = 'requires_payment_method'"
+        args: tuple[Any, ...] = (limit,)
+        if code is not None:
+            where += f" AND {COUNTER_CODE_SQL} = ?"
+            args = (code.upper(), limit)
         with self.store.read() as conn:
             rows = conn.execute(
                 "SELECT id, cart_id, amount, currency FROM payment_intents"
-                " WHERE status = 'requires_payment_method' ORDER BY created_at DESC LIMIT ?",
-                (limit,),
+                f" WHERE {where} ORDER BY created_at DESC LIMIT ?",
+                args,
             ).fetchall()
         keys = ("id", "cartId", "amount", "currency")
         return [dict(zip(keys, row, strict=True)) for row in rows]
+
+    def count_awaiting_payment(self) -> int:
+        with self.store.read() as conn:
+            row = conn.execute(
+                "SELECT count(*) FROM payment_intents WHERE status = 'requires_payment_method'"
+            ).fetchone()
+        return int(row[0])
 
     def intent_by_id(self, pi_id: str) -> dict[str, Any] | None:
         with self.store.read() as conn:
