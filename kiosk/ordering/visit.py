@@ -44,6 +44,7 @@ from kiosk.ordering.clock import LocationClock
 from kiosk.ordering.delivery import DeliveryOffer, delivery_offer, zone_for
 from kiosk.ordering.events import OrderEvent, OrderObserver, tell
 from kiosk.ordering.lifecycle import OrderSnapshot, Phase, WayToOrder
+from kiosk.ordering.recent import RecentNumber
 from kiosk.ordering.selections import request_selections, same_selections, unnamed_options
 
 if TYPE_CHECKING:
@@ -66,7 +67,7 @@ if TYPE_CHECKING:
     )
     from kiosk.config import DeliveryZone
     from kiosk.ordering.modifiers import SelectionState
-    from kiosk.ordering.payment import PaymentResult, PaymentTick
+    from kiosk.ordering.payment import PaymentResult, PaymentSession, PaymentTick
 
 __all__ = [
     "LineKeptError",
@@ -238,6 +239,13 @@ class Visit:
         self._suggested: set[str] = set()
         # Discards of abandoned carts still running (the next visit's writes queue behind them).
         self._discards: set[asyncio.Task[bool]] = set()
+        # The payment being waited for (wait_for_payment), while it runs.
+        self._payment_session: PaymentSession | None = None
+        # The last paid order's number, kept beside the resume file (kiosk.ordering.recent).
+        self.recent = RecentNumber(
+            cart_id_file.with_name("recent-number.json") if cart_id_file is not None else None,
+            wall_clock,
+        )
 
     def __repr__(self) -> str:
         return f"Visit(location_id={self.state.location_id!r}, cart_id={self.state.cart_id!r})"
@@ -389,6 +397,10 @@ class Visit:
         self._set(order=snapshot)
         # The lifecycle is the one place an order's fate is decided, so it is counted here
         # (kiosk.metrics): paid once per order, each decline as it is told.
+        if snapshot.phase is Phase.PAID:
+            # Whoever heard it (the payment screen, a kept code's watch, a restart): offered
+            # again on this terminal's first screen for a while.
+            self.recent.remember(snapshot.order_number)
         if snapshot.phase is Phase.PAID and self._order == "open":
             self._order = "paid"
             tell(self.observer, OrderEvent.PAID)
@@ -913,24 +925,29 @@ class Visit:
         cancel: asyncio.Event | None = None,
         poll_now: asyncio.Event | None = None,
         every: float | None = None,
+        ask_for: float = 0.0,
     ) -> PaymentResult:
-        """Poll until the order completes, the timeout passes, `cancel` is set or the cart is gone
-        (kiosk.ordering.payment: a frugal schedule on the rate budget)."""
-        from kiosk.ordering.payment import PollSchedule, wait_for_payment
+        """Wait for the payment (kiosk.ordering.payment.PaymentSession: a frugal schedule on the
+        rate budget) until the order completes, `cancel` is set, the cart is gone, or the time
+        runs out; with `ask_for`, the time running out asks "Still there?" for that long
+        (`keep_paying` answers it) and, unanswered, ends ABANDONED after one last look."""
+        from kiosk.ordering.payment import PaymentSession, PollSchedule
 
         store = self._need_store()
         schedule = PollSchedule(intervals=(every,)) if every else None
+        session = PaymentSession(store, timeout=timeout, ask_for=ask_for, schedule=schedule)
+        self._payment_session = session
         try:
-            return await wait_for_payment(
-                store,
-                timeout=timeout,
-                on_tick=on_tick,
-                cancel=cancel,
-                poll_now=poll_now,
-                schedule=schedule,
-            )
+            return await session.run(on_tick=on_tick, cancel=cancel, poll_now=poll_now)
         finally:
+            if self._payment_session is session:
+                self._payment_session = None
             self._sync_store()
+
+    def keep_paying(self) -> None:
+        """The customer answered "Still there?" on the payment: the time to pay starts again."""
+        if self._payment_session is not None:
+            self._payment_session.keep()
 
     # ------------------------------------------------------------------ idle, reset, quit
 
