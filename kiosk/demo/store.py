@@ -150,10 +150,15 @@ def _database_key(db_path: str) -> bytes:
             os.write(fd, secrets.token_bytes(KEY_BYTES))
             os.fsync(fd)
             os.close(fd)
-            with contextlib.suppress(FileExistsError):
+            try:
                 os.link(tmp, path)
+            except FileExistsError:
+                pass  # another process was first: its key is read next
+            except OSError:  # a file system without hard links
+                if not path.exists():
+                    os.replace(tmp, path)
         finally:
-            os.unlink(tmp)
+            Path(tmp).unlink(missing_ok=True)
     raise OSError(f"cannot make the key file {path}")
 
 
