@@ -76,7 +76,8 @@ def private_dir(path: Path) -> Path:
 def open_private(path: Path, flags: int = os.O_WRONLY | os.O_CREAT | os.O_APPEND) -> int:
     """os.open of a file this user alone reads (0600 when made, whatever the umask)."""
     fd = os.open(path, flags, 0o600)
-    if os.fstat(fd).st_mode & 0o077 and os.fstat(fd).st_uid == os.getuid():
+    made = os.fstat(fd)
+    if os.name == "posix" and made.st_mode & 0o077 and made.st_uid == os.getuid():
         os.fchmod(fd, 0o600)  # made by an older version with the umask's mode
     return fd
 
