@@ -557,11 +557,22 @@ input,button{{font-size:1.1rem;padding:.5rem;width:100%;box-sizing:border-box;ma
 .note{{color:#555;font-size:.9rem}}</style></head><body>{body}</body></html>"""
 
 
+# A page that carries a payment's client secret: kept by no cache, and its address (the payment's
+# id) sent to no other site.
+SECRET_PAGE_HEADERS = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
+
+
 def _page(title: str, body: str, status: int = 200) -> HTMLResponse:
     return HTMLResponse(PAGE.format(title=escape(title), body=body), status_code=status)
 
 
 async def demo_checkout(request: Request) -> Response:
+    response = _checkout_page(request)
+    response.headers.update(SECRET_PAGE_HEADERS)
+    return response
+
+
+def _checkout_page(request: Request) -> Response:
     backend: Backend = request.app.state.backend
     intent = backend.intent_by_id(request.path_params["paymentIntentId"])
     if intent is None:
@@ -572,6 +583,12 @@ async def demo_checkout(request: Request) -> Response:
         cart = None
     if intent["status"] == "canceled" or cart is None:
         return _page("Payment canceled", "<h1>This payment was canceled</h1>", 410)
+    if intent["status"] == "expired":
+        return _page(
+            "Payment link expired",
+            "<h1>This payment link has expired</h1><p>Ask the kiosk for a new one.</p>",
+            410,
+        )
     name = escape(cart["restaurantDisplayName"])
     amount = escape(fmt(int(intent["amount"]), intent["currency"]))
     if intent["status"] == "succeeded":
