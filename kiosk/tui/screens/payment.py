@@ -6,6 +6,13 @@ infers an outcome. In the demo, keys to approve or decline. Where the merchant t
 counter (`pay_at_counter`), the customer may choose that instead (C): the QR code gives way to a
 code to say at the counter (kiosk.ordering.payment).
 
+One message at a time (issue 33): the headline is the payment's state (waiting, declined in the
+error colour, the time run out, the service out of reach and whether a payment may still land, the
+order gone), with at most one note beneath it; no bottom toast speaks over a money moment. The
+focus starts on what the customer may need (the counter, or back to the order; after a decline,
+paying again), never on "I have paid", which after one look says "not received yet" while the
+server has no payment.
+
 The clientSecret never reaches the screen: only the checkoutUrl is drawn (contract, payment hand-
 off).
 """
@@ -85,6 +92,11 @@ class PaymentScreen(KioskScreen):
         self.declined = False
         # The cart expired or was deleted: the screen offers only a new order.
         self.gone = False
+        # The last look failed (the service out of reach): the headline says so until one works.
+        self.unreachable = False
+        # "I have paid" pressed: the number of looks by then, so the next one can answer it.
+        self.checking_from: int | None = None
+        self.polls_seen = 0
         # "Still there?" over the payment, once its time has run out (the session asks).
         self.still_there: Any = None
 
@@ -94,6 +106,7 @@ class PaymentScreen(KioskScreen):
                 yield Static("", id="qr-holder")
             with Vertical(id="pay-info"):
                 yield Static("", id="pay-title")
+                yield Static("", id="pay-note")
                 yield Static("", id="pay-amount")
                 yield Static("", id="pay-steps")
                 yield Static("", id="pay-countdown")
@@ -129,7 +142,7 @@ class PaymentScreen(KioskScreen):
         self._show_demo_hint()
         self.watch(self.app, "cart", self._show_cart)
         self.watch(self.app, "visit_state", self._follow_order)
-        self.query_one("#paid", Button).focus()
+        self._focus_first()
         self.begin()
 
     def _follow_order(self, state: Any) -> None:
@@ -143,11 +156,37 @@ class PaymentScreen(KioskScreen):
         elif phase is Phase.AWAITING_PAYMENT and self.declined:
             self._hide_declined()
 
+    # One message at a time --------------------------------------------------------------------
+    def _headline(self, text: str, *, kind: str = "") -> None:
+        """The payment's state, in the error colour when it went wrong."""
+        style = f"bold {tone(self.app, 'error')}" if kind == "error" else "bold"
+        self.query_one("#pay-title", Static).update(Text(text, style=style))
+
+    def _note(self, text: str = "", *, kind: str = "") -> None:
+        """At most one line beneath the headline (what just happened); empty clears it."""
+        style = tone(self.app, kind) if kind else ""
+        self.query_one("#pay-note", Static).update(Text(text, style=style))
+
+    def _focus_first(self) -> None:
+        """What a customer waiting to pay may need: the counter where it is offered, else the way
+        back to the order (it asks first); never "I have paid", which a stray Enter would press."""
+        for selector in ("#counter", "#back"):
+            found = self.query(selector)
+            if found and found.first().display:
+                found.first().focus()
+                return
+
     def _show_declined(self, code: str | None) -> None:
         self.declined = True
-        self.query_one("#pay-title", Static).update(
-            Text(_("Your payment did not go through"), style="bold")
-        )
+        self.unreachable = False
+        self._headline(_("Your payment did not go through"), kind="error")
+        self._note()
+        # The declined code goes: the choices below are the ways on, one of them a new code.
+        # (A payment that still lands on the old page is watched and shows the number.)
+        self.query("#qr").remove()
+        self.query("#counter-code").remove()
+        self.query_one("#qr-holder", Static).update("")
+        self.query_one("#pay-url", Static).update("")
         self.query_one("#pay-steps", Static).update(
             Text(
                 _(
@@ -165,18 +204,13 @@ class PaymentScreen(KioskScreen):
         again = self.query_one("#pay-again", Button)
         again.display = True
         again.focus()
-        self.say(
-            _("Your payment did not go through."),
-            hint=_("If you pay on your phone now, your order number still appears here."),
-        )
 
     def _hide_declined(self) -> None:
         self.declined = False
         self.query_one("#pay-again").display = False
-        paid = self.query_one("#paid", Button)
-        paid.display = True
-        paid.focus()
-        self.banner.clear()
+        self.query_one("#paid", Button).display = True
+        self._note()
+        self._focus_first()
         self._show_cart(self.kiosk.cart)
 
     def _phone_can_pay(self, cart: Cart | None) -> bool:
@@ -190,14 +224,13 @@ class PaymentScreen(KioskScreen):
     def _show_demo_hint(self) -> None:
         if not self.kiosk.services.demo:
             return
-        hint = Text(_("Demo:") + " ", style=tone(self.app, "demo"))
-        if self.at_counter:
-            hint.append(_("A pays as staff would at the counter (card 4242…), D declines"))
-        elif self._phone_can_pay(self.kiosk.cart):
-            hint.append(_("A approves (card 4242…), D declines (card 4000…0002)"))
+        # One short line, quieter than the amount: the test cards and `kiosk demo --lan` are for
+        # staff and developers (the staff screen and docs/demos.md say them).
+        if not self.at_counter and not self._phone_can_pay(self.kiosk.cart):
+            words = _("Demo: D declines")  # the headline already says "press A to pay"
         else:
-            hint.append(_("D declines instead (card 4000…0002)"))
-            hint.append("\n" + _("For a phone: kiosk demo --lan"), style=tone(self.app, "muted"))
+            words = _("Demo: A pays, D declines")
+        hint = Text(words, style=tone(self.app, "muted"))
         self.query_one("#pay-demo", Static).update(hint)
 
     # Starting -------------------------------------------------------------------------------------
@@ -218,17 +251,16 @@ class PaymentScreen(KioskScreen):
         if cart is None:
             return
         if self.declined:
-            if self.intent is not None:
-                self._show_qr(cart)
             return
         counter = self.at_counter
-        if counter:
-            title = Text(_("Please pay at the counter"), style="bold")
+        if self.unreachable:
+            pass  # the headline says the service is out of reach until a look works
+        elif counter:
+            self._headline(_("Please pay at the counter"))
         elif self._phone_can_pay(cart):
-            title = Text(_("Scan to pay"), style="bold")
+            self._headline(_("Scan to pay"))
         else:
-            title = Text(_("Demo: press A to pay"), style="bold")
-        self.query_one("#pay-title", Static).update(title)
+            self._headline(_("Demo: press A to pay"))
         amount = Text(_("Total") + " ", style=tone(self.app, "muted"))
         amount.append(clean(pay_total(cart), 20), style="bold")
         self.query_one("#pay-amount", Static).update(amount)
@@ -282,11 +314,8 @@ class PaymentScreen(KioskScreen):
             link = Text(_("Or visit") + " ", style=tone(self.app, "muted"))
             link.append(short_url(url), style="bold")
         else:
-            # The demo's page is on this machine only: not an address to type (one line, cut).
-            link = Text(
-                _("Demo page (this machine only):") + " " + short_url(url),
-                style=tone(self.app, "muted"),
-            )
+            # The demo's page is on this machine only: no address a customer could type.
+            link = Text("")
         pay_url = self.query_one("#pay-url", Static)
         # An address to type is shown whole: wrapped, a long one folded (styles/payment.tcss).
         pay_url.set_class(to_type, "-to-type")
@@ -306,7 +335,10 @@ class PaymentScreen(KioskScreen):
         self.query_one("#qr-column", Vertical).mount(
             OrderNumber(code, large=True, id="counter-code"), after=holder
         )
-        self.query_one("#pay-url", Static).update("")
+        # The large digits can be read two ways (B or 8): the code in plain letters too.
+        plain = Text(_("Your code:") + " ", style=tone(self.app, "muted"))
+        plain.append(" ".join(code), style="bold")
+        self.query_one("#pay-url", Static).update(plain)
 
     # Waiting --------------------------------------------------------------------------------------
     def wait(self) -> None:
@@ -332,14 +364,27 @@ class PaymentScreen(KioskScreen):
     def _tick(self, tick: PaymentTick) -> None:
         if self.finished:
             return
+        self.polls_seen = tick.polls
         self.seconds_left = tick.seconds_left
         self.handoff_left = tick.handoff_seconds_left
         self._show_countdown()
         self._ask_still_there(tick.asking_left)
-        if tick.error is not None and not self.declined:
-            self.say(
-                describe(tick.error).message,
-                hint=_("Still checking for your payment: no need to pay again."),
+        if self.declined:
+            return
+        if tick.error is not None:
+            if not self.unreachable:
+                self.unreachable = True
+                self._headline(describe(tick.error).message, kind="error")
+                self._note(_("Still checking for your payment: no need to pay again."))
+            return
+        if self.unreachable:
+            self.unreachable = False
+            self._note()
+            self._show_cart(self.kiosk.cart)
+        if self.checking_from is not None and tick.polls > self.checking_from:
+            self.checking_from = None
+            self._note(
+                _("Not received yet. If you have just paid, it can take a moment."), kind="warn"
             )
 
     def _show_countdown(self) -> None:
@@ -390,10 +435,8 @@ class PaymentScreen(KioskScreen):
         elif result.outcome is PaymentOutcome.TIMED_OUT:
             self.seconds_left = 0
             self._show_countdown()
-            self.say(
-                _("The time to pay has run out."),
-                hint=_("Press R to keep waiting, or Esc to cancel and start over."),
-            )
+            self._headline(_("The time to pay has run out."), kind="error")
+            self._note(_("Press R to keep waiting, or Esc to cancel and start over."))
             self._retry = self.wait
         elif result.outcome is PaymentOutcome.ABANDONED:
             # Nobody answered and the last look found no payment: the next person must not
@@ -421,9 +464,8 @@ class PaymentScreen(KioskScreen):
             self.query_one(selector, Static).update("")
         for button in self.query(Button):
             button.display = button.id == "new-order"
-        self.query_one("#pay-title", Static).update(
-            Text(_("This order is no longer available."), style="bold")
-        )
+        self._headline(_("This order is no longer available."), kind="error")
+        self._note()
         new_order = self.query_one("#new-order", Button)
         new_order.display = True
         new_order.focus()
@@ -453,7 +495,8 @@ class PaymentScreen(KioskScreen):
         if self.finished or self.declined:
             return
         self.poll_now.set()
-        self.say(_("Checking your payment…"), kind="info")
+        self.checking_from = self.polls_seen
+        self._note(_("Checking your payment…"))
 
     def action_pay_again(self) -> None:
         """After a decline: a fresh hand-off (a new code) for the same order."""
@@ -470,7 +513,7 @@ class PaymentScreen(KioskScreen):
             visit.choose_counter(False)
             self._hide_declined()
             self._show_qr(self.kiosk.cart)
-            self.say(_("Here is a new code. Scan it to pay."), kind="ok")
+            self._note(_("Here is a new code. Scan it to pay."), kind="ok")
 
         self.call(again, group="payment-again", done=ready, busy=self.query_one("#pay-info"))
 
@@ -483,13 +526,8 @@ class PaymentScreen(KioskScreen):
         self.kiosk.visit.choose_counter(self.at_counter)
         if self.declined and self.at_counter:
             self._hide_declined()
+        self._note()
         self._show_cart(self.kiosk.cart)
-        if self.at_counter:
-            self.say(
-                _("Please go to the counter and say your code."),
-                kind="info",
-                hint=_("This screen shows your order number once staff take your payment."),
-            )
 
     def action_demo(self, what: str) -> None:
         visit = self.kiosk.visit
@@ -501,15 +539,16 @@ class PaymentScreen(KioskScreen):
             await visit.confirm_demo_payment(card)
 
         def confirmed(_result: Any) -> None:
-            self.say(_("Payment approved. Checking your order…"), kind="ok")
+            self._note(_("Payment approved. Checking your order…"), kind="ok")
             self.poll_now.set()
 
         def declined(failure: Failure) -> bool:
             self.poll_now.set()  # the server's word on it (2.0: order-result "failed")
-            self.say(
-                failure.message,
-                hint=_("Press A to pay (demo card 4242…), or Esc to go back to your order."),
-            )
+            if not self.declined:
+                # The processor's own word (the legacy API has no failed result to poll): the
+                # same code may pay with another card.
+                self._headline(_("Your payment did not go through"), kind="error")
+                self._note(failure.message)
             return True
 
         self.call(
@@ -593,8 +632,9 @@ class PaymentScreen(KioskScreen):
             # Not sure where the order stands: keep waiting for the payment, and say so.
             self.cancelled.clear()
             self.wait()
-            self.say(
-                failure.message, hint=_("Still on the payment: please try again, or ask staff.")
+            self._note(
+                failure.message + " " + _("Still on the payment: please try again, or ask staff."),
+                kind="error",
             )
             return True
 
@@ -622,7 +662,10 @@ class PaymentScreen(KioskScreen):
             # Cannot tell: keep the order (its payment may be on its way) and say so.
             self.cancelled.clear()
             self.wait()
-            self.say(failure.message, hint=_("Not cancelled: please try again, or ask staff."))
+            self._note(
+                failure.message + " " + _("Not cancelled: please try again, or ask staff."),
+                kind="error",
+            )
             return True
 
         self.call(last_look, group="payment-cancel", done=looked, failed=unreachable)

@@ -180,6 +180,15 @@ class StaffScreen(Screen[None]):
             yield Static(Text("Staff", style="bold"), id="staff-title")
             if services is not None and services.demo:
                 yield DemoMark()
+                # The developer's hints, kept off the customer's payment screen (issue 33).
+                yield Static(
+                    Text(
+                        "Demo payment: A on the payment screen pays with the test card 4242 4242"
+                        " 4242 4242, D declines with 4000 0000 0000 0002; for a phone on this"
+                        " network start the demo with `kiosk demo --lan`."
+                    ),
+                    id="staff-demo-hints",
+                )
         yield Static("", id="staff-health")
         yield OptionList(id="staff-actions")
         with VerticalScroll(id="staff-output"):
