@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import SecretStr
 
 from kiosk.api.errors import ConflictError, NotFoundError, StorefrontError
-from kiosk.i18n import N_
+from kiosk.i18n import N_, _
 from kiosk.ordering.cart_store import (
     IDLE,
     CartStore,
@@ -641,7 +641,7 @@ class Visit:
         zone = zone_for(address.zip_code, self.delivery_zones)
         if zone is None:
             raise InvalidRequestError(
-                "We don't deliver to this postal code from here.",
+                _("We don't deliver to this postal code from here."),
                 code="OUT_OF_DELIVERY_AREA",
                 field="zipCode",
             )
@@ -651,7 +651,9 @@ class Visit:
         log.info("delivery zone %r is %.1f miles away", zone.name, miles)
         if radius is not None and miles > radius:
             raise InvalidRequestError(
-                f"This address is {miles:.1f} miles away; we deliver up to {radius:g} miles.",
+                _("This address is {miles} miles away; we deliver up to {radius} miles.").format(
+                    miles=f"{miles:.1f}", radius=f"{radius:g}"
+                ),
                 code="OUT_OF_DELIVERY_AREA",
                 field="zipCode",
             )
@@ -693,7 +695,7 @@ class Visit:
         cart = self.state.cart
         old = next((i for i in cart.items if i.id == item_id), None) if cart else None
         if old is None:
-            raise NotFoundError("This line is no longer in your order.", status=404)
+            raise NotFoundError(_("This line is no longer in your order."), status=404)
         wanted = selections.to_request() if isinstance(selections, SelectionState) else selections
         if same_selections(old.selections, wanted):
             if quantity == old.quantity:

@@ -124,6 +124,9 @@ class Location:
     # Closed today: no slot today, readiness {ready: false, reason} (contract line 29), the
     # menus inactive, ASAP refused; tomorrow's slots still offered (scheduleAllowed).
     closed_reason: str | None = None
+    # code -> the subtotal it needs: below it the code is refused with the server's reason (how
+    # much more to add), 400 VALIDATION_ERROR on the field, the most plausible documented code.
+    discount_minimums: dict[str, Decimal] = field(default_factory=dict)
 
     def product(self, product_id: str) -> Product | None:
         return next((p for p in self.products if p.id == product_id), None)
@@ -1947,6 +1950,15 @@ def apply_discount(ctx: Ctx) -> Reply:
     code = ctx.body["code"].upper()
     if code not in cart.location.discount_codes:
         raise _refuse("That discount code is not valid here.", {"field": "code"})
+    minimum = cart.location.discount_minimums.get(code)
+    subtotal = totals(cart)["subTotalWithoutDiscount"]
+    if minimum is not None and subtotal < minimum:
+        loc = cart.location
+        raise _refuse(
+            f"This code needs an order of at least {_fmt(loc, minimum)}. "
+            f"Add {_fmt(loc, minimum - subtotal)} more.",
+            {"field": "code"},
+        )
     cart.discount_code = code
     cart.revision += 1
     return _cart_reply(cart)

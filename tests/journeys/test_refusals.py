@@ -1,0 +1,96 @@
+"""Journeys 26 and 29-31 of ../shared/journeys.md ("When the world changes under an order"): the
+server's words where it has them, in the customer's language; a closed location; an empty
+category. Through the real kiosk on the strict 2.0 server at 80x24 and 120x40."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from tests.journeys.harness import Journey, JourneyFactory, seed_with
+from tests.journeys.test_paying import MERCHANT
+
+# A code the server takes only from a subtotal of £20.00 (its refusal says how much more).
+FEAST = seed_with(
+    discount_codes={"HARBOUR10": Decimal("0.10"), "FEAST20": Decimal("0.20")},
+    discount_minimums={"FEAST20": Decimal("20.00")},
+)
+
+
+def flat(j: Journey) -> str:
+    return " ".join(j.screen_text().split())
+
+
+def discount_said(j: Journey) -> str:
+    from kiosk.tui.widgets.chrome import FieldError
+
+    return j.app.screen.query_one("#discount-error", FieldError).message
+
+
+async def gyoza_in_the_cart(j: Journey) -> None:
+    await j.settle()
+    await j.press("1")
+    await j.wait_for_screen("MenuScreen")
+    await j.walk().add_line("prod_gyoza")
+    await j.press("f4")
+    await j.wait_for_screen("CartScreen")
+
+
+async def apply_code(j: Journey, code: str) -> None:
+    posts = len([r for r in j.requests() if r[1].endswith("/discount")])
+    await j.type("#discount", code, then="enter")
+    await j.wait_for(
+        lambda: len([r for r in j.requests() if r[1].endswith("/discount")]) > posts,
+        within=10,
+        what="the code sent",
+    )
+    await j.settle()
+
+
+async def test_journey_26_a_code_below_its_minimum_spend_says_how_much_more(
+    journey: JourneyFactory,
+) -> None:
+    async with journey(seed=FEAST, settings=MERCHANT) as j:
+        await gyoza_in_the_cart(j)
+        await apply_code(j, "FEAST20")
+        # The server's reason, at the field: how much more to add; never a format rule about a
+        # well-formed code, and no second instruction after "Add £14.50 more."
+        said = discount_said(j)
+        assert said == "This code needs an order of at least £20.00. Add £14.50 more.", said
+        text = flat(j)
+        assert "Add £14.50 more." in text, text
+        assert "letters and digits" not in text
+        assert "try again" not in text.lower()
+        assert j.server_cart().get("discountCode") is None
+        assert j.app.focused is not None and j.app.focused.id == "discount"
+        # The minimum met (two more dan dan, £20.50 more), the same code is taken: the discount
+        # and the totals on screen are the server's.
+        await j.press("escape")
+        await j.wait_for_screen("MenuScreen")
+        await j.walk().add_line("prod_dan_dan")
+        await j.walk().add_line("prod_dan_dan")
+        await j.press("f4")
+        await j.wait_for_screen("CartScreen")
+        await apply_code(j, "FEAST20")
+        await j.wait_for_text("FEAST20 applied", within=10)
+        cart = j.server_cart()
+        assert cart["discountCode"] == "FEAST20"
+        text = flat(j)
+        assert discount_said(j) == ""
+        assert cart["discountTotalFormatted"].lstrip("-") in text, (cart, text)
+        assert cart["orderTotalWithServiceFeeFormatted"] in text, (cart, text)
+        assert "Add £" not in text
+
+
+async def test_journey_29_refusals_in_the_customers_language(journey: JourneyFactory) -> None:
+    async with journey(seed=FEAST, settings={**MERCHANT, "language": "es"}) as j:
+        await gyoza_in_the_cart(j)
+        await apply_code(j, "FEAST20")
+        # The server explained in English (VALIDATION_ERROR on the code): the kiosk knows that
+        # code, and says it in Spanish, once, with one instruction at most.
+        said = discount_said(j)
+        assert said == "Ese código no sirve para este pedido.", said
+        text = flat(j)
+        assert "This code needs" not in text and "Add £" not in text, text
+        assert "letras y números" not in text
+        assert "inténtalo de nuevo" not in text.lower(), text
+        assert j.server_cart().get("discountCode") is None
