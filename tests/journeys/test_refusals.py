@@ -94,3 +94,59 @@ async def test_journey_29_refusals_in_the_customers_language(journey: JourneyFac
         assert "letras y números" not in text
         assert "inténtalo de nuevo" not in text.lower(), text
         assert j.server_cart().get("discountCode") is None
+
+
+# A category the server lists with no products in it, between two that have some.
+SPECIALS = seed_with(
+    categories=[
+        ("cat_noodles", "Noodles"),
+        ("cat_specials", "Specials"),
+        ("cat_sides", "Sides"),
+        ("cat_drinks", "Drinks"),
+    ]
+)
+
+
+def products_shown(j: Journey) -> list[str]:
+    """The product list's rows as drawn, top to bottom (what the customer reads there)."""
+    from kiosk.tui.screens.menu import ProductList
+
+    products = j.app.screen.query_one("#products", ProductList)
+    top = int(products.scroll_y)
+    rows = range(top, min(len(products.rows), top + products.size.height))
+    return [products.text_at(i, 60, False).plain.strip() for i in rows]
+
+
+async def test_journey_31_an_empty_category_says_it_is_empty(journey: JourneyFactory) -> None:
+    async with journey(seed=SPECIALS) as j:
+        await j.settle()
+        await j.press("1")
+        await j.wait_for_screen("MenuScreen")
+        await j.press("left")  # the categories
+        assert j.app.focused is not None and j.app.focused.id == "categories"
+        # ★ Popular, Noodles, then Specials.
+        await j.press("down", "down")
+        await j.settle()
+        shown = products_shown(j)
+        # Specials is in view and says it has nothing; the row under it is the next category's
+        # own header, never its products as if they were Specials'.
+        (at,) = [i for i, row in enumerate(shown) if row.startswith("Specials")]
+        assert "Nothing here right now" in shown[at], shown
+        assert shown[at + 1] == "Sides", shown
+        assert j.app.screen.query_one("#products").cursor_key[0] != "cat_sides"
+        assert "Nothing here right now" in flat(j)
+        # Choosing it says so, and does not pass the customer on to another category's dish.
+        await j.press("enter")
+        await j.settle()
+        assert "Specials has nothing to order right now." in flat(j), flat(j)
+        assert j.app.focused is not None and j.app.focused.id == "categories"
+        await j.press("enter")
+        await j.settle()
+        assert j.screen_name() == "MenuScreen"
+        # The next category shows its own products under its own name.
+        await j.press("down")  # Sides
+        await j.settle()
+        shown = products_shown(j)
+        (at,) = [i for i, row in enumerate(shown) if row == "Sides"]
+        assert shown[at + 1].startswith("Gyoza (5)"), shown
+        assert j.app.screen.query_one("#products").cursor_key == ("cat_sides", "prod_gyoza")

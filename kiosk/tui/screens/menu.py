@@ -180,7 +180,10 @@ class ProductList(RowList["menu_model.Row"]):
     def text_at(self, index: int, width: int, cursor: bool) -> Text:
         row = self.rows[index]
         if isinstance(row, Header):
-            return Text(f" {row.name} ", style="bold reverse")
+            header = Text(f" {row.name} ", style="bold reverse")
+            if row.count == 0:
+                header.append("  " + _("Nothing here right now."), style="dim")
+            return header
         name, name_style, span, marks, right, right_style = self._row_parts(row, index)
         left = Text("  ")
         left.append(name, style=name_style)
@@ -497,8 +500,16 @@ class MenuScreen(KioskScreen):
         for index in products._headers:
             row = products.rows[index]
             if isinstance(row, Header) and row.category_id == key:
-                products.move_to_index(index, top=True, announce=False)
+                if row.count == 0:
+                    # Its header in view, saying it is empty; the cursor stays off the next
+                    # category's products (they are not this one's).
+                    products.scroll_to(y=index, animate=False, immediate=True)
+                else:
+                    products.move_to_index(index, top=True, announce=False)
                 break
+
+    def _empty_category(self, key: Hashable) -> menu_model.Category | None:
+        return next((c for c in self.shown if c.id == key and not c.products), None)
 
     def _product_moved(self, products: RowList, index: int, key: Hashable) -> None:
         # Within the same category the sidebar is already there and repaints nothing.
@@ -514,6 +525,13 @@ class MenuScreen(KioskScreen):
     def on_row_list_selected(self, event: RowList.Selected) -> None:
         event.stop()
         if isinstance(event.rowlist, CategoryList):
+            empty = self._empty_category(event.rowlist.cursor_key)
+            if empty is not None:
+                self.say(
+                    _("{name} has nothing to order right now.").format(name=empty.name),
+                    kind="info",
+                )
+                return
             self.action_focus_products()
             return
         if isinstance(event.rowlist, ProductList):
