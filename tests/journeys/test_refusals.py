@@ -7,7 +7,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from tests.journeys.harness import Journey, JourneyFactory, seed_with
-from tests.journeys.test_paying import MERCHANT
+from tests.journeys.test_paying import MERCHANT, checkout_to_payment
 
 # A code the server takes only from a subtotal of £20.00 (its refusal says how much more).
 FEAST = seed_with(
@@ -150,3 +150,33 @@ async def test_journey_31_an_empty_category_says_it_is_empty(journey: JourneyFac
         (at,) = [i for i, row in enumerate(shown) if row == "Sides"]
         assert shown[at + 1].startswith("Gyoza (5)"), shown
         assert j.app.screen.query_one("#products").cursor_key == ("cat_sides", "prod_gyoza")
+
+
+async def test_journey_30_a_closed_location_offers_only_later_times(
+    journey: JourneyFactory,
+) -> None:
+    async with journey(seed=seed_with(closed_reason="Closed for a private event")) as j:
+        await j.settle()
+        await j.press("1")
+        await j.wait_for_screen("MenuScreen")
+        await j.wait_for(
+            lambda: j.server_cart()["pickupType"] == "LATER", within=10, what="a later slot"
+        )
+        cart = j.server_cart()
+        first = j.store.first_slot(j.store.seed.locations[0])
+        assert (cart["orderDate"], cart["orderTime"]) == first
+        # Said on the menu, before the first choice; the menu is the one of that slot.
+        text = flat(j).replace(" █ ", " ")  # the banner's second line has its mark too
+        assert "We're closed now" in text, text
+        assert f"Your order is for Tomorrow {first[1]}." in text, text
+        assert "Not available now" not in text and "(later)" not in text, text
+        await j.walk().add_line("prod_gyoza")
+        await j.press("f4")
+        await j.wait_for_screen("CartScreen")
+        await j.wait_for(lambda: "Tomorrow" in flat(j), within=10, what="the time shown")
+        text = flat(j)
+        assert "As soon as possible" not in text, text
+        assert f"Tomorrow {first[1]}" in text, text
+        assert j.server_cart()["pickupType"] == "LATER"
+        # And the order goes on to payment (the server refuses a hand-off for now).
+        await checkout_to_payment(j)

@@ -296,6 +296,7 @@ class MenuScreen(KioskScreen):
     def __init__(self) -> None:
         super().__init__()
         self.categories: list[menu_model.Category] = []
+        self._told_later = False  # "closed now: your order is for …", said once
         self.query_text = ""
         self.loaded_for: tuple[str, str] | None = None
         # The diet filter lives with this screen, and a new visit gets a new menu screen: it is
@@ -378,6 +379,17 @@ class MenuScreen(KioskScreen):
         gc.freeze()
         if not self.categories:
             self.say(_("The menu is empty right now."), hint=_("Please ask a member of staff."))
+        visit = self.kiosk.visit
+        if visit.asap_refused is not None and visit.scheduled_first and not self._told_later:
+            # Closed now: the order was set to the first later slot, whose menu this is.
+            self._told_later = True
+            day, at = visit.scheduled_first
+            self.say(
+                _("We're closed now: you can order for later and choose the time.")
+                + " "
+                + _("Your order is for {when}.").format(when=f"{clean(day, 20)} {clean(at, 5)}"),
+                kind="info",
+            )
 
     # Search ---------------------------------------------------------------------------------------
     def _show_search(self) -> None:
