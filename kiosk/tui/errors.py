@@ -265,6 +265,8 @@ def describe(error: BaseException, *, retry_key: str = "R") -> Failure:
             )
         return Failure(message, retry, True, code=error.code)
     if isinstance(error, api.AmbiguousWriteError):
+        # What is known is that the change is unconfirmed, whatever the code of the failure.
+        message = _(GENERIC_MESSAGES["AmbiguousWriteError"])
         if error.details.get("reloaded"):
             return Failure(
                 message, _("Your order has been reloaded: please check it.") + " " + retry, True
