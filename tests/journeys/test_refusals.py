@@ -6,14 +6,18 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from tests.conformance.vendor_server import Seed
 from tests.journeys.harness import Journey, JourneyFactory, seed_with
 from tests.journeys.test_paying import MERCHANT, checkout_to_payment
 
-# A code the server takes only from a subtotal of £20.00 (its refusal says how much more).
-FEAST = seed_with(
-    discount_codes={"HARBOUR10": Decimal("0.10"), "FEAST20": Decimal("0.20")},
-    discount_minimums={"FEAST20": Decimal("20.00")},
-)
+
+def feast() -> Seed:
+    """The seed with a code the server takes only from a subtotal of £20.00 (its refusal says
+    how much more)."""
+    return seed_with(
+        discount_codes={"HARBOUR10": Decimal("0.10"), "FEAST20": Decimal("0.20")},
+        discount_minimums={"FEAST20": Decimal("20.00")},
+    )
 
 
 def flat(j: Journey) -> str:
@@ -49,7 +53,7 @@ async def apply_code(j: Journey, code: str) -> None:
 async def test_journey_26_a_code_below_its_minimum_spend_says_how_much_more(
     journey: JourneyFactory,
 ) -> None:
-    async with journey(seed=FEAST, settings=MERCHANT) as j:
+    async with journey(seed=feast(), settings=MERCHANT) as j:
         await gyoza_in_the_cart(j)
         await apply_code(j, "FEAST20")
         # The server's reason, at the field: how much more to add; never a format rule about a
@@ -82,7 +86,7 @@ async def test_journey_26_a_code_below_its_minimum_spend_says_how_much_more(
 
 
 async def test_journey_29_refusals_in_the_customers_language(journey: JourneyFactory) -> None:
-    async with journey(seed=FEAST, settings={**MERCHANT, "language": "es"}) as j:
+    async with journey(seed=feast(), settings={**MERCHANT, "language": "es"}) as j:
         await gyoza_in_the_cart(j)
         await apply_code(j, "FEAST20")
         # The server explained in English (VALIDATION_ERROR on the code): the kiosk knows that
@@ -96,15 +100,17 @@ async def test_journey_29_refusals_in_the_customers_language(journey: JourneyFac
         assert j.server_cart().get("discountCode") is None
 
 
-# A category the server lists with no products in it, between two that have some.
-SPECIALS = seed_with(
-    categories=[
-        ("cat_noodles", "Noodles"),
-        ("cat_specials", "Specials"),
-        ("cat_sides", "Sides"),
-        ("cat_drinks", "Drinks"),
-    ]
-)
+def with_specials() -> Seed:
+    """The seed with a category the server lists with no products in it, between two that
+    have some."""
+    return seed_with(
+        categories=[
+            ("cat_noodles", "Noodles"),
+            ("cat_specials", "Specials"),
+            ("cat_sides", "Sides"),
+            ("cat_drinks", "Drinks"),
+        ]
+    )
 
 
 def products_shown(j: Journey) -> list[str]:
@@ -118,7 +124,7 @@ def products_shown(j: Journey) -> list[str]:
 
 
 async def test_journey_31_an_empty_category_says_it_is_empty(journey: JourneyFactory) -> None:
-    async with journey(seed=SPECIALS) as j:
+    async with journey(seed=with_specials()) as j:
         await j.settle()
         await j.press("1")
         await j.wait_for_screen("MenuScreen")
