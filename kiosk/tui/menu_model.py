@@ -197,10 +197,9 @@ def build(menus: Any, now: datetime | None) -> list[Category]:
 
 def rows(categories: Iterable[Category], query: str = "") -> list[Row]:
     """Header + products of each category (an empty one: its header alone); with a query, only
-    matching products (each once),
-    word starts first: within a category by `rank`, and the categories by their best match (a
-    category holding a name that starts with the query comes before one that holds it only inside
-    a word: "lat" shows Latte before Hot Chocolate)."""
+    matching products (each once), word starts first: within a category by `rank`, and the
+    categories by their best match (a category holding a name that starts with the query comes
+    before one that holds it only inside a word: "lat" shows Latte before Hot Chocolate)."""
     return Search().rows(categories, query)
 
 
