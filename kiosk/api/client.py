@@ -60,6 +60,7 @@ from .models import (
     OrderProgress,
     PaymentIntent,
     ProductDetail,
+    Readiness,
     Selection,
     TimeIntervals,
     TipSettings,
@@ -987,6 +988,13 @@ class StorefrontClient:
     async def get_location(self, location_id: str) -> Location:
         params = {"location_id": location_id}
         return await self._read_one("location", Location, params, location_id, self.location_ttl)
+
+    async def ordering_readiness(
+        self, location_id: str, fulfillment_method: FulfillmentMethod | str
+    ) -> Readiness | None:
+        """Whether the location takes an order for as soon as possible now; None: this dialect
+        cannot say (the legacy API has no such read)."""
+        return None
 
     async def get_time_intervals(self, location_id: str) -> TimeIntervals:
         params = {"location_id": location_id}

@@ -875,6 +875,14 @@ class CartValidation(ApiModel):
     errors: list[ValidationIssue] = Field(default_factory=list)
 
 
+class Readiness(ApiModel):
+    """2.0's ordering readiness (contract section 2): whether an order for as soon as possible
+    is taken now (`ready`), and the server's reason when it is not (closed now)."""
+
+    ready: bool = True
+    reason: str | None = None
+
+
 class OrderingSession(ApiModel):
     """Row 8's result. A refusal may come as `errorMessage` with no cart: check `ok`."""
 

@@ -35,6 +35,7 @@ from .models import (
     OrderingSession,
     OrderProgress,
     PaymentIntent,
+    Readiness,
     normalize_fulfillment,
 )
 from .money import MAJOR_UNITS, MoneyError, parse_money
@@ -406,6 +407,20 @@ class StorefrontClientV2(StorefrontClient):
         body["country"] = COUNTRY_NAMES.get(country.upper(), country)
         body.setdefault("streetOptional", "")
         return await self._cart_write("delivery", location_id, cart_id, body)
+
+    async def ordering_readiness(
+        self, location_id: str, fulfillment_method: FulfillmentMethod | str
+    ) -> Readiness:
+        """GET ordering-readiness (anonymous; creates nothing). Never cached: it changes with
+        the hour."""
+        ep = self.endpoints["readiness"]
+        method = V2_FULFILLMENT[FulfillmentMethod(fulfillment_method)]
+        data = await self._call(
+            ep, {"location_id": location_id}, query={"fulfillmentMethod": method}
+        )
+        if not isinstance(data, dict) or not isinstance(data.get("ready"), bool):
+            raise ResponseFormatError(endpoint=ep.name, details={"errors": "no ready"})
+        return self._parse(Readiness, data, ep.name)
 
     async def distance_miles(self, location_id: str, lat: float, lng: float) -> float:
         ep = self.endpoints["distance"]

@@ -390,7 +390,7 @@ class CartStore:
         if self.cart is not None and self.cart.is_locked:
             # Refused here: the server would say the same (409 CART_LOCKED) for one more request.
             raise ConflictError(
-                "Your order is being paid for and can't be changed now.", code="CART_LOCKED"
+                _("Your order is being paid for and can't be changed now."), code="CART_LOCKED"
             )
         return cart_id
 
@@ -1237,8 +1237,10 @@ def _conflict_said(exc: StorefrontError, before: Cart | None, after: Cart | None
     changes = cart_changes(before, after)
     what = "; ".join(changes) if changes else _("it was updated")
     told = ConflictError(
-        # "Please check and try again." is the screen's hint: said once, there.
-        _("Your order was changed elsewhere ({what}).").format(what=what),
+        # The kiosk's own sentence: whole, with its one instruction (no hint is added to it).
+        _("Your order was changed elsewhere ({what}). Please check it and try again.").format(
+            what=what
+        ),
         status=exc.status,
         code=exc.code,
         details=exc.details,

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import SecretStr
 
 from kiosk.api.errors import ConflictError, NotFoundError, StorefrontError
-from kiosk.i18n import N_
+from kiosk.i18n import N_, _
 from kiosk.ordering.cart_store import (
     IDLE,
     CartStore,
@@ -237,6 +237,12 @@ class Visit:
         self._cross_sell_memo: tuple[str, list[MenuProduct]] | None = None
         # Products suggested after an add in this visit: none is suggested twice.
         self._suggested: set[str] = set()
+        # This visit's location takes no order for as soon as possible now (readiness: closed;
+        # the server's reason, "" without one), None: it does, or nobody had to ask (`menus`).
+        self.asap_refused: str | None = None
+        # The later slot this visit's order was set to because none is taken for now (day label,
+        # time), for the screens to say.
+        self.scheduled_first: tuple[str, str] | None = None
         # Discards of abandoned carts still running (the next visit's writes queue behind them).
         self._discards: set[asyncio.Task[bool]] = set()
         # The payment being waited for (wait_for_payment), while it runs.
@@ -488,11 +494,36 @@ class Visit:
     # ------------------------------------------------------------------ reads
 
     async def menus(self) -> MenusResponse:
-        """The menus for the order's time (its later slot, else now)."""
+        """The menus for the order's time (its later slot, else now). When nothing is served
+        now, the server is asked whether it takes an order for now at all (2.0's readiness,
+        one read): closed, the order is set to the first later slot (said once, see
+        `scheduled_first`) and the menus are those of that slot."""
         order_date, order_time = self.menu_slot()
-        return await self.client.get_menus(
-            self.state.location_id or "", order_date or None, order_time or None
-        )
+        location = self.state.location_id or ""
+        menus = await self.client.get_menus(location, order_date or None, order_time or None)
+        if order_date or not menus.menus or any(m.is_active for m in menus.menus):
+            return menus
+        if self.asap_refused is None and self.state.cart_id is not None:
+            self.asap_refused = await self._why_not_now(location)
+        if self.asap_refused is None or await self.schedule_if_required() is None:
+            return menus
+        order_date, order_time = self.menu_slot()
+        return await self.client.get_menus(location, order_date or None, order_time or None)
+
+    async def _why_not_now(self, location: str) -> str | None:
+        """Nothing on the menus is served now: why no order is taken for now (the server's
+        reason, "" without one), None when the server takes one (readiness says ready, or this
+        dialect cannot say). A 2.0 server whose readiness cannot be read (the vendor's SDK does
+        not list it) leaves the menus' word: nothing served now, nothing to order for now."""
+        method = self.state.fulfillment_method or "pickup"
+        try:
+            ready = await self.client.ordering_readiness(location, method)
+        except StorefrontError:
+            log.info("readiness not read: the menus say nothing is served now", exc_info=True)
+            return ""
+        if ready is None or ready.ready:
+            return None
+        return ready.reason or ""
 
     def menu_slot(self) -> tuple[str, str]:
         """The later slot the cart is for, ("", "") when ASAP."""
@@ -536,12 +567,14 @@ class Visit:
         if cart is not None and (cart.pickup_type or "").upper() == "LATER":
             return None
         slots = await self.time_intervals()
-        first = slots.first_slot() if slots.require_scheduled_orders else None
+        later_only = slots.require_scheduled_orders or self.asap_refused is not None
+        first = slots.first_slot() if later_only else None
         if first is None:
             return None
         day, at = first
         await self.set_order_time_later(day.value, at)
-        return (day.label or day.value, at)
+        self.scheduled_first = (day.label or day.value, at)
+        return self.scheduled_first
 
     async def cross_sell(self) -> list[MenuProduct]:
         """Suggestions for the cart: read once a cart (the first add's suggestion reads them, the
@@ -657,7 +690,7 @@ class Visit:
         zone = zone_for(address.zip_code, self.delivery_zones)
         if zone is None:
             raise InvalidRequestError(
-                "We don't deliver to this postal code from here.",
+                _("We don't deliver to this postal code from here."),
                 code="OUT_OF_DELIVERY_AREA",
                 field="zipCode",
             )
@@ -667,7 +700,9 @@ class Visit:
         log.info("delivery zone %r is %.1f miles away", zone.name, miles)
         if radius is not None and miles > radius:
             raise InvalidRequestError(
-                f"This address is {miles:.1f} miles away; we deliver up to {radius:g} miles.",
+                _("This address is {miles} miles away; we deliver up to {radius} miles.").format(
+                    miles=f"{miles:.1f}", radius=f"{radius:g}"
+                ),
                 code="OUT_OF_DELIVERY_AREA",
                 field="zipCode",
             )
@@ -709,7 +744,7 @@ class Visit:
         cart = self.state.cart
         old = next((i for i in cart.items if i.id == item_id), None) if cart else None
         if old is None:
-            raise NotFoundError("This line is no longer in your order.", status=404)
+            raise NotFoundError(_("This line is no longer in your order."), status=404)
         wanted = selections.to_request() if isinstance(selections, SelectionState) else selections
         if same_selections(old.selections, wanted):
             if quantity == old.quantity:
@@ -963,6 +998,7 @@ class Visit:
         store = self._store
         self._cross_sell_memo = None
         self._suggested.clear()
+        self.asap_refused = self.scheduled_first = None
         keep = store if self.fixed_location and store is not None else None
         if keep is None:
             self._use_store(None)

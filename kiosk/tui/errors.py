@@ -5,29 +5,91 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from kiosk.i18n import N_, _
+from kiosk.i18n import N_, _, language
+
+if TYPE_CHECKING:
+    from kiosk.api.errors import StorefrontError
 
 log = logging.getLogger("kiosk.tui")
 
 ASK_STAFF = N_("If this keeps happening, please ask a member of staff.")
 SOMETHING = N_("Something in your order needs another look.")
-# Endings of a message that already asks to check and try again (the hint then says nothing).
-ASKS_AGAIN = (
-    N_("Please check and try again."),
-    N_("Please check it and try again."),
-    N_("Please try again."),
-)
-# The client's own messages (kiosk.api.errors, English), marked here for the catalogue; used when
-# the server's text is not fit for a customer.
+# The one instruction added to the server's own words when they do not say what to do.
+CHECK_AGAIN = N_("Please check and try again.")
+# The language the server writes its messages in (the vendor's documents and examples are
+# English): a customer reading another language gets the kiosk's sentence where it has one.
+SERVER_LANGUAGE = "en"
+
+# The vendor's documented error codes (contract section 5), each in the kiosk's own words:
+# one sentence, with at most one instruction (a retryable one has none: the hint says how).
+# VALIDATION_ERROR is the exception: only the server knows which rule the input broke, so its
+# reason comes first where the customer can read it (see refusal_words).
+CODE_WORDS: dict[str, str] = {
+    "VALIDATION_ERROR": SOMETHING,
+    "UNAUTHORIZED": N_(
+        "This kiosk is not signed in to the ordering service. Please ask a member of staff."
+    ),
+    "FORBIDDEN": N_("This kiosk may not take orders here right now. Please ask a member of staff."),
+    "NOT_FOUND": N_("We couldn't find that. It may no longer be available."),
+    "RATE_LIMITED": N_("We're very busy right now."),
+    "CART_CONFLICT": N_("Your order changed in the meantime. Please check it and try again."),
+    "RESOURCE_CONFLICT": N_(
+        "The delivery address changed in the meantime. Please check it and try again."
+    ),
+    "CART_IMMUTABLE": N_("This order can no longer be changed. To order again, start over (F9)."),
+    "IDEMPOTENCY_KEY_REQUIRED": N_("Something went wrong on this kiosk."),
+    "IDEMPOTENCY_KEY_REUSED": N_("Something went wrong on this kiosk."),
+    "IDEMPOTENCY_IN_PROGRESS": N_("Your last change is still being made."),
+    "DEPENDENCY_UNAVAILABLE": N_("The ordering service is having trouble right now."),
+    "INTERNAL_ERROR": N_("The ordering service is having trouble right now."),
+}
+# The generic sentence for each kind of error, when neither a code nor the server says more.
 GENERIC_MESSAGES = {
     "InvalidRequestError": SOMETHING,
-    "NotFoundError": N_("We couldn't find that. It may no longer be available."),
-    "ConflictError": N_("Your order changed in the meantime. Please check it and try again."),
+    "NotFoundError": CODE_WORDS["NOT_FOUND"],
+    "ConflictError": CODE_WORDS["CART_CONFLICT"],
     "UnprocessableError": N_("We can't take that order right now."),
     "PaymentDeclinedError": N_("The payment was declined."),
-    "StorefrontError": N_("Something went wrong. Please try again."),
+    "AuthenticationError": CODE_WORDS["UNAUTHORIZED"],
+    "PermissionDeniedError": CODE_WORDS["FORBIDDEN"],
+    "RateLimitedError": CODE_WORDS["RATE_LIMITED"],
+    "ServerError": CODE_WORDS["INTERNAL_ERROR"],
+    "APIConnectionError": N_("We can't reach the ordering service."),
+    "APITimeoutError": N_("The ordering service is taking too long."),
+    "ResponseFormatError": N_("The ordering service sent a reply we couldn't read."),
+    "AmbiguousWriteError": N_("We couldn't confirm that change."),
+    "UnsupportedOperationError": N_("That isn't possible at this restaurant's kiosk."),
+    "StorefrontError": N_("Something went wrong."),
 }
+# A field the SERVER refused (VALIDATION_ERROR naming it), when its own words cannot be shown:
+# the field, never a format rule (a rule is said only for a check the kiosk made itself, and the
+# kiosk checks every field against the same schema before sending it: the server's rule is
+# another one).
+REFUSED_FIELDS = {
+    "code": N_("That code can't be used for this order."),
+    "emailAddress": N_("That email address wasn't accepted. Please check it."),
+    "customerName": N_("That name wasn't accepted. Please check it."),
+    "lastName": N_("That name wasn't accepted. Please check it."),
+    "phoneNumber": N_("That phone number wasn't accepted. Please check it."),
+    "tableNumber": N_("That table number wasn't accepted. Please check it."),
+    "roomNumber": N_("That room number wasn't accepted. Please check it."),
+    "orderTime": N_("That time can't be chosen now. Please choose another."),
+    "orderDate": N_("That time can't be chosen now. Please choose another."),
+    "pickupType": N_("That time can't be chosen now. Please choose another."),
+    **dict.fromkeys(
+        ("street", "streetOptional", "city", "state", "zipCode", "country", "lat", "lng"),
+        N_("Please check the delivery address: a part of it is missing or not found."),
+    ),
+}
+# The first word of a sentence that tells the reader what to do (the server's English).
+_INSTRUCTION = re.compile(
+    r"(?:^|[.!?]\s+)(?:please|add|choose|select|pick|remove|enter|start|ask|call|contact|use|"
+    r"check|try|wait|change|update|order|pay|scan|come|go|visit|spend|keep|give)\b"
+    r"|\bplease\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -132,55 +194,98 @@ def rate_limit_wait(error: BaseException) -> float | None:
     return None
 
 
+def says_what_to_do(text: str) -> bool:
+    """Whether a (server's, English) text already tells the customer what to do ("Add £13.29
+    more.", "Please start a new one."): then nothing is added after it."""
+    return _INSTRUCTION.search(text) is not None
+
+
+def _checked_here(error: StorefrontError) -> bool:
+    """Refused by the kiosk's own check of the vendor's schema, before anything was sent."""
+    return error.details.get("origin") == "kiosk"
+
+
+def refusal_words(error: StorefrontError) -> tuple[str, bool]:
+    """The one sentence a customer reads for `error`, and whether it is the server's own words.
+
+    In this order: input the kiosk checked itself, its rule (at the field, with the vendor
+    schema's numbers); the kiosk's own account of a refusal (a conflict told with what changed);
+    a documented code, the kiosk's sentence for it in the customer's language, except
+    VALIDATION_ERROR, whose reason only the server knows ("Add £13.29 more"): its words where
+    the customer reads the server's language, else ours for the field it names; another code,
+    the server's words; else the generic sentence for the kind of error. The server's words
+    are shown only when fit for a customer (customer_safe), and always as text, never markup.
+    """
+    field = error.field
+    if field and _checked_here(error):
+        said = field_words(error, field)
+        if said is not None:
+            return said, False
+    message = error.message
+    server = error.server_message
+    if message not in (error.default_message, server) and customer_safe(message):
+        return message, False  # the kiosk's own words (marked for the catalogue where made)
+    code = error.code or ""
+    # The server's words, when they are what the error says and fit for a customer.
+    said = server if server is not None and message == server and customer_safe(server) else None
+    if code == "VALIDATION_ERROR" and not _checked_here(error):
+        if said is not None and language() == SERVER_LANGUAGE:
+            return said, True
+        return _(REFUSED_FIELDS.get(field or "", SOMETHING)), False
+    if code in CODE_WORDS:
+        return _(CODE_WORDS[code]), False
+    if said is not None:
+        return said, True
+    return _(_generic(error)), False
+
+
+def _generic(error: StorefrontError) -> str:
+    for cls in type(error).__mro__:
+        if cls.__name__ in GENERIC_MESSAGES:
+            return GENERIC_MESSAGES[cls.__name__]
+    return GENERIC_MESSAGES["StorefrontError"]
+
+
 def describe(error: BaseException, *, retry_key: str = "R") -> Failure:
-    """What to tell the customer about `error`, and whether trying again may help."""
+    """What to tell the customer about `error`, and whether trying again may help. The words
+    are refusal_words'; the hint is the one way forward, added only where the words do not
+    already give one."""
     # Imported here: kiosk.api pulls in httpx, which the first frame does not need.
     from kiosk.api import errors as api
 
     retry = _("Press {key} to try again, or Esc to go back.").format(key=retry_key)
+    if not isinstance(error, api.StorefrontError):
+        log.exception("unexpected error in the kiosk UI", exc_info=error)
+        return Failure(_("Something went wrong on this kiosk."), f"{retry} {_(ASK_STAFF)}", True)
+    message, servers = refusal_words(error)
     if isinstance(error, api.RateLimitedError):
-        busy = _("We're very busy right now. Please try again.")
         if error.retry_after:
-            busy = _("We're very busy right now. Please try again in about {seconds} s.").format(
+            message = _("We're very busy right now (about {seconds} s to wait).").format(
                 seconds=int(error.retry_after + 0.999)
             )
-        return Failure(busy, retry, True, code=error.code)
+        return Failure(message, retry, True, code=error.code)
     if isinstance(error, api.AmbiguousWriteError):
+        # What is known is that the change is unconfirmed, whatever the code of the failure.
+        message = _(GENERIC_MESSAGES["AmbiguousWriteError"])
         if error.details.get("reloaded"):
             return Failure(
-                error.message,
-                _("Your order has been reloaded: please check it.") + " " + retry,
-                True,
+                message, _("Your order has been reloaded: please check it.") + " " + retry, True
             )
         # The check could not be made either: nothing was reloaded, and the next try checks
         # before it sends (the store remembers the unconfirmed write).
         return Failure(
-            error.message, _("We'll check your order before trying again.") + " " + retry, True
+            message, _("We'll check your order before trying again.") + " " + retry, True
         )
     if isinstance(error, api.APIConnectionError | api.ServerError | api.ResponseFormatError):
-        return Failure(error.message, f"{retry} {_(ASK_STAFF)}", True, code=error.code)
-    if isinstance(error, api.AuthenticationError | api.PermissionDeniedError):
-        return Failure(error.message, _("Please ask a member of staff."), False, code=error.code)
-    if isinstance(error, api.StorefrontError):
-        message = error.message
-        hint = _("Please check and try again.")
-        said = field_words(error, error.field) if error.field else None
-        if said is not None and (error.has_code("VALIDATION_ERROR") or not customer_safe(message)):
-            # A refused field, said in the customer's words at that field.
-            message, hint = said, ""
-        elif not customer_safe(message):
-            message = _(GENERIC_MESSAGES.get(type(error).__name__, SOMETHING))
-        elif message == error.default_message:
-            message = _(message)
-        if hint and any(message.endswith(_(ask)) for ask in ASKS_AGAIN):
-            hint = ""  # the message already says so: never twice
-        return Failure(
-            message,
-            hint,
-            False,
-            field=error.field,
-            modifier_group_id=error.modifier_group_id,
-            code=error.code,
-        )
-    log.exception("unexpected error in the kiosk UI", exc_info=error)
-    return Failure(_("Something went wrong on this kiosk."), f"{retry} {_(ASK_STAFF)}", True)
+        return Failure(message, f"{retry} {_(ASK_STAFF)}", True, code=error.code)
+    # A refusal: the kiosk's sentences are whole (one instruction at most); the server's get
+    # one only when they give none.
+    hint = _(CHECK_AGAIN) if servers and not says_what_to_do(message) else ""
+    return Failure(
+        message,
+        hint,
+        False,
+        field=error.field,
+        modifier_group_id=error.modifier_group_id,
+        code=error.code,
+    )

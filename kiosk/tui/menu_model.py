@@ -196,10 +196,10 @@ def build(menus: Any, now: datetime | None) -> list[Category]:
 
 
 def rows(categories: Iterable[Category], query: str = "") -> list[Row]:
-    """Header + products of each category; with a query, only matching products (each once),
-    word starts first: within a category by `rank`, and the categories by their best match (a
-    category holding a name that starts with the query comes before one that holds it only inside
-    a word: "lat" shows Latte before Hot Chocolate)."""
+    """Header + products of each category (an empty one: its header alone); with a query, only
+    matching products (each once), word starts first: within a category by `rank`, and the
+    categories by their best match (a category holding a name that starts with the query comes
+    before one that holds it only inside a word: "lat" shows Latte before Hot Chocolate)."""
     return Search().rows(categories, query)
 
 
@@ -223,9 +223,10 @@ class Search:
             self._categories, self._needle, self._matched = None, "", []
             out: list[Row] = []
             for group in categories:
-                if group.products:
-                    out.append(Header(group.id, group.name, len(group.products)))
-                    out.extend(group.products)
+                # An empty category keeps its header (drawn as empty): without it the sidebar's
+                # move to it showed the next category's products under its name.
+                out.append(Header(group.id, group.name, len(group.products)))
+                out.extend(group.products)
             return out
         pools: Iterable[_Pool]
         if self._categories is categories and self._needle and needle.startswith(self._needle):

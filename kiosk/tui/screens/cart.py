@@ -281,7 +281,8 @@ class CartScreen(KioskScreen):
             label = clean(day.label or day.value, 20)
             for at in day.intervals:
                 options.append((Text(f"{label} {clean(at, 5)}"), f"{day.value} {at}"))
-        later_only = slots.require_scheduled_orders
+        # Later only: the location says so, or it takes no order for now (closed: readiness).
+        later_only = slots.require_scheduled_orders or self.kiosk.visit.asap_refused is not None
         if not (slots.schedule_allowed or later_only) or not options:
             return
         # Orders for later only: "as soon as possible" is not offered, the first slot is set.

@@ -180,7 +180,10 @@ class ProductList(RowList["menu_model.Row"]):
     def text_at(self, index: int, width: int, cursor: bool) -> Text:
         row = self.rows[index]
         if isinstance(row, Header):
-            return Text(f" {row.name} ", style="bold reverse")
+            header = Text(f" {row.name} ", style="bold reverse")
+            if row.count == 0:
+                header.append("  " + _("Nothing here right now."), style="dim")
+            return header
         name, name_style, span, marks, right, right_style = self._row_parts(row, index)
         left = Text("  ")
         left.append(name, style=name_style)
@@ -293,6 +296,7 @@ class MenuScreen(KioskScreen):
     def __init__(self) -> None:
         super().__init__()
         self.categories: list[menu_model.Category] = []
+        self._told_later = False  # "closed now: your order is for …", said once
         self.query_text = ""
         self.loaded_for: tuple[str, str] | None = None
         # The diet filter lives with this screen, and a new visit gets a new menu screen: it is
@@ -375,6 +379,17 @@ class MenuScreen(KioskScreen):
         gc.freeze()
         if not self.categories:
             self.say(_("The menu is empty right now."), hint=_("Please ask a member of staff."))
+        visit = self.kiosk.visit
+        if visit.asap_refused is not None and visit.scheduled_first and not self._told_later:
+            # Closed now: the order was set to the first later slot, whose menu this is.
+            self._told_later = True
+            day, at = visit.scheduled_first
+            self.say(
+                _("We're closed now: you can order for later and choose the time.")
+                + " "
+                + _("Your order is for {when}.").format(when=f"{clean(day, 20)} {clean(at, 5)}"),
+                kind="info",
+            )
 
     # Search ---------------------------------------------------------------------------------------
     def _show_search(self) -> None:
@@ -497,8 +512,16 @@ class MenuScreen(KioskScreen):
         for index in products._headers:
             row = products.rows[index]
             if isinstance(row, Header) and row.category_id == key:
-                products.move_to_index(index, top=True, announce=False)
+                if row.count == 0:
+                    # Its header in view, saying it is empty; the cursor stays off the next
+                    # category's products (they are not this one's).
+                    products.scroll_to(y=index, animate=False, immediate=True)
+                else:
+                    products.move_to_index(index, top=True, announce=False)
                 break
+
+    def _empty_category(self, key: Hashable) -> menu_model.Category | None:
+        return next((c for c in self.shown if c.id == key and not c.products), None)
 
     def _product_moved(self, products: RowList, index: int, key: Hashable) -> None:
         # Within the same category the sidebar is already there and repaints nothing.
@@ -514,6 +537,13 @@ class MenuScreen(KioskScreen):
     def on_row_list_selected(self, event: RowList.Selected) -> None:
         event.stop()
         if isinstance(event.rowlist, CategoryList):
+            empty = self._empty_category(event.rowlist.cursor_key)
+            if empty is not None:
+                self.say(
+                    _("{name} has nothing to order right now.").format(name=empty.name),
+                    kind="info",
+                )
+                return
             self.action_focus_products()
             return
         if isinstance(event.rowlist, ProductList):

@@ -502,7 +502,9 @@ class ProductScreen(KioskScreen):
                 self.set_state(refused, focus_group=failure.modifier_group_id)
                 group = refused.find_group(failure.modifier_group_id)
                 where = f"{clean(group.group.name, 60)}: " if group is not None else ""
-                self.say(f"{where}{failure.message}", hint=_("Please change your choice."))
+                # This screen's own way forward, where the words give none (describe's hint).
+                hint = _("Please change your choice.") if failure.hint else ""
+                self.say(f"{where}{failure.message}", hint=hint)
                 return True
             if failure.code == "LINE_KEPT":
                 # Both lines are in the order now: back to it, where the customer removes one.
