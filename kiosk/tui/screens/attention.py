@@ -48,6 +48,17 @@ def _translated(active: dict[str, ActiveBinding]) -> dict[str, ActiveBinding]:
 class HelpDialog(ModalScreen[None]):
     """Someone is coming to help. Closed by Enter, Esc, the button or a touch outside it."""
 
+    # Here, not in styles/: the two screens of this module are all there is to style.
+    DEFAULT_CSS = """
+    HelpDialog { align: center middle; background: $background; }
+    #help-dialog {
+        width: 60; max-width: 95%; height: auto; padding: 1 2;
+        background: $panel; border: thick $primary;
+    }
+    #help-title { margin-bottom: 1; }
+    #help-back { margin-top: 1; }
+    """
+
     BINDINGS = [
         Binding("escape,enter", "close", N_("Back"), show=False),
     ]
@@ -98,6 +109,15 @@ class HelpDialog(ModalScreen[None]):
 
 class OutOfOrderScreen(Screen[None]):
     """The one screen of a closed terminal: every key but Help and the staff key is dropped."""
+
+    DEFAULT_CSS = """
+    OutOfOrderScreen { background: $background; }
+    #closed-body { width: 100%; height: 1fr; align: center middle; }
+    #closed-body Static { width: 100%; text-align: center; }
+    #closed-title { padding: 1 0; background: $primary; color: $text; }
+    #closed-hint { margin-top: 1; }
+    #closed-other { margin-top: 2; color: $text-muted; }
+    """
 
     OFFERS_START_OVER: ClassVar[bool] = False
 
