@@ -26,6 +26,8 @@ from kiosk.config import Settings
 from kiosk.metrics import render
 from kiosk.terminal import terminal_dir
 from kiosk.tui.screens.attention import HelpDialog, OutOfOrderScreen
+from kiosk.tui.screens.attract import AttractScreen
+from kiosk.tui.screens.idle import StillThereDialog
 from kiosk.tui.screens.location import LocationScreen
 from kiosk.tui.screens.menu import MenuScreen
 from kiosk.tui.screens.staff import StaffScreen
@@ -153,6 +155,50 @@ async def test_help_calls_staff_once_and_staff_clear_it(
         assert isinstance(app.screen, HelpDialog)
         assert called.read_text() == f"{TERMINAL}\n{TERMINAL}\n"
         assert metric(k, "kiosk_help_requests_total") == 2
+
+
+async def test_help_answers_still_there_and_works_on_the_attract_screen(
+    tmp_path: Path, state_home: Path
+) -> None:
+    # Screens that take every key still let Help through: "Still there?" is answered by it (the
+    # order is kept), and the attract screen stays under the help message.
+    k = closed_kiosk(tmp_path, idle_timeout=60.0, idle_countdown=10.0)
+    app = k.app
+    clock = app.clock
+    assert isinstance(clock, FakeClock)
+    async with app.run_test(size=(100, 30)) as pilot:
+        cart_id = await to_menu_with_cookie(k, pilot)
+        clock.advance(61)
+        app.idle.check()
+        await settle(pilot)
+        assert isinstance(app.screen, StillThereDialog)
+        await keys(pilot, "f1")
+        assert isinstance(app.screen, HelpDialog)
+        await keys(pilot, "escape")
+        # While staff are on their way the order is never reset for being idle.
+        for _ in range(3):
+            clock.advance(3600)
+            app.idle.check()
+            await settle(pilot)
+        assert isinstance(app.screen, MenuScreen)
+        assert app.visit.state.cart_id == cart_id and cart_id in k.backend.carts.ids()
+        assert app.clear_help()
+        clock.advance(61)  # cleared: the idle rules are back
+        app.idle.check()
+        await settle(pilot)
+        assert isinstance(app.screen, StillThereDialog)
+        await keys(pilot, "space")
+
+        await app.go_home()
+        await settle(pilot)
+        clock.advance(61)
+        app.idle.check()
+        await settle(pilot)
+        assert isinstance(app.screen, AttractScreen)
+        await keys(pilot, "f1")
+        assert isinstance(app.screen, HelpDialog)
+        await keys(pilot, "enter")
+        assert isinstance(app.screen, AttractScreen)
 
 
 async def test_a_failing_help_command_is_logged_not_shown(
