@@ -126,6 +126,8 @@ class KioskMode(_Host):
         self._help_desk: HelpDesk | None = None
         self._closed_watch: Watch | None = None
         self.out_of_order = False
+        # The last help command's thread (tests wait for it).
+        self.help_thread: threading.Thread | None = None
         if settings is not None and settings.kiosk_mode:
             # Textual leaves the terminal's signal keys on when this is set: not in a kiosk.
             os.environ.pop("TEXTUAL_ALLOW_SIGNALS", None)
@@ -380,9 +382,12 @@ class KioskMode(_Host):
         # A "Still there?" prompt is answered by Help: someone is here.
         self.idle.keep()
         visit_state = self._kiosk.visit.state
-        if desk.ask(visit_state.cart_id):
-            # The command may take seconds (a pager's API): in a thread, never on the UI.
-            self.run_worker(desk.call_staff, thread=True, group="help-call", exit_on_error=False)
+        if desk.ask(visit_state.cart_id) and desk.command:
+            # The command may take seconds (a pager's API): in a thread, never on the UI; a
+            # daemon, so that leaving the kiosk never waits for it.
+            thread = threading.Thread(target=desk.call_staff, name="help-command", daemon=True)
+            thread.start()
+            self.help_thread = thread
         assert desk.waiting is not None
         self.push_screen(HelpDialog(desk.terminal_id, desk.waiting.at))
 

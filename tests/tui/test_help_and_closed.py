@@ -77,6 +77,14 @@ async def burst(pilot: Pilot[Any], *names: str) -> None:
     await settle(pilot)
 
 
+def wait_for_the_command(app: Any) -> None:
+    """The help command runs in a thread of its own (never on the UI): wait until it is done."""
+    thread = app.help_thread
+    assert thread is not None
+    thread.join(timeout=60)
+    assert not thread.is_alive()
+
+
 def metric(k: Kiosk, name: str) -> float:
     for line in render(k.services.metrics).splitlines():  # type: ignore[arg-type]
         if line.startswith(name + "{"):
@@ -113,6 +121,7 @@ async def test_help_calls_staff_once_and_staff_clear_it(
 
         await keys(pilot, "f1")
         assert isinstance(app.screen, HelpDialog)
+        wait_for_the_command(app)
         said = shown_text(pilot)
         assert "Someone is coming to help" in said and TERMINAL in said
         # The command ran (in a thread) with the terminal id; counted, waiting, logged.
@@ -153,6 +162,7 @@ async def test_help_calls_staff_once_and_staff_clear_it(
         # Once cleared, Help calls staff again.
         await keys(pilot, "escape", "f1")
         assert isinstance(app.screen, HelpDialog)
+        wait_for_the_command(app)
         assert called.read_text() == f"{TERMINAL}\n{TERMINAL}\n"
         assert metric(k, "kiosk_help_requests_total") == 2
 
@@ -201,6 +211,38 @@ async def test_help_answers_still_there_and_works_on_the_attract_screen(
         assert isinstance(app.screen, AttractScreen)
 
 
+async def test_a_slow_help_command_never_holds_up_the_screen(
+    tmp_path: Path, state_home: Path
+) -> None:
+    import subprocess
+    import threading
+
+    from kiosk.help_call import HelpDesk
+
+    release = threading.Event()
+    ran: list[list[str]] = []
+
+    def slow_run(argv: list[str], **_: Any) -> subprocess.CompletedProcess[bytes]:
+        ran.append(argv)
+        assert release.wait(timeout=60)  # a pager's API that takes its time
+        return subprocess.CompletedProcess(argv, 0, b"", b"")
+
+    k = closed_kiosk(tmp_path)
+    app = k.app
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        app._help_desk = HelpDesk(TERMINAL, command="page-staff", run=slow_run)
+        await keys(pilot, "f1")
+        # The customer is told at once, and the kiosk goes on while the command still runs.
+        assert isinstance(app.screen, HelpDialog)
+        assert app.help_thread is not None and app.help_thread.is_alive()
+        await keys(pilot, "escape", "1")
+        assert not isinstance(app.screen, (HelpDialog, LocationScreen))
+        release.set()
+        wait_for_the_command(app)
+        assert ran == [["page-staff", TERMINAL]]
+
+
 async def test_a_failing_help_command_is_logged_not_shown(
     tmp_path: Path, state_home: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -212,6 +254,7 @@ async def test_a_failing_help_command_is_logged_not_shown(
         assert isinstance(app.screen, HelpDialog)
         assert "Someone is coming to help" in shown_text(pilot)
         assert "exit" not in shown_text(pilot) and "failed" not in shown_text(pilot)
+        wait_for_the_command(app)
     assert any("failed (exit status 3)" in r.getMessage() for r in caplog.records)
 
 
