@@ -239,7 +239,10 @@ class KioskMode(_Host):
             # A terminal closed before a restart is closed from its first screen on.
             self._closed_watch = Watch(services.state_dir)
             self.look_out_of_order()
-            self.help_desk  # noqa: B018 (a request from before a restart is shown and counted)
+            # Built now: a request from before a restart is counted as waiting from the start.
+            desk = self.help_desk
+            if desk is not None and desk.waiting is not None:
+                log.warning("help requested before the restart still waits: see the staff screen")
         if not self._resume_started:
             self._resume_started = True
             from kiosk.tui.resume import resume_saved_cart
