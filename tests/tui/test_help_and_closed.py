@@ -331,11 +331,17 @@ async def test_out_of_order_survives_a_restart(tmp_path: Path, state_home: Path)
         await settle(pilot)
         assert isinstance(first.app.screen, OutOfOrderScreen)
 
-    again = closed_kiosk(tmp_path)
+    # Started again (in Spanish this time): closed from the first screen on, in both languages.
+    again = closed_kiosk(tmp_path, language="es")
     async with again.app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         assert isinstance(again.app.screen, OutOfOrderScreen)
         assert metric(again, "kiosk_out_of_order") == 1
+        title = str(again.app.screen.query_one("#closed-title", Static).render())
+        assert title == "Este quiosco está cerrado."
+        assert "This kiosk is closed. Please order at the counter." in shown_text(pilot)
+        footer = {b.binding.description for b in again.app.screen.active_bindings.values()}
+        assert "Ayuda" in footer
         await burst(pilot, "1", "enter", "escape", "f9")
         assert isinstance(again.app.screen, OutOfOrderScreen)
 
