@@ -14,7 +14,6 @@ The rules (when each is shown, what a key may do) live in kiosk.tui.kiosk_mode; 
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import ClassVar
 
 from rich.text import Text
@@ -27,22 +26,11 @@ from textual.widgets import Button, Footer, Static
 
 from kiosk.clocktime import clock_time
 from kiosk.i18n import LANGUAGES, N_, _, catalogue, language
+from kiosk.tui.screens.base import translated_bindings
 from kiosk.tui.text import clean
 
 CLOSED_TITLE = N_("This kiosk is closed.")
 CLOSED_HINT = N_("Please order at the counter.")
-
-
-def _translated(active: dict[str, ActiveBinding]) -> dict[str, ActiveBinding]:
-    """The footer's words in the customer's language (as KioskScreen's footer)."""
-    if language() == "en":
-        return active
-    return {
-        key: found._replace(
-            binding=replace(found.binding, description=_(found.binding.description))
-        )
-        for key, found in active.items()
-    }
 
 
 class HelpDialog(ModalScreen[None]):
@@ -104,7 +92,7 @@ class HelpDialog(ModalScreen[None]):
 
     @property
     def active_bindings(self) -> dict[str, ActiveBinding]:
-        return _translated(super().active_bindings)
+        return translated_bindings(super().active_bindings)
 
 
 class OutOfOrderScreen(Screen[None]):
@@ -159,4 +147,4 @@ class OutOfOrderScreen(Screen[None]):
 
     @property
     def active_bindings(self) -> dict[str, ActiveBinding]:
-        return _translated(super().active_bindings)
+        return translated_bindings(super().active_bindings)
