@@ -10,6 +10,8 @@
     kiosk set-pin [--stdin]                    set the staff PIN (stored hashed)
     kiosk serve [--port N] [--public-url URL]  `kiosk demo` in a browser (textual-serve, 127.0.0.1)
     kiosk install-files [--write DIR]          the sshd block and systemd unit of a counter
+    kiosk out-of-order on|off|status [--terminal-id NAME | --all]
+                                               close a terminal to customers, or open it again
 
 Common flags: --profile NAME, --log-level LEVEL; run, demo and serve also take --kiosk. Exit
 status: 0 ok, 1 a failed check or run, 2 a usage or configuration error (one line on stderr, no
@@ -90,6 +92,12 @@ def _terminal(parser: argparse.ArgumentParser) -> None:
         default=argparse.SUPPRESS,
         help="start each order in large-text mode (customers can switch it on the welcome screen)",
     )
+    parser.add_argument(
+        "--help-command",
+        metavar="COMMAND",
+        default=argparse.SUPPRESS,
+        help="run when a customer asks for help (F1), with the terminal id as its last argument",
+    )
 
 
 def _api(parser: argparse.ArgumentParser) -> None:
@@ -165,6 +173,14 @@ Only the API version this kiosk speaks is asked (--probe-all asks the other one 
 
 sshd_kiosk.conf: the SSH ForceCommand block for remote counters (add it to sshd_config, `sshd -t`).
 kiosk-console@.service: the kiosk on a local screen's virtual console, restarted if it stops.""",
+    "out-of-order": """examples:
+  kiosk out-of-order on --terminal-id counter-1    customers see "This kiosk is closed"
+  kiosk out-of-order off --terminal-id counter-1   open again (a kept order is still there)
+  kiosk out-of-order status --all                  which terminals of this profile are closed
+  kiosk --profile demo out-of-order on --all       every demo terminal
+
+A running kiosk sees the change within a second; a closed terminal stays closed after a restart.
+Staff can also switch it on the staff screen (F12, behind the PIN).""",
     "serve": """examples:
   kiosk serve                                  http://127.0.0.1:8000 (reach it over an SSH tunnel)
   kiosk serve --port 8080 --location lantern-downtown""",
@@ -342,6 +358,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="write the files into DIR (made if missing) instead of printing them",
     )
 
+    closed = _sub(sub, "out-of-order", "close a terminal to customers, or open it again")
+    closed.add_argument("state", choices=["on", "off", "status"])
+    which = closed.add_mutually_exclusive_group()
+    which.add_argument(
+        "--terminal-id",
+        metavar="NAME",
+        default=argparse.SUPPRESS,
+        help="the terminal (default: the configured terminal_id, else this session's)",
+    )
+    which.add_argument(
+        "--all", action="store_true", help="every terminal of the profile this kiosk has run as"
+    )
+
     serve = _sub(sub, "serve", "publish `kiosk demo` to a browser (textual-serve)")
     serve.add_argument(
         "--kiosk",
@@ -396,6 +425,7 @@ def _flags(args: argparse.Namespace, *names: str) -> dict[str, object]:
         "location",
         "theme",
         "large_text",
+        "help_command",
         *names,
     )
     return {name: getattr(args, name) for name in fields if getattr(args, name, None) is not None}
@@ -876,6 +906,50 @@ def cmd_install_files(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_out_of_order(args: argparse.Namespace) -> int:
+    """Write (or read) the terminals' out-of-order state (kiosk.out_of_order); a running kiosk
+    notices within a second."""
+    import time
+
+    from kiosk import out_of_order
+    from kiosk.terminal import terminal_dir, terminal_id_for
+
+    settings = _load(args).settings
+    # The folder of this profile's terminals (one folder a terminal that has run).
+    folder = terminal_dir(settings, "any").parent
+    known = sorted(p.name for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []
+    if args.all:
+        ids = known
+        if not ids:
+            raise UsageError(
+                f"no terminal of profile {settings.profile!r} has run on this machine yet"
+            )
+    else:
+        terminal_id = terminal_id_for(settings)
+        if terminal_id not in known:
+            hint = f"; known: {', '.join(known)}" if known else ""
+            raise UsageError(
+                f"no terminal {terminal_id!r} has run in profile {settings.profile!r}{hint} "
+                "(give --terminal-id NAME, or --all)"
+            )
+        ids = [terminal_id]
+    for terminal_id in ids:
+        where = terminal_dir(settings, terminal_id)
+        if args.state != "status":
+            out_of_order.set_out_of_order(where, args.state == "on", by="command line")
+        closed = out_of_order.read(where)
+        if closed is None:
+            print(f"{terminal_id}: open")
+        else:
+            since = (
+                time.strftime(" since %Y-%m-%d %H:%M", time.localtime(closed.since))
+                if closed.since is not None
+                else ""
+            )
+            print(f"{terminal_id}: out of order{since} (set by {closed.by})")
+    return 0
+
+
 COMMANDS = {
     None: cmd_run,
     "run": cmd_run,
@@ -886,6 +960,7 @@ COMMANDS = {
     "set-pin": cmd_set_pin,
     "serve": cmd_serve,
     "install-files": cmd_install_files,
+    "out-of-order": cmd_out_of_order,
 }
 
 

@@ -187,6 +187,10 @@ class Settings:
     # collector ("/var/lib/node_exporter/textfile/kiosk-{terminal}.prom": one file a terminal).
     metrics: str | None = None
 
+    # Help (issue 34): a command run when a customer asks for staff, with the terminal id as its
+    # last argument (kiosk.help_call), e.g. "notify-staff --channel counters"; None: none is run.
+    help_command: str | None = None
+
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
@@ -312,6 +316,8 @@ def _coerce(name: str, value: Any) -> Any:
         return value.strip().lower()
     if name == "metrics":
         return _coerce_metrics(value)
+    if name == "help_command":
+        return _coerce_command(value)
     if name == "terminal_id":
         if value is None:
             return value
@@ -356,6 +362,23 @@ def _coerce_metrics(value: Any) -> str | None:
         "must be a port (9464: http://127.0.0.1:9464/metrics), a path ending in .prom (a "
         f"textfile for node_exporter), or off (got {value!r})"
     )
+
+
+def _coerce_command(value: Any) -> str | None:
+    """A command line, split as a shell would split it (no shell runs it): the program first."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if not isinstance(value, str):
+        raise ValueError(f"must be a command line, e.g. 'notify-staff --room 4' (got {value!r})")
+    import shlex
+
+    try:
+        words = shlex.split(value)
+    except ValueError as exc:
+        raise ValueError(f"is not a command line ({exc}): {value!r}") from None
+    if not words:
+        raise ValueError(f"must name a program (got {value!r})")
+    return value.strip()
 
 
 def _coerce_receipt(name: str, value: Any) -> Any:

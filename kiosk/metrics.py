@@ -138,6 +138,10 @@ class FleetMetrics:
         self.latency: dict[str, _Histogram] = {}
         self.last_success_at: float | None = None
         self.exporting = "off"
+        # Help (kiosk.help_call) and out of order (kiosk.out_of_order): served from the start at 0.
+        self.help_requests = 0
+        self.help_waiting_now = False
+        self.out_of_order = False
         # Called after each change (the textfile exporter writes soon after).
         self.on_change: Callable[[], None] | None = None
 
@@ -155,6 +159,21 @@ class FleetMetrics:
                 self.last_success_at = self._clock()
             else:
                 self.errors[error_code(error)] += 1
+        self._changed()
+
+    def help_requested(self) -> None:
+        with self._lock:
+            self.help_requests += 1
+        self._changed()
+
+    def help_waiting(self, waiting: bool) -> None:
+        with self._lock:
+            self.help_waiting_now = bool(waiting)
+        self._changed()
+
+    def set_out_of_order(self, closed: bool) -> None:
+        with self._lock:
+            self.out_of_order = bool(closed)
         self._changed()
 
     def summary(self) -> str:
@@ -217,6 +236,8 @@ class FleetMetrics:
             errors = dict(self.errors)
             latency = {op: (h.cumulative(), h.total) for op, h in self.latency.items()}
             last = self.last_success_at
+            help_requests, help_waiting = self.help_requests, self.help_waiting_now
+            out_of_order = self.out_of_order
 
         info = GaugeMetricFamily(
             "kiosk_info", "This kiosk: its version and terminal id", labels=base
@@ -276,6 +297,21 @@ class FleetMetrics:
         if last is not None:
             when.add_metric(ident, last)
         yield when
+        fam = CounterMetricFamily(
+            "kiosk_help_requests", "Times a customer asked for staff (Help)", labels=base
+        )
+        fam.add_metric(ident, help_requests)
+        yield fam
+        gauge = GaugeMetricFamily(
+            "kiosk_help_waiting", "1 while a customer's help request waits for staff", labels=base
+        )
+        gauge.add_metric(ident, 1 if help_waiting else 0)
+        yield gauge
+        gauge = GaugeMetricFamily(
+            "kiosk_out_of_order", "1 while staff have closed this terminal", labels=base
+        )
+        gauge.add_metric(ident, 1 if out_of_order else 0)
+        yield gauge
 
 
 # --- publishing -----------------------------------------------------------------------------------

@@ -3,9 +3,10 @@ countdown of `idle_countdown` seconds; any key keeps the order; at zero the sess
 (the cart deleted on the server, every screen and field cleared) and the attract screen shows.
 
 It never fires while a screen in the stack says `IDLE_RESET = False`: payment (which has its own,
-longer timer, settings.payment_timeout), the order-number screen (which returns by itself) and the
-attract screen. Time comes from the app's injected monotonic clock; one interval timer calls
-`check()`, which tests may also call directly after moving their clock.
+longer timer, settings.payment_timeout), the order-number screen (which returns by itself), the
+attract screen and the out-of-order screen; nor while a customer's help request waits for staff.
+Time comes from the app's injected monotonic clock; one interval timer calls `check()`, which tests
+may also call directly after moving their clock.
 """
 
 from __future__ import annotations
@@ -73,6 +74,10 @@ class IdleWatcher:
             return False
         stack = app.screen_stack
         if len(stack) < 2:
+            return False
+        desk = getattr(app, "help_desk", None)
+        if desk is not None and desk.waiting is not None:
+            # A customer who asked for help keeps the order until staff have come (issue 34).
             return False
         return all(getattr(screen, "IDLE_RESET", True) for screen in stack[1:])
 

@@ -19,6 +19,11 @@ these concerns out of the ordering flow:
   way it leaves at once and keeps the order (the cart on the server, its id in the resume file)
   for the session that takes over. A watchdog ends the process if leaving blocks on a dead
   terminal. The idle reset never runs for a kiosk whose terminal has gone.
+- Help and out of order (issue 34): the Help key (F1, and the footer's Help) on every customer
+  screen calls staff once (kiosk.help_call.HelpDesk) and says "Someone is coming to help"; a
+  terminal staff closed (kiosk.out_of_order: the staff screen, or `kiosk out-of-order on`) shows
+  OutOfOrderScreen over whatever a customer had, on every screen change, until it opens again.
+  The command line's change is seen on the terminal's clock above (one stat twice a second).
 """
 
 from __future__ import annotations
@@ -37,11 +42,14 @@ from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
+from kiosk.i18n import N_
 from kiosk.tui.idle import IdleWatcher
 from kiosk.tui.pin import PinThrottle
 
 if TYPE_CHECKING:
     from kiosk.config import Settings
+    from kiosk.help_call import HelpDesk
+    from kiosk.out_of_order import Watch
     from kiosk.tui.contract import Kiosk
 
 log = logging.getLogger("kiosk.tui")
@@ -57,6 +65,9 @@ TERMINAL_ANSWER_WAIT = 5.0
 # Keys: F12 is passed by every terminal and SSH client; Ctrl+S too (Textual turns off XON/XOFF),
 # and it is the one to use where F12 is taken (a browser's developer tools under textual-serve).
 STAFF_KEYS = "f12,ctrl+s"
+# F1: the usual help key, free on every screen; it types nothing, so a search or a field never
+# takes it.
+HELP_KEY = "f1"
 
 # The actions that leave or suspend the app: refused in kiosk mode.
 LOCKED_ACTIONS = frozenset({"quit", "help_quit", "command_palette", "suspend_process"})
@@ -69,6 +80,9 @@ KIOSK_IGNORED_SIGNALS = tuple(
 
 KIOSK_MODE_BINDINGS = [
     Binding(STAFF_KEYS, "staff", "Staff", show=False, priority=True),
+    # Help on every customer screen (issue 34). A priority binding: read before a screen that
+    # takes every key (the attract screen, "Still there?", the out-of-order screen).
+    Binding(HELP_KEY, "help", N_("Help"), priority=True),
     # The shell's usual key outside kiosk mode (Textual binds none); refused in kiosk mode.
     Binding("ctrl+z", "suspend_process", show=False),
 ]
@@ -108,6 +122,12 @@ class KioskMode(_Host):
         # Set when the kiosk leaves its terminal (another session took it, or it hung up).
         self.left_terminal: str | None = None
         self._cursor_answer: asyncio.Event | None = None
+        # Help and out of order (issue 34): built once the services exist (kiosk_started).
+        self._help_desk: HelpDesk | None = None
+        self._closed_watch: Watch | None = None
+        self.out_of_order = False
+        # The last help command's thread (tests wait for it).
+        self.help_thread: threading.Thread | None = None
         if settings is not None and settings.kiosk_mode:
             # Textual leaves the terminal's signal keys on when this is set: not in a kiosk.
             os.environ.pop("TEXTUAL_ALLOW_SIGNALS", None)
@@ -145,6 +165,13 @@ class KioskMode(_Host):
 
     # Kiosk mode -----------------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "help":
+            # Customers' screens only: not while booting, nor on staff's screens (OFFERS_HELP).
+            return (
+                self._kiosk.services_or_none is not None
+                and self.left_terminal is None
+                and getattr(self.screen, "OFFERS_HELP", True)
+            )
         return not (action in LOCKED_ACTIONS and self.kiosk_mode)
 
     def _guard_signals(self) -> None:
@@ -205,6 +232,17 @@ class KioskMode(_Host):
         self._guard_signals()
         self.refresh_bindings()
         self.idle.activity()
+        services = self._kiosk.services_or_none
+        if services is not None and self._closed_watch is None:
+            from kiosk.out_of_order import Watch
+
+            # A terminal closed before a restart is closed from its first screen on.
+            self._closed_watch = Watch(services.state_dir)
+            self.look_out_of_order()
+            # Built now: a request from before a restart is counted as waiting from the start.
+            desk = self.help_desk
+            if desk is not None and desk.waiting is not None:
+                log.warning("help requested before the restart still waits: see the staff screen")
         if not self._resume_started:
             self._resume_started = True
             from kiosk.tui.resume import resume_saved_cart
@@ -218,6 +256,9 @@ class KioskMode(_Host):
         from kiosk.tui.health import attach_health_line
 
         attach_health_line(screen)
+        if self.out_of_order:
+            # After the step that brought it is over (a worker's push, a reset's swap).
+            self.call_later(self._close_over_top)
 
     def show_health_line(self, shown: bool | None) -> None:
         """Staff's switch (None: follow kiosk mode); ordering screens get the line at once."""
@@ -274,6 +315,8 @@ class KioskMode(_Host):
             self.leave_terminal("taken over")
         elif self.terminal_lost():
             self.leave_terminal("hung up")
+        else:
+            self.look_out_of_order()
 
     def leave_terminal(self, why: str) -> None:
         """Leave now, keeping the order for whoever opens this terminal next."""
@@ -309,3 +352,107 @@ class KioskMode(_Host):
                 self.push_screen(StaffScreen())
 
         self.push_screen(PinDialog(pin_hash, self.pin_throttle), answered)
+
+    # Help (issue 34) ------------------------------------------------------------------------------
+    @property
+    def help_desk(self) -> HelpDesk | None:
+        """This terminal's help requests (None until the services exist)."""
+        if self._help_desk is None:
+            services = self._kiosk.services_or_none
+            if services is None:
+                return None
+            from kiosk.help_call import HelpDesk
+            from kiosk.terminal import terminal_id_for
+
+            settings = services.settings
+            self._help_desk = HelpDesk(
+                terminal_id_for(settings),
+                folder=services.state_dir,
+                command=settings.help_command,
+                metrics=services.metrics,
+                clock=self._kiosk.wall_clock,
+            )
+        return self._help_desk
+
+    def action_help(self) -> None:
+        """The Help key: staff are called once (again while waiting calls nobody twice), and
+        the customer is told someone is coming, on which terminal."""
+        from kiosk.tui.screens.attention import HelpDialog
+
+        desk = self.help_desk
+        if desk is None or isinstance(self.screen, HelpDialog):
+            return
+        # A "Still there?" prompt is answered by Help: someone is here.
+        self.idle.keep()
+        visit_state = self._kiosk.visit.state
+        if desk.ask(visit_state.cart_id) and desk.command:
+            # The command may take seconds (a pager's API): in a thread, never on the UI; a
+            # daemon, so that leaving the kiosk never waits for it.
+            thread = threading.Thread(target=desk.call_staff, name="help-command", daemon=True)
+            thread.start()
+            self.help_thread = thread
+        assert desk.waiting is not None
+        self.push_screen(HelpDialog(desk.terminal_id, desk.waiting.at))
+
+    def clear_help(self) -> bool:
+        """Staff answered the request (the staff screen). Returns whether one was waiting."""
+        desk = self.help_desk
+        return desk is not None and desk.clear()
+
+    # Out of order (issue 34) ----------------------------------------------------------------------
+    def look_out_of_order(self) -> None:
+        """Whether the state file changed (one stat); if so, read it and follow it."""
+        watch = self._closed_watch
+        if watch is None or not watch.changed():
+            return
+        from kiosk.out_of_order import read
+
+        self._follow_out_of_order(read(watch.folder) is not None)
+
+    def set_out_of_order(self, on: bool) -> None:
+        """Staff's switch on the staff screen: written for restarts and `kiosk out-of-order`."""
+        services = self._kiosk.services_or_none
+        if services is not None and services.state_dir is not None:
+            from kiosk.out_of_order import set_out_of_order
+
+            try:
+                set_out_of_order(services.state_dir, on, by="staff screen")
+            except OSError as exc:  # still switched now; only a restart would forget it
+                log.warning("out of order: cannot write the state file (%s)", exc.strerror)
+        self._follow_out_of_order(on)
+
+    def _follow_out_of_order(self, on: bool) -> None:
+        if on == self.out_of_order:
+            return
+        self.out_of_order = on
+        services = self._kiosk.services_or_none
+        if services is not None and services.metrics is not None:
+            services.metrics.set_out_of_order(on)
+        if on:
+            log.warning("out of order: customers see the closed screen (open orders are kept)")
+            self._close_over_top()
+        else:
+            log.info("out of order: open again")
+            from kiosk.tui.screens.attention import OutOfOrderScreen
+
+            # Only the one on top goes now; one under the staff screen goes when it is seen.
+            if isinstance(self.screen, OutOfOrderScreen):
+                self.screen.dismiss(None)
+        self.refresh_bindings()
+
+    def _close_over_top(self) -> None:
+        """The closed screen over the screen on top, unless that one may show while closed: the
+        closed screen itself, "Someone is coming to help", and staff's screens."""
+        if not self.out_of_order or self._kiosk.services_or_none is None:
+            return
+        from kiosk.tui.screens.attention import HelpDialog, OutOfOrderScreen
+        from kiosk.tui.screens.boot import BootScreen
+        from kiosk.tui.screens.staff import LocationChoice, PinDialog, StaffScreen
+
+        allowed = (OutOfOrderScreen, HelpDialog, StaffScreen, PinDialog, LocationChoice, BootScreen)
+        if isinstance(self.screen, allowed):
+            return
+        # A "Still there?" prompt has nothing left to ask: the order waits under the closed
+        # screen.
+        self.idle.keep()
+        self.push_screen(OutOfOrderScreen())

@@ -42,6 +42,18 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
+def translated_bindings(active: dict[str, ActiveBinding]) -> dict[str, ActiveBinding]:
+    """The footer's words in the customer's language (bindings are class-level English)."""
+    if language() == "en":
+        return active
+    return {
+        key: found._replace(
+            binding=replace(found.binding, description=_(found.binding.description))
+        )
+        for key, found in active.items()
+    }
+
+
 class KioskScreen(Screen[Any]):
     """Base of the ordering screens."""
 
@@ -102,16 +114,7 @@ class KioskScreen(Screen[Any]):
 
     @property
     def active_bindings(self) -> dict[str, ActiveBinding]:
-        # The footer's words in the customer's language (bindings are class-level English).
-        active = super().active_bindings
-        if language() == "en":
-            return active
-        return {
-            key: found._replace(
-                binding=replace(found.binding, description=_(found.binding.description))
-            )
-            for key, found in active.items()
-        }
+        return translated_bindings(super().active_bindings)
 
     @property
     def banner(self) -> Banner:

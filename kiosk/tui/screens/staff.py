@@ -19,6 +19,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from kiosk.clocktime import clock_time
 from kiosk.tui.a11y import Accessibility
 from kiosk.tui.contract import Kiosk, kiosk_of
 from kiosk.tui.health import client_health
@@ -42,6 +43,8 @@ class PinDialog(ModalScreen[bool]):
     """Asks for the staff PIN; dismissed with True when it is right. Escape cancels."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    # Staff's, not a customer's: no Help key here (kiosk_mode.check_action).
+    OFFERS_HELP: ClassVar[bool] = False
 
     def __init__(self, pin_hash: str | None, throttle: PinThrottle) -> None:
         super().__init__()
@@ -135,6 +138,7 @@ class LocationChoice(ModalScreen[str | None]):
     """Which location this kiosk serves: one of its keys' locations, or all (customers choose)."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    OFFERS_HELP: ClassVar[bool] = False
 
     def __init__(self, choices: list[tuple[str, str]]) -> None:
         super().__init__()
@@ -164,6 +168,7 @@ class StaffScreen(Screen[None]):
     BINDINGS = [Binding("escape", "close", "Back to the kiosk")]
     # F9 (the customer's "Start over") is not offered here: "Reset the customer session" is.
     OFFERS_START_OVER: ClassVar[bool] = False
+    OFFERS_HELP: ClassVar[bool] = False
 
     def __init__(self) -> None:
         super().__init__()
@@ -232,7 +237,7 @@ class StaffScreen(Screen[None]):
     def show_health(self) -> None:
         kiosk = _kiosk(self)
         services = kiosk.services_or_none
-        text = Text()
+        text = self.attention_lines()
         settings = kiosk.kiosk_settings
         mode = "on" if kiosk.kiosk_mode else "off"
         pin = "set" if settings is not None and settings.staff_pin_hash else "NOT SET"
@@ -271,6 +276,48 @@ class StaffScreen(Screen[None]):
             self._health_shown = text
             self.query_one("#staff-health", Static).update(text)
 
+    def attention_lines(self) -> Text:
+        """What needs staff first (issue 34): a customer waiting for help (which terminal, since
+        when, the order in progress) and whether this terminal is closed. Minutes, not seconds:
+        the screen is drawn again only when a line changes (issue 23)."""
+        kiosk = _kiosk(self)
+        text = Text()
+        desk = kiosk.help_desk
+        request = desk.waiting if desk is not None else None
+        if desk is not None and request is not None:
+            minutes = int(max(0.0, kiosk.wall_clock() - request.at) // 60)
+            ago = "just now" if minutes < 1 else f"{minutes} min ago"
+            text.append(
+                f"HELP REQUESTED on terminal {clean(desk.terminal_id, 64)} at "
+                f"{clock_time(request.at)} ({ago})",
+                style="bold reverse",
+            )
+            text.append("\nOrder in progress: " + self.order_words() + "\n")
+        if kiosk.out_of_order:
+            text.append(
+                'OUT OF ORDER: customers see "This kiosk is closed" (open orders are kept)\n',
+                style="bold",
+            )
+        return text
+
+    def order_words(self) -> str:
+        kiosk = _kiosk(self)
+        services = kiosk.services_or_none
+        cart_id = kiosk.visit.state.cart_id if services is not None else None
+        if not cart_id:
+            return "none"
+        cart = kiosk.cart
+        if cart is None or cart.id != cart_id:
+            return clean(cart_id, 40)
+        from kiosk.api.money import format_money
+
+        total = cart.order_total_formatted or format_money(cart.order_total, cart.currency)
+        items = cart.total_quantity
+        return (
+            f"{clean(cart_id, 40)}, {items} item{'' if items == 1 else 's'}, "
+            f"total {clean(total, 20)}"
+        )
+
     # Actions --------------------------------------------------------------------------------------
     def build_actions(self) -> None:
         """The actions in groups, a rule between them (issue 20): the way back; the customer's
@@ -278,11 +325,19 @@ class StaffScreen(Screen[None]):
         kiosk = _kiosk(self)
         services = kiosk.services_or_none
         groups: list[list[Option]] = [[Option(Text("Back to the kiosk (Esc)"), id="back")]]
+        desk = kiosk.help_desk
+        if desk is not None and desk.waiting is not None:
+            # First after the way back: the customer is waiting for it.
+            groups[0].append(Option(Text("Help given: clear the help request"), id="help-clear"))
         if services is not None:
             groups.append(
                 [Option(Text("Reset the customer session (clears the order)"), id="reset")]
             )
             terminal: list[Option] = []
+            closed = "on" if kiosk.out_of_order else "off"
+            terminal.append(
+                Option(Text(f"Out of order (customers see a closed screen): {closed}"), id="closed")
+            )
             if len(services.clients) > 1:
                 served = ", ".join(self.name_of(i) for i in services.location_ids)
                 terminal.append(
@@ -332,6 +387,20 @@ class StaffScreen(Screen[None]):
             self.action_close()
         elif action == "reset":
             kiosk.reset_now()
+        elif action == "help-clear":
+            if kiosk.clear_help():
+                self.say("Help request cleared.")
+            self.show_health()
+            self.build_actions()
+        elif action == "closed":
+            kiosk.set_out_of_order(not kiosk.out_of_order)
+            self.say(
+                "Out of order: customers see the closed screen."
+                if kiosk.out_of_order
+                else "Open again: customers can order."
+            )
+            self.show_health()
+            self.build_actions()
         elif action == "location":
             self.choose_location()
         elif action == "health":

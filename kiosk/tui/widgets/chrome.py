@@ -79,8 +79,8 @@ class KioskFooter(Footer):
     MOVE_KEYS = "↑↓←→"
     # Lower first. Keys not named here rank between Esc and F9. The keys a screen's own hint
     # line names too (F6, Space, Del) come last, after the arrows: the first left out when the
-    # line is short.
-    RANK = {"f2": 0, "f4": 0, "escape": 1, "f9": 3, "f6": 5, "space": 5, "delete": 5}
+    # line is short. Help (F1) beside Esc: never the one left out.
+    RANK = {"f2": 0, "f4": 0, "escape": 1, "f1": 1, "f9": 3, "f6": 5, "space": 5, "delete": 5}
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, show_command_palette=False, **kwargs)
