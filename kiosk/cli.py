@@ -90,6 +90,13 @@ def _terminal(parser: argparse.ArgumentParser) -> None:
         default=argparse.SUPPRESS,
         help="start each order in large-text mode (customers can switch it on the welcome screen)",
     )
+    parser.add_argument(
+        "--speech",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="speak each screen, the focused row and what changed (speech_command; "
+        "docs/accessibility.md)",
+    )
 
 
 def _api(parser: argparse.ArgumentParser) -> None:
@@ -396,6 +403,7 @@ def _flags(args: argparse.Namespace, *names: str) -> dict[str, object]:
         "location",
         "theme",
         "large_text",
+        "speech",
         *names,
     )
     return {name: getattr(args, name) for name in fields if getattr(args, name, None) is not None}

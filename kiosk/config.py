@@ -187,6 +187,12 @@ class Settings:
     # collector ("/var/lib/node_exporter/textfile/kiosk-{terminal}.prom": one file a terminal).
     metrics: str | None = None
 
+    # Speech (issue 34, docs/accessibility.md): each screen, the focused row, what changed, said
+    # through `speech_command` (a command line started once, fed one utterance a line on its
+    # standard input; None: spd-say in pipe mode, else espeak-ng, whichever is installed).
+    speech: bool = False
+    speech_command: str | None = None
+
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
@@ -251,7 +257,7 @@ def _coerce(name: str, value: Any) -> Any:
         if not isinstance(value, str) or value.strip().lower() not in THEMES:
             raise ValueError(f"must be one of {', '.join(THEMES)} (got {value!r})")
         return value.strip().lower()
-    if name in ("kiosk_mode", "large_text"):
+    if name in ("kiosk_mode", "large_text", "speech"):
         if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
             return value.strip().lower() in _TRUE
         if not isinstance(value, bool):
@@ -321,6 +327,8 @@ def _coerce(name: str, value: Any) -> Any:
                 f"(got {value!r})"
             )
         return value.strip()
+    if name == "speech_command":
+        return _coerce_speech_command(value)
     if name == "language":
         from kiosk.i18n import LANGUAGES
 
@@ -356,6 +364,22 @@ def _coerce_metrics(value: Any) -> str | None:
         "must be a port (9464: http://127.0.0.1:9464/metrics), a path ending in .prom (a "
         f"textfile for node_exporter), or off (got {value!r})"
     )
+
+
+def _coerce_speech_command(value: Any) -> str | None:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if not isinstance(value, str):
+        raise ValueError(f"must be a command line such as 'espeak-ng -s 150' (got {value!r})")
+    import shlex
+
+    try:
+        words = shlex.split(value)
+    except ValueError as exc:
+        raise ValueError(f"is not a command line: {exc} (got {value!r})") from None
+    if not words:
+        raise ValueError(f"must name a command (got {value!r})")
+    return value.strip()
 
 
 def _coerce_receipt(name: str, value: Any) -> Any:
