@@ -157,8 +157,8 @@ class CommandSpeaker:
 
     def close(self) -> None:
         with self._ready:
+            # What is queued is still written (the thread ends when none is left).
             self._closed = True
-            self._queue.clear()
             self._ready.notify()
         thread = self._thread
         if thread is not None and thread is not threading.current_thread():
@@ -170,8 +170,8 @@ class CommandSpeaker:
         with self._ready:
             while not self._queue and not self._closed:
                 self._ready.wait()
-            if self._closed:
-                return None
+            if not self._queue:
+                return None  # closed, and nothing left to write
             line, _keep = self._queue.popleft()
             return line, argv_for(self.command, self._language)
 

@@ -691,6 +691,8 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         if relanguage is not None:
             await relanguage()
         screen.refresh_bindings()
+        if self.announcer is not None:
+            self.announcer.relanguage()
 
     def on_key(self, event: events.Key) -> None:
         """A printable key that comes back to the app unhandled while an input has focus was

@@ -371,8 +371,6 @@ def group_words(view: Any) -> str:
 
 
 def _option_row(rowlist: Any, index: int) -> str:
-    from kiosk.ordering import diet
-
     row = rowlist.rows[index]
     option, view = getattr(row, "option", None), getattr(row, "group", None)
     if option is None or view is None:
@@ -388,7 +386,9 @@ def _option_row(rowlist: Any, index: int) -> str:
         from kiosk.api.money import format_money
 
         parts.append("+" + format_money(option.item.price, rowlist.currency, rowlist.locale))
-    parts.extend(diet.option_labels(rowlist.diet_filter, option.item, rowlist.product))
+    # Its own marks in words, in the customer's language; not what its name says already.
+    name = clean(option.item.name, 100).casefold()
+    parts.extend(w for w in mark_words(option.item) if w.casefold() not in name)
     return sentence(join(parts)) + " " + sentence(group_words(view))
 
 
@@ -501,6 +501,12 @@ class Announcer:
     def screen_changed(self, screen: Any) -> None:
         if screen is not self._introduced:
             self._intro_for = screen
+        self.poke()
+
+    def relanguage(self) -> None:
+        """The customer chose another language: the screen is said again, in it."""
+        self._seen = weakref.WeakSet()
+        self._intro_for, self._focus_said = self.app.screen, ""
         self.poke()
 
     def message(self, text: str, kind: str = "info") -> None:
