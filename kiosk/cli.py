@@ -321,6 +321,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _menu(doctor)  # on the demo, or a demo-server started with --menu: its keys
     doctor.add_argument(
+        "--speech",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="check the speech command as a kiosk with speech on would use it",
+    )
+    doctor.add_argument(
         "--probe-all",
         action="store_true",
         help="also ask which other API version the server answers (by default only the version "

@@ -284,7 +284,7 @@ def check(
         probe: Sequence[str] = [argv[0], "--list-output-modules"]
         given = b""
     elif program == "espeak-ng":
-        probe = [argv[0], "-q", "ok"]
+        probe = [*argv, "-q", "ok"]  # its own options too: a wrong voice fails here
         given = b""
     else:
         probe = argv
