@@ -448,7 +448,7 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         self.location = state.location
         self.status_text = describe_status(state.status)
         if self.announcer is not None:
-            self.announcer.visit_changed(before, state)
+            self.announcer.visit_changed(before, state, self.status_text)
         if before is None or before.order != state.order:
             self._follow_order(before.order if before is not None else None, state.order)
 

@@ -527,17 +527,16 @@ class Announcer:
             self._messages.append(said)
         self.poke()
 
-    def visit_changed(self, before: Any, after: Any) -> None:
-        """The Visit published a new state: what changed in the cart, a wait that began."""
+    def visit_changed(self, before: Any, after: Any, status_text: str = "") -> None:
+        """The Visit published a new state: what changed in the cart, a wait that began
+        (`status_text`: the header's words for it, with its seconds)."""
         changes = cart_changes(getattr(before, "cart", None), after.cart)
         self._changes.extend(changes)
         status = after.status
         waiting = getattr(status, "kind", None) == "waiting"
         was_waiting = getattr(getattr(before, "status", None), "kind", None) == "waiting"
-        if waiting and not was_waiting:
-            from kiosk.tui.app import describe_status
-
-            self.message(describe_status(status), "wait")
+        if waiting and not was_waiting and status_text:
+            self.message(status_text, "wait")
         if changes:
             self.poke()
 

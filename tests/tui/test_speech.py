@@ -4,6 +4,7 @@ what the kiosk says of errors, waits and changes."""
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import wave
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any
 import pytest
 
 from kiosk.config import Settings
+from kiosk.ordering.cart_store import StoreStatus
 from kiosk.speech import MemorySpeaker
 from kiosk.tui.cartview import pay_total
 from kiosk.tui.screens.menu import MenuScreen
@@ -116,7 +118,7 @@ async def test_say_again_and_say_my_order(tmp_path: Path) -> None:
         assert shown["f7"] == "Say again" and shown["f8"] == "Say my order"
         await heard_after(k, pilot, speaker)
         said = k.app.announcer.last if k.app.announcer else ""
-        assert said.startswith("Menu. Type to search.")
+        assert "Caffè Latte, $4.75" in said  # the focused row: said last
         assert await heard_after(k, pilot, speaker, "f7") == said  # the last, again
         assert await heard_after(k, pilot, speaker, "f8") == "Your order is empty."
         await add_simple(pilot, "cookie")
@@ -171,6 +173,13 @@ async def test_a_wait_is_said_once_with_its_seconds(tmp_path: Path) -> None:
             banner.show(f"We're very busy right now. Trying again in {seconds} s…", kind="wait")
         said = await heard_after(k, pilot, speaker)
         assert said == "We're very busy right now. Trying again in 12 s…", said
+        # A write waiting out the rate limit (the Visit's status, in the header): once.
+        state = k.app.visit.state
+        for seconds in (7, 6):
+            waiting = StoreStatus(kind="waiting", seconds_left=seconds)
+            k.app._show_state(dataclasses.replace(state, status=waiting))
+        said = await heard_after(k, pilot, speaker)
+        assert said == "Very busy: sending in 7 s.", said
         banner.show("Could not reach the restaurant.", hint="Press R to try again.")
         said = await heard_after(k, pilot, speaker)
         assert said == "Could not reach the restaurant. Press R to try again.", said
