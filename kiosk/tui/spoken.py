@@ -34,6 +34,9 @@ if TYPE_CHECKING:
 
 # Seconds one step's parts are gathered before they are said together.
 DEBOUNCE = 0.12
+# A screen whose data is still loading is said when it comes; after this many steps without it
+# (a failed read), its title and the focus are said instead of waiting on.
+MAX_WAITS = 3
 _DIGITS = re.compile(r"\d+")
 
 
@@ -488,7 +491,7 @@ class Announcer:
         self._introduced: Any = None
         self._focus_said = ""
         self._wait_said = ""
-        self._keep = False
+        self._waited = 0  # flushes the screen's intro waited for its data
         self._timer: Timer | None = None
         self._seen: weakref.WeakSet[Any] = weakref.WeakSet()
 
@@ -500,7 +503,7 @@ class Announcer:
 
     def screen_changed(self, screen: Any) -> None:
         if screen is not self._introduced:
-            self._intro_for = screen
+            self._intro_for, self._waited = screen, 0
         self.poke()
 
     def relanguage(self) -> None:
@@ -509,9 +512,10 @@ class Announcer:
         self._intro_for, self._focus_said = self.app.screen, ""
         self.poke()
 
-    def message(self, text: str, kind: str = "info") -> None:
-        """A banner or a field's error: said as it is (a wait once, not every second)."""
-        said = sentence(text)
+    def message(self, text: str, kind: str = "info", hint: str = "") -> None:
+        """A banner or a field's error, and its way forward: said as it is (a wait once, not
+        every second)."""
+        said = " ".join(p for p in (sentence(text), sentence(hint)) if p)
         if not said:
             return
         if kind == "wait":
@@ -550,7 +554,11 @@ class Announcer:
         if self._intro_for is not None and self._intro_for is screen:
             # Back on a screen said before (the menu after a product): its title is enough.
             intro = screen_intro(screen) if screen not in self._seen else title_words(screen)
+            self._waited += 1
+            if intro is None and self._waited > MAX_WAITS:
+                intro = title_words(screen)  # its data never came: the title, and the focus
             if intro is not None:
+                self._waited = 0
                 parts.append(intro)
                 self._introduced, self._intro_for = screen, None
                 self._seen.add(screen)

@@ -22,7 +22,7 @@ from kiosk.tui.widgets.chrome import Banner, KioskFooter
 
 from .by_ear import Ear, number_heard, order_by_ear
 from .conftest import Kiosk, make_kiosk, settle
-from .test_flow import add_simple, open_menu, type_text
+from .test_flow import add_simple, fill, open_menu, type_text
 
 
 def ear_for(k: Kiosk, pilot: Any, speaker: MemorySpeaker) -> Ear:
@@ -199,3 +199,23 @@ async def test_the_words_are_in_the_customers_language(tmp_path: Path) -> None:
         assert said.startswith("Carta. Escribe para buscar."), said
         assert "4,75 US$, con opciones, vegetariano, opción vegana." in said, said
         assert await heard_after(k, pilot, speaker, "f8") == "Tu pedido está vacío."
+
+
+async def test_the_payment_state_is_said(tmp_path: Path) -> None:
+    speaker = MemorySpeaker()
+    k = make_kiosk(tmp_path, speaker=speaker)
+    async with k.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await open_menu(pilot, "1", "1")
+        await add_simple(pilot, "cookie")
+        await heard_after(k, pilot, speaker, "f4", "f2")
+        await fill(pilot, "Ada Lovelace")
+        await heard_after(k, pilot, speaker, "enter")
+        await fill(pilot, "ada@example.com")
+        said = await heard_after(k, pilot, speaker, "enter")
+        assert said.startswith("Payment. Demo: press A to pay. Total $3.02."), said
+        said = await heard_after(k, pilot, speaker, "d")
+        # This demo has no phone: the card is declined on the spot, and the way on is said.
+        assert said.startswith("The card was declined; try another card. Press A to pay"), said
+        said = await heard_after(k, pilot, speaker, "a")
+        assert said.startswith("Payment approved. Checking your order… Thank you."), said

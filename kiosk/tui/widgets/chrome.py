@@ -159,11 +159,11 @@ class _Key(NamedTuple):
         return cell_len(self.shown) + cell_len(self.description) + 3
 
 
-def speak(widget: Widget, message: str, kind: str) -> None:
+def speak(widget: Widget, message: str, kind: str, hint: str = "") -> None:
     """A message shown to the customer, said too when speech is on (kiosk.tui.spoken)."""
     announcer = getattr(widget.app, "announcer", None) if widget.is_attached else None
     if announcer is not None:
-        announcer.message(message, kind)
+        announcer.message(message, kind, hint)
 
 
 class Banner(Static):
@@ -199,7 +199,7 @@ class Banner(Static):
         self.set_class(kind == "wait", "-wait")
         self.set_class(kind == "ok", "-ok")
         self.add_class("-shown")
-        speak(self, self._plain, kind)
+        speak(self, message, kind, hint)
 
     def clear(self) -> None:
         if not self.shown and not self._plain:
