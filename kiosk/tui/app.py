@@ -264,6 +264,11 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         if self.announcer is not None:
             self.announcer.poke()
 
+    def on_input_changed(self, _event: Input.Changed) -> None:
+        # What was typed, said back (a burst once, as the announcer gathers a step).
+        if self.announcer is not None:
+            self.announcer.poke()
+
     def action_say_again(self) -> None:
         if self.announcer is not None:
             self.announcer.repeat()

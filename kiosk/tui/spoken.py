@@ -501,6 +501,11 @@ class Announcer:
         if self._timer is None and self.app.is_running:
             self._timer = self.app.set_timer(DEBOUNCE, self.flush, name="speech")
 
+    @property
+    def pending(self) -> bool:
+        """Whether something is gathered to be said (its short delay running)."""
+        return self._timer is not None
+
     def screen_changed(self, screen: Any) -> None:
         if screen is not self._introduced:
             self._intro_for, self._waited = screen, 0

@@ -209,11 +209,17 @@ async def test_the_payment_state_is_said(tmp_path: Path) -> None:
         await open_menu(pilot, "1", "1")
         await add_simple(pilot, "cookie")
         await heard_after(k, pilot, speaker, "f4", "f2")
+        await heard_after(k, pilot, speaker)
+        await pilot.press("A")
+        # What is typed is said back: the key began a step to say (the field, with its text).
+        assert k.app.announcer is not None and k.app.announcer.pending
+        assert await heard_after(k, pilot, speaker) == "Your name, text field, A."
         await fill(pilot, "Ada Lovelace")
         await heard_after(k, pilot, speaker, "enter")
         await fill(pilot, "ada@example.com")
         said = await heard_after(k, pilot, speaker, "enter")
-        assert said.startswith("Payment. Demo: press A to pay. Total $3.02."), said
+        # (after the email as typed: "…, text field, ada@example.com.")
+        assert "ada@example.com. Payment. Demo: press A to pay. Total $3.02." in said, said
         said = await heard_after(k, pilot, speaker, "d")
         # This demo has no phone: the card is declined on the spot, and the way on is said.
         assert said.startswith("The card was declined; try another card. Press A to pay"), said
