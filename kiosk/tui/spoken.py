@@ -552,6 +552,8 @@ class Announcer:
     # Saying ----------------------------------------------------------------------------------
     def flush(self) -> None:
         self._timer = None
+        if not self.app.screen_stack:
+            return  # the app is on its way out
         screen = self.app.screen
         parts = [*self._changes, *self._messages]
         self._changes, self._messages = [], []
