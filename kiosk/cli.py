@@ -98,6 +98,13 @@ def _terminal(parser: argparse.ArgumentParser) -> None:
         default=argparse.SUPPRESS,
         help="run when a customer asks for help (F1), with the terminal id as its last argument",
     )
+    parser.add_argument(
+        "--speech",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="speak each screen, the focused row and what changed (speech_command; "
+        "docs/accessibility.md)",
+    )
 
 
 def _api(parser: argparse.ArgumentParser) -> None:
@@ -330,6 +337,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _menu(doctor)  # on the demo, or a demo-server started with --menu: its keys
     doctor.add_argument(
+        "--speech",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="check the speech command as a kiosk with speech on would use it",
+    )
+    doctor.add_argument(
         "--probe-all",
         action="store_true",
         help="also ask which other API version the server answers (by default only the version "
@@ -426,6 +439,7 @@ def _flags(args: argparse.Namespace, *names: str) -> dict[str, object]:
         "theme",
         "large_text",
         "help_command",
+        "speech",
         *names,
     )
     return {name: getattr(args, name) for name in fields if getattr(args, name, None) is not None}

@@ -190,6 +190,11 @@ class Settings:
     # Help (issue 34): a command run when a customer asks for staff, with the terminal id as its
     # last argument (kiosk.help_call), e.g. "notify-staff --channel counters"; None: none is run.
     help_command: str | None = None
+    # Speech (issue 34, docs/accessibility.md): each screen, the focused row, what changed, said
+    # through `speech_command` (a command line started once, fed one utterance a line on its
+    # standard input; None: spd-say in pipe mode, else espeak-ng, whichever is installed).
+    speech: bool = False
+    speech_command: str | None = None
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -255,7 +260,7 @@ def _coerce(name: str, value: Any) -> Any:
         if not isinstance(value, str) or value.strip().lower() not in THEMES:
             raise ValueError(f"must be one of {', '.join(THEMES)} (got {value!r})")
         return value.strip().lower()
-    if name in ("kiosk_mode", "large_text"):
+    if name in ("kiosk_mode", "large_text", "speech"):
         if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
             return value.strip().lower() in _TRUE
         if not isinstance(value, bool):
@@ -327,6 +332,8 @@ def _coerce(name: str, value: Any) -> Any:
                 f"(got {value!r})"
             )
         return value.strip()
+    if name == "speech_command":
+        return _coerce_command(value)
     if name == "language":
         from kiosk.i18n import LANGUAGES
 

@@ -250,6 +250,23 @@ def _backend_text(services: KioskServices) -> str:
     return f"the backend at {where}" + (f" (profile {profile})" if profile != "demo" else "")
 
 
+def check_speech(report: _Report, settings: Any) -> None:
+    """Which speech command the kiosk uses, and whether it answers (it is asked only when speech
+    is on: a kiosk without speech has no reason to fail on it)."""
+    from kiosk import speech
+
+    command = speech.command_for(settings.speech_command)
+    where = "speech_command" if settings.speech_command else "the default"
+    if not settings.speech:
+        report.skip(f"speech: off (would use {where}: {command})")
+        return
+    ok, how = speech.check(command)
+    if ok:
+        report.ok(f"speech: {command} ({where}): {how}")
+    else:
+        report.fail(f"speech: {command} ({where}) does not answer: {how}")
+
+
 async def run_doctor(
     services: KioskServices, out: TextIO, *, key_source: str = "", probe_all: bool = False
 ) -> bool:
@@ -259,6 +276,7 @@ async def run_doctor(
     report.info(
         f"kiosk doctor: {_backend_text(services)}, {len(services.location_ids)} location(s)"
     )
+    check_speech(report, services.settings)
     if not services.location_ids:
         report.fail("no location configured: pass --location ID or set KIOSK_LOCATION")
     for location_id in services.location_ids:

@@ -41,6 +41,8 @@ if TYPE_CHECKING:
     from kiosk.ordering.recent import RecentNumber
     from kiosk.ordering.services import KioskServices
     from kiosk.ordering.visit import Visit, VisitState
+    from kiosk.speech import Speaker
+    from kiosk.tui.spoken import Announcer
 
 # One stylesheet per screen plus the theme (architecture: styles/ carried into the wheel).
 STYLESHEETS = (
@@ -108,6 +110,9 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         # it would run only after the focused input had taken the keys typed after it.
         Binding("tab", "app.focus_next", "Next", show=False, priority=True),
         Binding("shift+tab", "app.focus_previous", "Previous", show=False, priority=True),
+        # Speech (issue 34, kiosk/tui/spoken.py): shown and acting only while speech is on.
+        Binding("f7", "say_again", N_("Say again")),
+        Binding("f8", "say_order", N_("Say my order")),
     ]
 
     # Until KioskApp.__init__ sets them (Textual may ask during App.__init__).
@@ -131,6 +136,7 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
         store_options: Mapping[str, Any] | None = None,
+        speaker: Speaker | None = None,
         **kwargs: Any,
     ) -> None:
         """Give the services, or a factory the app awaits after its first frame (the slow imports
@@ -169,6 +175,9 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         # Extra CartStore arguments (tests inject its sleep).
         self.store_options = dict(store_options or {})
         self._visit: Visit | None = None
+        # Speech (kiosk/tui/spoken.py): None while it is off. `speaker`: tests' own.
+        self._speaker = speaker
+        self.announcer: Announcer | None = None
         self._unsubscribe: Callable[[], object] = lambda: None
         # A `kiosk serve` browser tab (textual's web driver): the tab is a counter terminal whose
         # customer may reload or lose the connection and come back (kiosk.serve), so its staff
@@ -203,6 +212,22 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         i18n.set_language(services.settings.language)
         # The theme and large text of the settings (kiosk/tui/a11y.py).
         self.setup_accessibility()
+        self._setup_speech(services.settings)
+
+    def _setup_speech(self, settings: Any) -> None:
+        """The speaker of the settings (or the one given), once."""
+        if self.announcer is not None:
+            return
+        speaker = self._speaker
+        if speaker is None:
+            from kiosk.speech import speaker_for
+
+            speaker = speaker_for(settings.speech, settings.speech_command, settings.language)
+        if speaker is not None:
+            from kiosk.tui.spoken import Announcer
+
+            speaker.set_language(settings.language)
+            self.announcer = Announcer(self, speaker)
 
     @property
     def settings(self) -> Any:
@@ -214,6 +239,7 @@ class KioskApp(KioskMode, Accessibility, App[None]):
 
     # Start and reset ------------------------------------------------------------------------------
     def on_mount(self) -> None:
+        self.screen_change_signal.subscribe(self, self._screen_changed)
         if self._services is not None:
             self.push_screen(self._start_screen())
             self.kiosk_started()
@@ -227,6 +253,27 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         boot_screen = BootScreen(self._kept_first_screen)
         self.push_screen(boot_screen)
         self.call_after_refresh(self._after_first_frame, boot_screen)
+
+    def _screen_changed(self, screen: Any) -> None:
+        if self.announcer is not None:
+            self.announcer.screen_changed(screen)
+
+    def on_descendant_focus(self, _event: events.DescendantFocus) -> None:
+        if self.announcer is not None:
+            self.announcer.poke()
+
+    def on_input_changed(self, _event: Input.Changed) -> None:
+        # What was typed, said back (a burst once, as the announcer gathers a step).
+        if self.announcer is not None:
+            self.announcer.poke()
+
+    def action_say_again(self) -> None:
+        if self.announcer is not None:
+            self.announcer.repeat()
+
+    def action_say_order(self) -> None:
+        if self.announcer is not None:
+            self.announcer.say_order()
 
     def _after_first_frame(self, boot_screen: Any) -> None:
         # The factory first: its slow imports run in a thread while the stylesheets are read.
@@ -409,6 +456,8 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         self.cart = state.cart
         self.location = state.location
         self.status_text = describe_status(state.status)
+        if self.announcer is not None:
+            self.announcer.visit_changed(before, state, self.status_text)
         if before is None or before.order != state.order:
             self._follow_order(before.order if before is not None else None, state.order)
 
@@ -608,6 +657,8 @@ class KioskApp(KioskMode, Accessibility, App[None]):
                 and len(self.screen_stack) > 2
                 and getattr(self.screen, "OFFERS_START_OVER", True)
             )
+        if action in ("say_again", "say_order"):
+            return self.announcer is not None  # off: neither shown nor acting
         # Kiosk mode refuses quit, suspend and the command palette (kiosk_mode.py).
         return super().check_action(action, parameters)
 
@@ -627,6 +678,8 @@ class KioskApp(KioskMode, Accessibility, App[None]):
 
     def _apply_language(self, code: str) -> None:
         i18n.set_language(code)
+        if self.announcer is not None:
+            self.announcer.speaker.set_language(code)
         if self._visit is not None:
             # The one locale the core's prices are drawn in (tips, the product's options).
             self._visit.locale = i18n.money_locale()
@@ -647,6 +700,8 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         if relanguage is not None:
             await relanguage()
         screen.refresh_bindings()
+        if self.announcer is not None:
+            self.announcer.relanguage()
 
     def on_key(self, event: events.Key) -> None:
         """A printable key that comes back to the app unhandled while an input has focus was
@@ -702,6 +757,8 @@ class KioskApp(KioskMode, Accessibility, App[None]):
             await visit.quit(keep_cart=keep)
         if self._services is not None:
             await self._services.aclose()
+        if self.announcer is not None:
+            self.announcer.speaker.close()
 
 
 def warm_locale(locale: str) -> None:

@@ -192,6 +192,8 @@ class Journey:
     # a wait second by second with `advance`.
     auto_advance: float = 30.0
     check_violations: bool = True
+    # More KioskApp arguments (a test's speaker, issue 34).
+    app_options: dict[str, Any] = field(default_factory=dict)
     app: KioskApp = field(init=False)
     pilot: Pilot[Any] = field(init=False)
     services: KioskServices = field(init=False)
@@ -233,6 +235,7 @@ class Journey:
             clock=self.clock,
             wall_clock=self.clock,
             store_options={"sleep": self.clock.sleep},
+            **self.app_options,
         )
 
     async def _launch(self) -> None:
@@ -623,6 +626,7 @@ async def start_journey(
     location: str = LOCATION_ID,
     settings: dict[str, Any] | None = None,
     check_violations: bool = True,
+    app_options: dict[str, Any] | None = None,
     **server_options: Any,
 ) -> AsyncIterator[Journey]:
     """A kiosk of `size` on a fresh strict server (its `seed`, `faults`, lifetimes; other
@@ -648,6 +652,7 @@ async def start_journey(
         location=location,
         settings_changes=dict(settings or {}),
         check_violations=check_violations,
+        app_options=dict(app_options or {}),
     )
     await journey._launch()
     try:

@@ -70,6 +70,16 @@ LAYERED: list[tuple[str, str, str, str, Any, Any, Any]] = [
     ("log_level", '"warning"', "debug", "error", "WARNING", "DEBUG", "ERROR"),
     ("demo_db", '"/f.db"', "/e.db", "/g.db", Path("/f.db"), Path("/e.db"), Path("/g.db")),
     ("demo_menu", '"kowhai"', "/e.toml", "/g.toml", "kowhai", "/e.toml", "/g.toml"),
+    ("speech", "true", "false", "true", True, False, True),
+    (
+        "speech_command",
+        '"espeak-ng -s 140"',
+        "spd-say --pipe-mode -r 20",
+        "cat",
+        "espeak-ng -s 140",
+        "spd-say --pipe-mode -r 20",
+        "cat",
+    ),
     (
         "base_url",
         '"https://file.example/api/v1"',

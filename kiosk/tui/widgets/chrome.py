@@ -9,6 +9,7 @@ from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.widget import Widget
 from textual.widgets import Footer, Static
 from textual.widgets._footer import FooterKey
 
@@ -158,6 +159,13 @@ class _Key(NamedTuple):
         return cell_len(self.shown) + cell_len(self.description) + 3
 
 
+def speak(widget: Widget, message: str, kind: str, hint: str = "") -> None:
+    """A message shown to the customer, said too when speech is on (kiosk.tui.spoken)."""
+    announcer = getattr(widget.app, "announcer", None) if widget.is_attached else None
+    if announcer is not None:
+        announcer.message(message, kind, hint)
+
+
 class Banner(Static):
     """One message with a way forward ("Press R to try again", "Ask staff"); hidden when empty.
 
@@ -191,6 +199,7 @@ class Banner(Static):
         self.set_class(kind == "wait", "-wait")
         self.set_class(kind == "ok", "-ok")
         self.add_class("-shown")
+        speak(self, message, kind, hint)
 
     def clear(self) -> None:
         if not self.shown and not self._plain:
@@ -225,6 +234,8 @@ class FieldError(Static):
         mark = kind_mark(self.app, "error") if self.message else ""
         self.update(Text(mark + self.message))
         self.set_class(bool(self.message), "-shown")
+        if self.message:
+            speak(self, self.message, "error")
 
 
 class FullName(Static):

@@ -176,6 +176,13 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
         self._refresh_rows(max(old_count, len(rows)))
         # The new virtual size takes effect at the next layout: scroll to the cursor after it.
         self.call_after_refresh(self._scroll_cursor_visible)
+        self._speak()  # the row under the cursor may read otherwise now (chosen, a quantity)
+
+    def _speak(self) -> None:
+        """Tell speech (kiosk.tui.spoken) the cursor's row may have changed; nothing when off."""
+        announcer = getattr(self.app, "announcer", None) if self.is_attached else None
+        if announcer is not None:
+            announcer.poke()
 
     def _set_height(self, height: int) -> None:
         """A new number of rows. The virtual size is a layout reactive: setting it lays out the
@@ -295,6 +302,7 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
             if self.follow is not None:
                 self.follow(self, index, key)
             self.post_message(self.Highlighted(self, index, key))
+            self._speak()
 
     def _scroll_cursor_visible(self) -> None:
         """Bring the cursor into view. A move past an edge scrolls by half a page, not a line:
