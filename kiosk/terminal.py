@@ -46,6 +46,7 @@ __all__ = [
     "TerminalBusyError",
     "claim_terminal",
     "derive_terminal_id",
+    "over_ssh",
     "takeover_requested",
     "terminal_dir",
     "terminal_id_for",
@@ -108,6 +109,13 @@ def derive_terminal_id(
     # The session part is what tells terminals apart: keep it whole and shorten the host instead.
     room = max(1, MAX_ID - len(session) - 1)
     return f"{host[:room]}-{session}"[:MAX_ID].strip("-.")
+
+
+def over_ssh(env: Mapping[str, str] | None = None) -> bool:
+    """Whether this kiosk draws on an SSH session's terminal (not a `kiosk serve` browser session
+    started from one, which inherits SSH_CONNECTION but draws in a browser)."""
+    env = os.environ if env is None else env
+    return bool(env.get("SSH_CONNECTION")) and _WEB_DRIVER_MARK not in env.get("TEXTUAL_DRIVER", "")
 
 
 def terminal_id_for(settings: Settings, env: Mapping[str, str] | None = None) -> str:
