@@ -9,10 +9,13 @@ the tests, the kiosk in kiosk mode on a demo server, and an `ssh -tt` client in 
   hangs up, the kiosk goes at once, and the order waits in the resume file and on the server.
 - A session without a terminal (`ssh -T`): refused in one line, exit status 2.
 - A dropped link with no reconnect: the idle reset asks the terminal where its cursor is; a frozen
-  client does not answer, so the kiosk leaves and keeps the order (sshd on this machine took
-  126 s to hang up such a session, after the default idle reset had already deleted the order).
-The times are printed (run with -s): they are what the issue asks to be measured, not asserted
-beyond "within seconds". Skipped, with the reason, where sshd or ssh is missing.
+  client does not answer, so the kiosk leaves and keeps the order.
+- Issue 36, two deadlines, each the one the docs give (a bound, not a speed goal): sshd with the
+  shipped ClientAlive settings hangs up a frozen client on a still screen within the seconds the
+  block says (OpenSSH 9.2: 40 s; the 15 s x 3 shipped before took 120-131 s); and with sshd not
+  watching at all, the kiosk asks its terminal on its own clock and leaves within the seconds
+  docs/ssh.md says, keeping the order.
+The times are printed (run with -s). Skipped, with the reason, where sshd or ssh is missing.
 """
 
 from __future__ import annotations
