@@ -42,8 +42,8 @@ CLIENT_MAX_WAIT = 1.0
 
 _CLIENT_MODULES = ("httpx", "kiosk.api")
 _DEMO_MODULES = ("kiosk.demo.data", "kiosk.demo")
-# The modules of the `kiosk[demo]` extra: the embedded backend needs Starlette; demo-server (and
-# `serve`, whose sessions run `kiosk demo`) need uvicorn too.
+# What needs the `kiosk[demo]` extra, as its one-line message says (kiosk.install): the embedded
+# backend needs Starlette; demo-server (and `serve`, whose sessions run `kiosk demo`) uvicorn too.
 DEMO_EXTRA_NEEDS = "the demo backend"
 # The last first screen (kiosk.tui.first_screen) is kept this long for the next start's first
 # frame; an older one is not shown (the screen it would show is too likely to have changed).
