@@ -20,6 +20,7 @@ import hashlib
 import io
 import os
 import pwd
+import shlex
 import shutil
 import subprocess
 import sys
@@ -162,10 +163,26 @@ def wheels() -> Iterator[tuple[Path, Path]]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def pipx_install(
-    wheel: Path, links: Path, home: Path, *python: str
-) -> subprocess.CompletedProcess[str]:
-    """The README's line: `PIPX_HOME=… PIPX_BIN_DIR=… pipx install [--python …] WHEEL`."""
+def readme_pipx_arguments(wheel: Path) -> list[str]:
+    """pipx's arguments as the README's install line gives them, the wheel named there replaced
+    by the one built here (and its sudo and folders by the test's own, see pipx_install)."""
+    readme = (ROOT / "README.md").read_text()
+    line = next(
+        line
+        for line in readme.splitlines()
+        if line.startswith("sudo ") and " pipx install " in line
+    )
+    words = shlex.split(line)
+    after = words[words.index("pipx") + 1 :]
+    assert [w for w in words if "=" in w and w.split("=")[0].isupper()] == [
+        "PIPX_HOME=/opt/kiosk/pipx",
+        "PIPX_BIN_DIR=/opt/kiosk/bin",
+    ], line
+    return [str(wheel) if word.endswith(".whl") else word for word in after]
+
+
+def pipx_install(wheel: Path, links: Path, home: Path) -> subprocess.CompletedProcess[str]:
+    """The README's line, with PIPX_HOME and PIPX_BIN_DIR in the test's folder."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "PIPX_", "KIOSK_"))}
     env |= {
         "PIPX_HOME": str(home / "pipx"),
@@ -178,7 +195,7 @@ def pipx_install(
         "PIP_NO_COMPILE": "1",  # the test runs the kiosk once: compiling every module costs ~10 s
     }
     return subprocess.run(
-        [str(PIPX), "install", *python, str(wheel)],
+        [str(PIPX), *readme_pipx_arguments(wheel)],
         capture_output=True,
         text=True,
         env=env,
@@ -198,7 +215,8 @@ def test_the_readme_pipx_line_gives_a_kiosk_every_user_can_run(
 ) -> None:
     wheel, links = wheels
     home = wheel.parent / "with-python"
-    done = pipx_install(wheel, links, home, "--python", str(SYSTEM_PYTHON))
+    assert "--python" in readme_pipx_arguments(wheel)  # the point of issue 36
+    done = pipx_install(wheel, links, home)
     assert done.returncode == 0, done.stdout + done.stderr
     kiosk = home / "bin" / "kiosk"
     version = as_user(other_user, str(kiosk), "--version")
