@@ -604,13 +604,14 @@ def serve_demo_on_lan(
             "--lan: this machine has no network address but loopback; connect it to the network "
             "the phones use (or leave out --lan: in the demo, A on the payment screen pays)"
         )
+    from kiosk import paths
     from kiosk.demo import create_app
     from kiosk.demo.server import ServerThread
     from kiosk.runtime import default_demo_db, demo_restaurant
 
     restaurant = demo_restaurant(settings)
     db = settings.demo_db or default_demo_db(settings, restaurant)
-    db.parent.mkdir(parents=True, exist_ok=True)
+    paths.private_dir(db.parent)
     app = create_app(db, menu=restaurant)
     server = ServerThread(app, host=host, port=port).start()
     origin = f"http://{address}:{server.port}"

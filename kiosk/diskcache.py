@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kiosk import paths
 from kiosk.oslock import FileLock
 from kiosk.paths import atomic_write_parts
 
@@ -122,8 +123,8 @@ class DiskCache:
     def __init__(self, root: Path, *, clock: Callable[[], float] = time.time) -> None:
         self.root = root
         self._clock = clock
-        self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
-        # mkdir's mode is masked by the umask and not applied to an existing folder.
+        paths.private_dir(self.root)
+        # A folder that was there keeps its mode: this one holds only the cache, made private.
         with contextlib.suppress(OSError):
             os.chmod(self.root, 0o700)
 

@@ -117,6 +117,15 @@ def _is_terminal_handler(handler: logging.Handler) -> bool:
     return id(handler.stream) in terminals
 
 
+class _PrivateRotatingFileHandler(logging.handlers.RotatingFileHandler):
+    """The kiosk's log, each file made 0600 whatever the umask (it names carts, locations and what
+    went wrong); a rotation renames files, so they keep that mode."""
+
+    def _open(self) -> Any:
+        fd = paths.open_private(Path(self.baseFilename))
+        return open(fd, self.mode, encoding=self.encoding, errors=self.errors)
+
+
 def setup_logging(
     level: str | int = "INFO",
     *,
@@ -133,7 +142,7 @@ def setup_logging(
     for secret in secrets:
         register_secret(secret)
     path = log_file_path(log_dir)
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    paths.private_dir(path.parent)
     root = logging.getLogger()
     if not any(getattr(h, "_kiosk", False) for h in root.handlers):
         _saved.update(level=root.level, last_resort=logging.lastResort)
@@ -141,7 +150,7 @@ def setup_logging(
         if getattr(handler, "_kiosk", False) or _is_terminal_handler(handler):
             root.removeHandler(handler)
             handler.close()
-    handler = logging.handlers.RotatingFileHandler(
+    handler = _PrivateRotatingFileHandler(
         path, maxBytes=max_bytes, backupCount=backup_count, encoding="utf-8", delay=True
     )
     handler._kiosk = True  # type: ignore[attr-defined]

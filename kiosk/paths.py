@@ -58,6 +58,30 @@ def styles_dir() -> Path:
     return checkout
 
 
+def private_dir(path: Path) -> Path:
+    """`path` made with every missing folder above it (KIOSK_HOME included) 0700: the kiosk's
+    folders hold carts, keys and logs. mkdir's own mode is masked by the umask and given to the
+    last folder only (parents=True makes the others 0755), so each folder made here is made and
+    chmodded one by one; a folder that was there is left as it is."""
+    missing = [p for p in (path, *path.parents) if not p.exists()]
+    for folder in reversed(missing):
+        try:
+            folder.mkdir(mode=0o700)
+        except FileExistsError:  # made meanwhile by another process: theirs to set
+            continue
+        os.chmod(folder, 0o700)
+    return path
+
+
+def open_private(path: Path, flags: int = os.O_WRONLY | os.O_CREAT | os.O_APPEND) -> int:
+    """os.open of a file this user alone reads (0600 when made, whatever the umask)."""
+    fd = os.open(path, flags, 0o600)
+    made = os.fstat(fd)
+    if os.name == "posix" and made.st_mode & 0o077 and made.st_uid == os.getuid():
+        os.fchmod(fd, 0o600)  # made by an older version with the umask's mode
+    return fd
+
+
 def atomic_write(path: Path, data: str | bytes, mode: int = 0o600) -> None:
     """Write `path` whole or not at all: a crash leaves the old file or the new one, never half.
 
@@ -71,7 +95,7 @@ def atomic_write(path: Path, data: str | bytes, mode: int = 0o600) -> None:
 def atomic_write_parts(path: Path, parts: Iterable[bytes | memoryview], mode: int = 0o600) -> None:
     """atomic_write of `parts` one after the other: a large file is written from the pieces it is
     made of (the disk cache's envelope around a server's body), never joined into one copy."""
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    private_dir(path.parent)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:

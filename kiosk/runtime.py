@@ -64,7 +64,7 @@ def shared_cache(settings: Settings) -> DiskCache | None:
     folder cannot be made (the kiosk then reads everything from the server, as before)."""
     try:
         root = paths.cache_dir()
-        root.mkdir(mode=0o700, parents=True, exist_ok=True)
+        paths.private_dir(root)
         return DiskCache(root / "storefront")
     except OSError:
         return None
@@ -218,7 +218,7 @@ def build_demo_services(
         from kiosk.demo import create_app
 
         db = db_path if db_path is not None else default_demo_db(settings, restaurant)
-        db.parent.mkdir(parents=True, exist_ok=True)
+        paths.private_dir(db.parent)
         namespace = f"embedded:{db.resolve()}"
         app = create_app(db, menu=restaurant)
         transport = httpx.ASGITransport(app=app)

@@ -235,7 +235,7 @@ def claim_terminal(
     """
     terminal_id = terminal_id_for(settings, env)
     folder = terminal_dir(settings, terminal_id)
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    paths.private_dir(folder)
     lock = FileLock(folder / "kiosk.lock", timeout=0)
     info_file = folder / "kiosk.json"
     try:

@@ -27,6 +27,8 @@ BUDGETS = {  # name: (default run, full)
     # machine 25 orders): the two files took 19.2 s of one core, 11.4 s at this budget.
     "KIOSK_FUZZ_CLASS_EXAMPLES": ("30", "120"),
     "KIOSK_LIFECYCLE_EXAMPLES": ("8", "25"),
+    # The demo's cart-state machine (tests/demo/test_cart_states.py): runs of 25 steps.
+    "KIOSK_CART_STATE_EXAMPLES": ("10", "50"),
 }
 _FULL = os.environ.get("KIOSK_TEST_BUDGET") == "full"
 for _name, (_quick, _whole) in BUDGETS.items():

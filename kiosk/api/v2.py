@@ -35,6 +35,7 @@ from .models import (
     OrderingSession,
     OrderProgress,
     PaymentIntent,
+    normalize_fulfillment,
 )
 from .money import MAJOR_UNITS, MoneyError, parse_money
 from .request_schema import check_body, operation_key, required_fields
@@ -279,6 +280,20 @@ class StorefrontClientV2(StorefrontClient):
                 status=200, endpoint=ep.name, details={"errors": "no cart in the reply"}
             )
         return self._parse(OrderingSession, {"cartId": cart_id}, ep.name)
+
+    async def resume_cart(
+        self, location_id: str, cart_id: str, fulfillment_method: FulfillmentMethod | str | None
+    ) -> str:
+        """2.0 resumes a cart through an ordering session, which names a way to order and
+        switches the cart to it: the cart's own way is asked for (a resumed table order asked
+        as takeout became a counter order). A refusal (that way no longer offered) propagates."""
+        method = normalize_fulfillment(fulfillment_method)
+        if not isinstance(method, FulfillmentMethod):
+            raise ResponseFormatError(
+                endpoint="resume_session", details={"errors": "the cart has no way to order"}
+            )
+        session = await self.start_ordering_session(location_id, method, cart_id)
+        return session.cart_id
 
     async def create_or_resume_cart(self, location_id: str, current_cart_id: str = "") -> str:
         session = await self.start_ordering_session(

@@ -34,6 +34,7 @@ from kiosk.demo.edge import FORM_MEDIA, Edge, own_origin, parsed_body
 from kiosk.demo.errors import SHAPE_A_CODES, ApiError, not_found, validation
 from kiosk.demo.money import fmt
 from kiosk.demo.openapi import FORM, HTML, JSON, PNG, Api, Doc, DocRoute, Param, serve
+from kiosk.demo.sites import Sites
 from kiosk.demo.store import V1_CALL, IdempotencyConflict
 from kiosk.demo.storefront import errors as v2_errors
 from kiosk.demo.storefront.routes import PREFIX as V2_PREFIX
@@ -556,11 +557,22 @@ input,button{{font-size:1.1rem;padding:.5rem;width:100%;box-sizing:border-box;ma
 .note{{color:#555;font-size:.9rem}}</style></head><body>{body}</body></html>"""
 
 
+# A page that carries a payment's client secret: kept by no cache, and its address (the payment's
+# id) sent to no other site.
+SECRET_PAGE_HEADERS = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
+
+
 def _page(title: str, body: str, status: int = 200) -> HTMLResponse:
     return HTMLResponse(PAGE.format(title=escape(title), body=body), status_code=status)
 
 
 async def demo_checkout(request: Request) -> Response:
+    response = _checkout_page(request)
+    response.headers.update(SECRET_PAGE_HEADERS)
+    return response
+
+
+def _checkout_page(request: Request) -> Response:
     backend: Backend = request.app.state.backend
     intent = backend.intent_by_id(request.path_params["paymentIntentId"])
     if intent is None:
@@ -571,6 +583,12 @@ async def demo_checkout(request: Request) -> Response:
         cart = None
     if intent["status"] == "canceled" or cart is None:
         return _page("Payment canceled", "<h1>This payment was canceled</h1>", 410)
+    if intent["status"] == "expired":
+        return _page(
+            "Payment link expired",
+            "<h1>This payment link has expired</h1><p>Ask the kiosk for a new one.</p>",
+            410,
+        )
     name = escape(cart["restaurantDisplayName"])
     amount = escape(fmt(int(intent["amount"]), intent["currency"]))
     if intent["status"] == "succeeded":
@@ -622,8 +640,10 @@ async def demo_counter(request: Request) -> Response:
         return _page("Counter", "<h1>This page needs the counter's link</h1>", 403)
     token = escape(request.query_params.get("token") or "", quote=True)
     wanted = (request.query_params.get("code") or "").strip().upper()
+    # A code is looked up among all the payments not made yet; without one, the newest are listed.
+    intents = backend.intents_awaiting_payment(code=wanted or None)
     rows = []
-    for intent in backend.intents_awaiting_payment():
+    for intent in intents:
         try:
             cart = backend.get_cart_json(intent["cartId"])
         except Exception:
@@ -641,6 +661,12 @@ async def demo_counter(request: Request) -> Response:
             f"{' · ' + name if name else ''}</li>"
         )
     listing = "<ul>" + "".join(rows) + "</ul>" if rows else "<p>Nothing to pay right now.</p>"
+    if wanted and not rows:
+        listing = f"<p>No payment waits under the code {escape(wanted)}.</p>"
+    elif not wanted and len(intents) < (waiting := backend.count_awaiting_payment()):
+        listing += (
+            f'<p class="note">The {len(intents)} newest of {waiting}: find others by code.</p>'
+        )
     body = (
         "<h1>Orders to pay at the counter</h1>"
         f'<form method="get"><input type="hidden" name="token" value="{token}">'
@@ -869,13 +895,21 @@ def create_app(
         menu=menu,
     )
     api = [*storefront_routes(), *api_routes()]
+    routes = [*api, *demo_routes()]
     app = Starlette(
-        routes=[*api, *demo_routes()],
+        routes=routes,
         # The framework's own errors (an unknown path, a method a route does not take, a crash)
         # in the envelope of the API the path belongs to, like every other answer.
         exception_handlers={HTTPException: framework_error, Exception: framework_error},
         # The edge first: nothing malformed reaches the limiter, the faults or a handler.
-        middleware=[Middleware(Edge), Middleware(Gate, backend=backend, routes=api)],
+        # Then other sites (kiosk.demo.sites): refused where they would change state or read a
+        # staff page; redirects name a path, never the Host header (the router's are off).
+        middleware=[
+            Middleware(Edge),
+            Middleware(Sites, routes=routes, backend=backend),
+            Middleware(Gate, backend=backend, routes=api),
+        ],
     )
+    app.router.redirect_slashes = False
     app.state.backend = backend
     return app

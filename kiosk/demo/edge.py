@@ -17,8 +17,9 @@ One parse for every body, chosen by its content type, never by the route: a body
 it says `application/json` (charset utf-8 or none), a form only on the routes that take forms
 (FORM_PATHS: the checkout page posts one), and any other body is 415. The value parsed here is
 handed to the app in the scope (`BODY_KEY`, read with `parsed_body`): handlers never parse the raw
-bytes again, so no header can route a body around these checks. A body that does not arrive
-within BODY_TIMEOUT seconds is refused too (a client may not hold a request open forever).
+bytes again, so no header can route a body around these checks. No handler runs before the body
+has arrived whole: a body that does not arrive within BODY_TIMEOUT seconds is refused (a client
+may not hold a request open forever), and so is one whose client left before its end.
 
 Errors take the shape of the API the path belongs to: the 2.0 envelope `{code, message, requestId,
 details}` with `X-Request-Id` under /api/v1/storefront (2.0 never answers 413), the legacy shape
@@ -325,7 +326,11 @@ class Edge:
                     400, "VALIDATION_ERROR", "The body did not arrive in time", "body"
                 ) from None
             if message["type"] == "http.disconnect":
-                return b"".join(chunks), True
+                # The client left before the body's last byte (its length or its last chunk): a
+                # cut body is never taken for a whole one, so nothing of it is committed.
+                raise EdgeRefusal(
+                    400, "VALIDATION_ERROR", "The body was cut off before its end", "body"
+                )
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > MAX_BODY:

@@ -8,10 +8,13 @@ Limits on every resource a client can hold (`Limits`, `server_config`): open con
 cap, the oldest connection still sending its headers is closed to make room: idle half-sent
 requests cannot lock a real client out), a header read timeout (uvicorn has none:
 `DemoH11Protocol`), the keep-alive, the size of a request's head (h11) and body (kiosk.demo.edge,
-with its read timeout), and logs that cannot fill a disk (`RateLimitedLog`). X-Forwarded-For is
-believed only from the proxies named in `trusted_proxies` (none by default: a client's own header
-would pick its rate-limit bucket). `kiosk demo-server` also sets umask 077: every file and folder
-it makes is private.
+with its read timeout), and logs that cannot fill a disk (`RateLimitedLog`). Framing as RFC 9112
+wants it (`FramingConnection`, `DemoH11Protocol.eof_received`): a request framed two ways is
+refused and its connection closed, a cut body is refused; what this layer answers itself is the 2.0
+envelope with `X-Request-Id` (`HttpGuard` for the 500 and 503 uvicorn would send as text).
+X-Forwarded-For is believed only from the proxies named in `trusted_proxies` (none by default: a
+client's own header would pick its rate-limit bucket). `kiosk demo-server` also sets umask 077:
+every file and folder it makes is private.
 """
 
 from __future__ import annotations
@@ -52,17 +55,64 @@ class Limits:
     log_per_minute: int = 20  # records of one logger per minute; the rest are counted
 
 
-def _envelope(message: str) -> bytes:
-    """The 2.0 error envelope, for errors answered before any path is known (bad framing)."""
+def _envelope(status: int, code: str, message: str) -> tuple[bytes, list[tuple[bytes, bytes]]]:
+    """The 2.0 error envelope and its headers (`X-Request-Id`, `Connection: close`), for what the
+    HTTP layer answers itself: bad framing (no path is known then), a cut body, a busy or failed
+    server. The connection closes after it: what follows on it cannot be trusted."""
     request_id = "req_" + secrets.token_hex(8)
-    body = {"code": "VALIDATION_ERROR", "message": message, "requestId": request_id, "details": {}}
-    return json.dumps(body).encode()
+    body = json.dumps(
+        {"code": code, "message": message, "requestId": request_id, "details": {}}
+    ).encode()
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"x-request-id", request_id.encode()),
+        (b"connection", b"close"),
+        (b"content-length", str(len(body)).encode()),
+    ]
+    if status == 503:
+        headers.append((b"retry-after", b"1"))
+    return body, headers
+
+
+BOTH_FRAMINGS = "Content-Length and Transfer-Encoding together are refused"
+TWO_LENGTHS = "The request's Content-Length headers disagree"
+CUT_BODY = "The body was cut off before its end"
+NOT_HTTP = "The request is not valid HTTP"
+
+
+class FramingConnection(h11.Connection):
+    """h11 with RFC 9112 section 6.1 kept: a request that carries both Content-Length and
+    Transfer-Encoding is refused (h11 alone reads it by its chunks and keeps the connection open,
+    so bytes after it run as a second request: request smuggling behind a proxy that reads the
+    length). Two differing Content-Lengths h11 refuses itself. `refusal` says why, for the 400."""
+
+    refusal = ""
+
+    def next_event(self) -> Any:
+        try:
+            event = super().next_event()
+        except h11.RemoteProtocolError as exc:
+            self.refusal = TWO_LENGTHS if "conflicting Content-Length" in str(exc) else NOT_HTTP
+            raise
+        if isinstance(event, h11.Request):
+            names = {name for name, _ in event.headers}
+            if b"content-length" in names and b"transfer-encoding" in names:
+                self.refusal = BOTH_FRAMINGS
+                raise h11.RemoteProtocolError(BOTH_FRAMINGS, error_status_hint=400)
+        return event
 
 
 class DemoH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol with a connection cap, a header read timeout and a JSON 400."""
+    """uvicorn's h11 protocol with a connection cap, a header read timeout, RFC 9112's framing
+    rules (`FramingConnection`), a cut body answered 400, and every error of its own in the 2.0
+    envelope with `X-Request-Id`."""
 
     limits = Limits()
+    conn: FramingConnection
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.conn = FramingConnection(h11.SERVER, self.limits.max_head)
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -110,14 +160,29 @@ class DemoH11Protocol(H11Protocol):
         self._head_done()
         super().connection_lost(exc)
 
+    # asyncio.Protocol's own signature: True keeps the transport open for the answer.
+    def eof_received(self) -> bool | None:  # type: ignore[override]
+        """The client closed its side. Between requests the connection just closes (uvicorn's
+        way). Before the end of a body, the request is cut: the app is told the client left (the
+        edge then commits nothing) and a client that still reads gets a 400. After a whole
+        request, its answer is still owed: sent, then the connection closes."""
+        cycle = self.cycle
+        if cycle is None or cycle.response_complete:
+            return None
+        if self.conn.their_state is h11.SEND_BODY and not cycle.response_started:
+            cycle.disconnected = True
+            cycle.message_event.set()
+            self.conn.refusal = CUT_BODY
+            self.send_400_response(CUT_BODY)
+            return None
+        cycle.keep_alive = False
+        return True
+
     def send_400_response(self, msg: str) -> None:
-        # The same envelope as every other error, not uvicorn's plain text.
-        body = _envelope("The request is not valid HTTP")
-        headers = [
-            (b"content-type", b"application/json"),
-            (b"connection", b"close"),
-            (b"content-length", str(len(body)).encode()),
-        ]
+        # The same envelope as every other error (uvicorn's is plain text), saying what was wrong
+        # with the framing where it is known.
+        body, headers = _envelope(400, "VALIDATION_ERROR", self.conn.refusal or NOT_HTTP)
+        self.conn.refusal = ""
         try:
             for event in (
                 h11.Response(status_code=400, headers=headers, reason=b"Bad Request"),
@@ -128,6 +193,49 @@ class DemoH11Protocol(H11Protocol):
         except h11.LocalProtocolError:
             pass  # a response had begun: nothing more can be said
         self.transport.close()
+
+
+class HttpGuard:
+    """What the HTTP layer would answer in plain text, answered in the envelope instead: 503 past
+    `cap` requests in the app at once (uvicorn's own cap is left off), and 500 when the app fails
+    or ends before it answered."""
+
+    def __init__(self, app: Any, cap: int) -> None:
+        self.app = app
+        self.cap = cap
+        self.running = 0
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if self.running >= self.cap:
+            await self._answer(send, 503, "DEPENDENCY_UNAVAILABLE", "The server is busy; retry")
+            return
+        started = False
+
+        async def watched(message: Any) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        self.running += 1
+        try:
+            await self.app(scope, receive, watched)
+        except Exception:
+            if started:
+                raise  # uvicorn cuts the connection: a half-sent answer cannot be mended
+            logging.getLogger("kiosk.demo").exception("demo backend: the app failed")
+        finally:
+            self.running -= 1
+        if not started:
+            await self._answer(send, 500, "INTERNAL_ERROR", "Unexpected server error")
+
+    @staticmethod
+    async def _answer(send: Any, status: int, code: str, message: str) -> None:
+        body, headers = _envelope(status, code, message)
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body, "more_body": False})
 
 
 def _waiting(state: Any) -> OrderedDict[DemoH11Protocol, None]:
@@ -193,7 +301,7 @@ def server_config(
     protocol = type("BoundDemoH11Protocol", (DemoH11Protocol,), {"limits": limits})
     limit_logs(limits.log_per_minute)
     return uvicorn.Config(
-        app,
+        HttpGuard(app, limits.max_connections + 16),
         host=host,
         port=port,
         http=protocol,
@@ -206,8 +314,7 @@ def server_config(
         server_header=False,
         timeout_keep_alive=int(max(1, limits.keep_alive)),
         h11_max_incomplete_event_size=limits.max_head,
-        # uvicorn's own cap answers 503 past it (the protocol's cap comes first).
-        limit_concurrency=limits.max_connections + 16,
+        # No limit_concurrency: uvicorn's 503 is plain text; HttpGuard's cap answers the envelope.
         # Sockets accepted in one burst before the cap above can act: cap + backlog stays under a
         # 1,024 open-file limit (an accept past it fails, and asyncio logs each failure).
         backlog=128,

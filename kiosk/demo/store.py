@@ -9,11 +9,16 @@ guards are one transaction: no crash can come between them).
 
 from __future__ import annotations
 
+import base64
+import contextlib
 import hashlib
+import hmac
 import json
 import logging
 import os
+import secrets
 import sqlite3
+import tempfile
 import threading
 import time
 import weakref
@@ -26,7 +31,11 @@ from typing import Any
 
 from kiosk.demo import data
 
-SCHEMA = """
+# The code staff find a payment by at the counter: the cart id's last 6 characters in capitals
+# (kiosk.demo.app.counter_code). Indexed over the payments not made yet, so a search by code finds
+# any of them however many there are; a query must say it in these very words to use the index.
+COUNTER_CODE_SQL = "upper(substr(cart_id, -6))"
+SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS catalog (
     kind TEXT NOT NULL, id TEXT NOT NULL, doc TEXT NOT NULL, PRIMARY KEY (kind, id)
@@ -43,13 +52,16 @@ CREATE TABLE IF NOT EXISTS carts (
 CREATE TABLE IF NOT EXISTS payment_intents (
     id TEXT PRIMARY KEY,
     cart_id TEXT NOT NULL,
-    client_secret TEXT NOT NULL UNIQUE,
+    secret_hash TEXT NOT NULL UNIQUE,
     amount INTEGER NOT NULL,
     currency TEXT NOT NULL,
     status TEXT NOT NULL,
-    created_at REAL NOT NULL
+    created_at REAL NOT NULL,
+    expires_at REAL
 );
 CREATE INDEX IF NOT EXISTS payment_intents_cart ON payment_intents (cart_id);
+CREATE INDEX IF NOT EXISTS payment_intents_counter_code ON payment_intents ({COUNTER_CODE_SQL})
+    WHERE status = 'requires_payment_method';
 CREATE TABLE IF NOT EXISTS orders (
     id TEXT PRIMARY KEY,
     cart_id TEXT NOT NULL,
@@ -61,6 +73,10 @@ CREATE TABLE IF NOT EXISTS orders (
 );
 CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
 """
+# Added after the first release: a database made before gets them at its next start.
+LATER_SCHEMA = (
+    ("payment_intents", "expires_at", "ALTER TABLE payment_intents ADD COLUMN expires_at REAL"),
+)
 # One row per (scope, key), found by `id`, the SHA-256 of both (a small index: random keys insert
 # into it cheaply), rows appended in rowid order, expired by the index on created_at. Format 3:
 # neither the key nor a secret of an answer is kept in clear (see Store.idempotent).
@@ -95,9 +111,61 @@ def _private_file(path: Path) -> None:
     customers' names, emails and addresses. SQLite gives its -wal and -shm files the same mode."""
     missing = [p for p in (path.parent, *path.parent.parents) if not p.exists()]
     for folder in reversed(missing):
-        folder.mkdir(mode=0o700)
+        with contextlib.suppress(FileExistsError):  # another process made it meanwhile
+            folder.mkdir(mode=0o700)
+            folder.chmod(0o700)  # mkdir's mode is masked by the umask
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     os.close(fd)
+
+
+KEY_BYTES = 32
+
+
+def derive_secret(key: bytes, intent_id: str) -> str:
+    """A payment's client secret, derived from the database's key and its id (never stored):
+    the checkout page and the kiosk get the same one each time they ask."""
+    mac = hmac.new(key, intent_id.encode("utf-8"), hashlib.sha256).digest()[:18]
+    return f"{intent_id}_secret_{base64.urlsafe_b64encode(mac).decode('ascii')}"
+
+
+def secret_hash(secret: str) -> str:
+    """What is stored of a client secret, to find its payment by it."""
+    return hashlib.sha256(secret.encode("utf-8", "replace")).hexdigest()
+
+
+def _database_key(db_path: str) -> bytes:
+    """The key payment secrets are derived from (kiosk.demo.domain.payments): beside the database
+    in `<file>.key` (0600), made once and shared by every process on that file; a copy of the
+    database alone derives nothing. An in-memory database has a key of its own."""
+    if db_path == ":memory:":
+        return secrets.token_bytes(KEY_BYTES)
+    path = Path(db_path + ".key")
+    for _ in range(3):
+        try:
+            key = path.read_bytes()
+        except FileNotFoundError:
+            key = b""
+        if len(key) == KEY_BYTES:
+            return key
+        if key:  # damaged: a new key (the payments not made yet are given new secrets)
+            path.unlink(missing_ok=True)
+        # Written whole under another name, then linked into place: a second process either
+        # finds no key or the whole key, never half of one.
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        try:
+            os.write(fd, secrets.token_bytes(KEY_BYTES))
+            os.fsync(fd)
+            os.close(fd)
+            try:
+                os.link(tmp, path)
+            except FileExistsError:
+                pass  # another process was first: its key is read next
+            except OSError:  # a file system without hard links
+                if not path.exists():
+                    os.replace(tmp, path)
+        finally:
+            Path(tmp).unlink(missing_ok=True)
+    raise OSError(f"cannot make the key file {path}")
 
 
 # True while a legacy v1 request runs: it may not see a 2.0 cart (one with a token), which only its
@@ -149,7 +217,54 @@ class Store:
                 self._conn.execute("PRAGMA journal_mode = WAL")
                 self._conn.execute(f"PRAGMA synchronous = {synchronous.upper()}")
             self._conn.executescript(SCHEMA)
+            self._migrate_schema()
             self._migrate_idempotency()
+        # Payment secrets are derived from this key, never stored (kiosk.demo.domain.payments).
+        self.secret_key = _database_key(self.path)
+        with self._lock:
+            self._migrate_payment_secrets()
+
+    def _columns(self, table: str) -> set[str]:
+        return {row[1] for row in self._conn.execute(f"PRAGMA table_info({table})")}
+
+    def _migrate_schema(self) -> None:
+        for table, column, sql in LATER_SCHEMA:
+            if column not in self._columns(table):
+                self._conn.execute(sql)
+        try:
+            # Order numbers are unique per location for the life of the database.
+            self._conn.execute(
+                "CREATE UNIQUE INDEX IF NOT EXISTS orders_number ON orders (location_id, number)"
+            )
+        except sqlite3.IntegrityError:
+            # An older version reused numbers after 1,000 orders: those stay as they were.
+            log.warning("demo backend: repeated order numbers from an older version are kept")
+
+    def _migrate_payment_secrets(self) -> None:
+        """An older version kept each payment's client secret in clear (`client_secret`): the
+        column becomes the hash of the secret now derived from the key, and the pages that held
+        the old values are zeroed (secure_delete) and the WAL emptied."""
+        if "client_secret" not in self._columns("payment_intents"):
+            return
+        self._conn.execute("PRAGMA secure_delete = ON")
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            if "client_secret" in self._columns("payment_intents"):  # another process was first
+                self._conn.execute(
+                    "ALTER TABLE payment_intents RENAME COLUMN client_secret TO secret_hash"
+                )
+                ids = [r[0] for r in self._conn.execute("SELECT id FROM payment_intents")]
+                self._conn.executemany(
+                    "UPDATE payment_intents SET secret_hash = ? WHERE id = ?",
+                    [(secret_hash(derive_secret(self.secret_key, i)), i) for i in ids],
+                )
+            self._conn.execute("COMMIT")
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        if self.path != ":memory:":
+            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        self._conn.execute("PRAGMA secure_delete = OFF")
 
     def _migrate_idempotency(self) -> None:
         """Records of an older format held raw keys and cart tokens in clear: dropped (a retry

@@ -38,6 +38,7 @@ from pydantic import SecretStr
 from kiosk.api.errors import (
     AmbiguousWriteError,
     ConflictError,
+    InvalidRequestError,
     NotFoundError,
     RateLimitedError,
     StorefrontError,
@@ -54,7 +55,7 @@ from kiosk.api.models import (
 from kiosk.i18n import _
 from kiosk.ordering.cart_changes import cart_changes
 from kiosk.ordering.clock import LocationClock
-from kiosk.ordering.lifecycle import Event, Lifecycle, OrderSnapshot, Phase
+from kiosk.ordering.lifecycle import TERMINAL, Event, Lifecycle, OrderSnapshot, Phase, WayToOrder
 from kiosk.ordering.modifiers import SelectionState
 from kiosk.paths import atomic_write
 
@@ -67,6 +68,7 @@ __all__ = [
     "NoCartError",
     "SavedCart",
     "StoreStatus",
+    "WayGoneError",
     "load_saved_cart",
 ]
 
@@ -82,6 +84,14 @@ class NoCartError(StorefrontError):
     """A cart operation was asked for before an ordering session started (or after it ended)."""
 
     default_message = "Your order has not been started. Please start a new order."
+
+
+class WayGoneError(StorefrontError):
+    """A resumed order's way to order is refused by the server (the location no longer offers
+    it): the cart and its lines are kept, and the customer chooses another way."""
+
+    show_server_message = True
+    default_message = "That way to order is no longer offered here. Please choose another."
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +157,15 @@ def load_saved_cart(path: Path | None) -> SavedCart | None:
             OrderSnapshot.from_json(data.get("order")),
         )
     return None
+
+
+def _way_details(
+    table_number: str | None, delivery: DeliveryAddress | None, room: tuple[str, str] | None
+) -> tuple[str | None, str | None, str | None, dict[str, Any] | None]:
+    """WayToOrder's fields after its method, from start()'s details."""
+    last_name, room_number = room if room is not None else (None, None)
+    address = delivery.model_dump(mode="json") if delivery is not None else None
+    return table_number, last_name, room_number, address
 
 
 def _product_quantity(cart: Cart | None, product_id: str) -> int:
@@ -254,6 +273,10 @@ class CartStore:
         self._cart_listeners.append(callback)
         return lambda: self._remove(self._cart_listeners, callback)
 
+    def subscribe_order(self, callback: Callable[[OrderSnapshot], None]) -> Callable[[], None]:
+        """Call `callback(record)` after every row of the order's lifecycle."""
+        return self.lifecycle.subscribe(callback)
+
     def subscribe_status(self, callback: StatusListener) -> Callable[[], None]:
         """Call `callback(status)` on every status change. Returns an unsubscribe."""
         self._status_listeners.append(callback)
@@ -275,7 +298,7 @@ class CartStore:
         if cart is not None and cart.is_expired:
             # Nothing will be paid: a restart has nothing to come back to. (A completed cart's
             # file stays until the visit ends: the order's number is shown again after a crash.)
-            self.lifecycle.fire_if(Event.EXPIRED)
+            self.lifecycle.fire(Event.EXPIRED)
             self._forget_file()
         for callback in list(self._cart_listeners):
             try:
@@ -323,8 +346,11 @@ class CartStore:
         self.payment_intent = None
         self.session_message = None
         # The order is over (told to listeners first: PAID, EXPIRED, CANCELLED); what follows
-        # is a new visit's, with nothing in the resume file.
-        self.lifecycle.set(OrderSnapshot(), why="forgotten")
+        # is a new visit's, with nothing in the resume file. An order forgotten mid-payment is
+        # one whose cart the server no longer has: it expired.
+        if self.lifecycle.phase not in TERMINAL and self.lifecycle.phase is not Phase.ORDERING:
+            self.lifecycle.fire(Event.EXPIRED)
+        self.lifecycle.fire(Event.NEW_ORDER)
         self._known_empty = False
         self._stale = False
         self._publish(None)
@@ -521,12 +547,12 @@ class CartStore:
         a restart in the middle settles by reading the server); SETTLED after, whatever the
         reads said (a write still unconfirmed is remembered by the store, not by the phase)."""
         life = self.lifecycle
-        doubting = life.fire_if(Event.WRITE_LOST)
+        life.fire(Event.WRITE_LOST)
         try:
             return await self._settle_by_reading(landed, key, late=late)
         finally:
-            if doubting:
-                life.fire_if(Event.SETTLED)
+            if life.phase is Phase.IN_DOUBT:  # unless the reads found the order paid or gone
+                life.fire(Event.SETTLED)
 
     async def _settle_by_reading(
         self, landed: Callable[[Cart], bool], key: Hashable | None, *, late: bool
@@ -620,11 +646,13 @@ class CartStore:
                 self.cart_id = session.cart_id
                 self.payment_intent = None
                 # A new cart is a new order (this persists it with the cart's id).
-                self.lifecycle.set(OrderSnapshot(), why="new cart")
+                self.lifecycle.fire(Event.NEW_ORDER)
                 self._publish(None)
                 # A brand-new session's cart is empty: no need to read it back.
                 self._known_empty = existing is None
-            return await self._set_details(table_number, delivery, room)
+            cart = await self._set_details(table_number, delivery, room)
+            self._record_way(WayToOrder(method, *_way_details(table_number, delivery, room)))
+            return cart
 
         return await self._operation(body)
 
@@ -651,15 +679,74 @@ class CartStore:
         return await self._finish(await self._write(call))
 
     async def set_delivery(self, address: DeliveryAddress) -> Cart | None:
-        return await self._operation(lambda: self._set_details(None, address, None))
+        return await self._details(None, address, None)
 
     async def set_table(self, table_number: str) -> Cart | None:
-        return await self._operation(lambda: self._set_details(table_number, None, None))
+        return await self._details(table_number, None, None)
 
     async def set_room(self, last_name: str, room_number: str) -> Cart | None:
-        return await self._operation(
-            lambda: self._set_details(None, None, (last_name, room_number))
-        )
+        return await self._details(None, None, (last_name, room_number))
+
+    async def _details(
+        self,
+        table_number: str | None,
+        delivery: DeliveryAddress | None,
+        room: tuple[str, str] | None,
+    ) -> Cart | None:
+        async def body() -> Cart | None:
+            cart = await self._set_details(table_number, delivery, room)
+            way = self.lifecycle.snapshot.way
+            method = way.method if way is not None else None
+            if method is None and self.cart is not None and self.cart.fulfilment_method:
+                method = str(self.cart.fulfilment_method)
+            if method is not None:
+                self._record_way(WayToOrder(method, *_way_details(table_number, delivery, room)))
+            return cart
+
+        return await self._operation(body)
+
+    def _record_way(self, way: WayToOrder) -> None:
+        """The way to order the server took, kept for a restart (WAY_CHOSEN)."""
+        if self.lifecycle.phase is Phase.ORDERING and self.lifecycle.snapshot.way != way:
+            self.lifecycle.fire(Event.WAY_CHOSEN, way=way)
+
+    def _refused(self) -> None:
+        """The checkout did not hand off: back to ordering, unless what happened meanwhile ended
+        the order (the cart expired, or was paid on an earlier code) or moved it on."""
+        if self.lifecycle.phase is Phase.CHECKING_OUT:
+            self.lifecycle.fire(Event.REFUSED)
+
+    # ------------------------------------------------------------------ the order's record
+
+    @property
+    def order(self) -> OrderSnapshot:
+        """The order's record (phase, number, hand-off, the way to order); changed only by the
+        lifecycle's rows, through this store."""
+        return self.lifecycle.snapshot
+
+    @property
+    def phase(self) -> Phase:
+        return self.lifecycle.phase
+
+    def back_to_order(self) -> None:
+        """The customer went back from paying to the order (BACK)."""
+        self.lifecycle.fire(Event.BACK)
+
+    def want_new_code(self) -> None:
+        """Pay again with a new code (RETRY): after a decline, or while waiting."""
+        if self.lifecycle.phase in (Phase.DECLINED, Phase.AWAITING_PAYMENT):
+            self.lifecycle.fire(Event.RETRY)
+
+    def choose_counter(self, at_counter: bool) -> None:
+        """Pay at the counter (or back to the QR code): the same hand-off (COUNTER)."""
+        if self.lifecycle.snapshot.at_counter != at_counter:
+            self.lifecycle.fire(Event.COUNTER, at_counter=at_counter)
+
+    def restore(self, cart_id: str, order: OrderSnapshot) -> None:
+        """A restart: the cart and the order's record as the resume file kept them (RESTORED),
+        before the server is asked where they stand."""
+        self.cart_id = cart_id
+        self.lifecycle.fire(Event.RESTORED, snapshot=order)
 
     async def resume(self, cart_id: str, location_id: str | None = None) -> Cart | None:
         """Resume a cart after a crash (row 9 with `currentCartId`). The cart is read first: when it
@@ -689,9 +776,23 @@ class CartStore:
                 self._forget()
                 return None
             if not cart.is_locked:
-                resumed = await self._write(
-                    lambda: self.client.create_or_resume_cart(self.location_id, cart_id)
-                )
+                # The order's own way to order, never a default: the server's cart says which
+                # (2.0), else the record this terminal kept (a dialect whose cart is silent).
+                way = self.lifecycle.snapshot.way
+                method = cart.fulfilment_method or (way.method if way is not None else None)
+                try:
+                    resumed = await self._write(
+                        lambda: self.client.resume_cart(self.location_id, cart_id, method)
+                    )
+                except (InvalidRequestError, UnprocessableError, ConflictError) as exc:
+                    if isinstance(exc, ConflictError) and exc.code == "CART_CONFLICT":
+                        raise
+                    # The order stays as the server holds it, lines and all; only its way
+                    # must be chosen again.
+                    self.cart_id = cart_id
+                    self._save_id()
+                    self._publish(cart)
+                    raise WayGoneError(server_message=exc.server_message) from exc
                 if resumed != cart_id:
                     # The server would not resume it and made a new cart: drop that one too.
                     with contextlib.suppress(StorefrontError):
@@ -716,7 +817,7 @@ class CartStore:
                 self._forget()
                 return True
             paid = self.lifecycle.phase is Phase.PAID
-            self.lifecycle.fire_if(Event.CANCELLED)
+            self.lifecycle.fire(Event.CANCELLED)
             done = True
             if not (paid or (self.cart is not None and self.cart.is_completed)):
                 try:
@@ -790,9 +891,12 @@ class CartStore:
         """Move the lifecycle on what the payment poll said (see check_payment)."""
         life = self.lifecycle
         if progress.completed:
-            life.fire_if(Event.PAID, order_number=progress.order_number)
+            if life.phase is Phase.PAID:  # the same "completed" again: the first number stands
+                life.fire(Event.PAID)
+            else:
+                life.fire(Event.PAID, order_number=progress.order_number)
         elif progress.state == "expired":
-            life.fire_if(Event.EXPIRED)
+            life.fire(Event.EXPIRED)
         elif progress.failed:
             # A decline is told once per attempt: after "pay again" the server may still say the
             # old attempt failed until the new one starts (failure_code is kept until then).
@@ -801,10 +905,10 @@ class CartStore:
             else:
                 log.info("payment poll: the last attempt failed (%s)", progress.failure_code)
         elif life.snapshot.failure_code is not None and life.phase is Phase.AWAITING_PAYMENT:
-            life.update(failure_code=None)  # a new attempt is under way
+            life.fire(Event.NEW_ATTEMPT, failure_code=None)
 
     def _gone(self) -> None:
-        self.lifecycle.fire_if(Event.EXPIRED)
+        self.lifecycle.fire(Event.EXPIRED)
         self._forget()
 
     async def poll(self) -> Cart | None:
@@ -957,7 +1061,11 @@ class CartStore:
             result = await self._write(
                 lambda: self.client.set_order_time(self.location_id, cart_id, pickup_type, day, at)
             )
-            return await self._finish(result)
+            cart = await self._finish(result)
+            if self.lifecycle.phase is Phase.ORDERING:
+                slot = (day, at) if pickup_type == "LATER" else None
+                self.lifecycle.fire(Event.TIME_CHOSEN, order_time=slot)
+            return cart
 
         return await self._operation(body)
 
@@ -1016,7 +1124,7 @@ class CartStore:
         elif life.phase is Phase.DECLINED and not self.client.intent_changes_cart:
             life.fire(Event.RETRY)
         expires = intent.expires_at.isoformat() if intent.expires_at is not None else None
-        life.fire_if(
+        life.fire(
             Event.HANDED_OFF,
             checkout_url=intent.checkout_url or (self.cart.checkout_url if self.cart else None),
             handoff_expires_at=expires,
@@ -1080,21 +1188,23 @@ class CartStore:
         async def body() -> CheckoutResult:
             cart_id = self._need_editable()
             life = self.lifecycle
-            life.fire_if(Event.CHECKOUT)
+            life.fire(Event.CHECKOUT)
             try:
                 await self._write(
                     lambda: self.client.update_customer(self.location_id, cart_id, name, email)
                 )
+                if name and life.phase is Phase.CHECKING_OUT:
+                    life.fire(Event.NAMED, customer_name=name)
                 validation = await self._send(
                     lambda: self.client.validate_cart(self.location_id, cart_id)
                 )
                 intent = await self._create_intent(cart_id) if validation.valid else None
                 await self._after_intent(intent)
             except StorefrontError:
-                life.fire_if(Event.REFUSED)
+                self._refused()
                 raise
             if intent is None:
-                life.fire_if(Event.REFUSED)
+                self._refused()
             else:
                 self._handed_off(intent)
             return CheckoutResult(validation, intent)

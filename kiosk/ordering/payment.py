@@ -39,6 +39,7 @@ from kiosk.ordering.lifecycle import Phase
 __all__ = [
     "PaymentOutcome",
     "PaymentResult",
+    "PaymentSession",
     "PaymentTick",
     "PollSchedule",
     "counter_code",
@@ -127,7 +128,9 @@ class PollSchedule:
 
 class PaymentOutcome(enum.Enum):
     COMPLETED = "completed"  # the order exists: PaymentResult.order_number is the server's number
-    TIMED_OUT = "timed_out"  # the payment timer ran out
+    TIMED_OUT = "timed_out"  # the payment timer ran out (a session that does not ask)
+    ABANDONED = "abandoned"  # the time ran out, nobody answered "Still there?", the last look
+    # found no payment: the visit ends, and no code is left up for the next person
     CANCELLED = "cancelled"  # the customer pressed Cancel
     GONE = "gone"  # the cart expired or was deleted: nothing will be paid
 
@@ -146,6 +149,8 @@ class PaymentTick:
     handoff_seconds_left: int | None = None
     # The order's phase as the server last decided it (AWAITING_PAYMENT or DECLINED here).
     phase: Phase = Phase.AWAITING_PAYMENT
+    # The time to pay ran out: seconds left to answer "Still there?" (None while not asking).
+    asking_left: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +163,173 @@ class PaymentResult:
     order_number: str | None = None
 
 
+class PaymentSession:
+    """One wait for one payment, with its own clocks: the time to pay, the looks at the server
+    (PollSchedule), the hand-off renewed before it expires, then, when the time runs out, the
+    question "Still there?" for `ask_for` seconds and one last look. It always ends: paid
+    (COMPLETED), the cart gone (GONE), cancelled, or, when nobody answered, ABANDONED (the
+    caller ends the visit: no stranger's code is left up). `ask_for` 0: TIMED_OUT after the
+    last look, without asking.
+
+    It uses the store's injected clock and sleep, so tests run it in no time; cancelling the
+    task that runs it (a Textual worker) stops it too, leaving the cart as it is."""
+
+    def __init__(
+        self,
+        store: CartStore,
+        *,
+        timeout: float,
+        ask_for: float = 0.0,
+        schedule: PollSchedule | None = None,
+    ) -> None:
+        self.store = store
+        self.timeout = timeout
+        self.ask_for = ask_for
+        self.schedule = schedule or PollSchedule()
+        self.polls = 0
+        self.last_error: StorefrontError | None = None
+        self._started = 0.0
+        self._deadline = 0.0
+        # When "Still there?" was first shown (None while not asking).
+        self._asked_at: float | None = None
+
+    @property
+    def asking(self) -> bool:
+        return self._asked_at is not None
+
+    def keep(self) -> None:
+        """The customer answered "Still there?": the time to pay starts again."""
+        if self._asked_at is not None:
+            self._asked_at = None
+            self._deadline = self.store.clock() + self.timeout
+
+    def _done(self, outcome: PaymentOutcome) -> PaymentResult:
+        store = self.store
+        elapsed = store.clock() - self._started
+        return PaymentResult(outcome, store.cart, self.polls, elapsed, store.order.order_number)
+
+    async def _last_look(self) -> bool:
+        """One look, waiting out a rate limit if it must (the customer may have paid since the
+        last poll, or while polls were held back): True when the order is paid."""
+        with contextlib.suppress(StorefrontError):
+            self.polls += 1
+            await self.store.check_payment()
+        return self.store.phase is Phase.PAID
+
+    async def run(
+        self,
+        *,
+        on_tick: Callable[[PaymentTick], None] | None = None,
+        cancel: asyncio.Event | None = None,
+        poll_now: asyncio.Event | None = None,
+    ) -> PaymentResult:
+        store, schedule = self.store, self.schedule
+        clock, sleep = store.clock, store.sleep
+        budget = store.client.rate_budget
+        self._started = clock()
+        self._deadline = self._started + self.timeout
+        if store.phase is Phase.PAID:
+            return self._done(PaymentOutcome.COMPLETED)
+        next_poll = self._started + schedule.for_budget(0, budget)
+        renewed_at = -math.inf
+        handoff_left: float | None = None
+        while True:
+            now = clock()
+            if cancel is not None and cancel.is_set():
+                return self._done(PaymentOutcome.CANCELLED)
+            if store.phase is Phase.PAID:  # told elsewhere meanwhile (a last look, a restart)
+                return self._done(PaymentOutcome.COMPLETED)
+            if store.cart_id is None or store.phase is Phase.EXPIRED:
+                return self._done(PaymentOutcome.GONE)
+            if now >= self._deadline:
+                if self.ask_for <= 0:
+                    paid = await self._last_look()
+                    return self._done(
+                        PaymentOutcome.COMPLETED if paid else PaymentOutcome.TIMED_OUT
+                    )
+                if self._asked_at is None:
+                    self._asked_at = now
+                elif now - self._asked_at >= self.ask_for:
+                    paid = await self._last_look()
+                    return self._done(
+                        PaymentOutcome.COMPLETED if paid else PaymentOutcome.ABANDONED
+                    )
+            handoff_left = store.handoff_seconds_left()
+            if (
+                handoff_left is not None
+                and handoff_left <= HANDOFF_MARGIN
+                and now - renewed_at >= HANDOFF_MARGIN
+                and not self.asking  # nobody may be there to scan a new code
+            ):
+                # The QR code's page is about to refuse the customer: a fresh hand-off first.
+                renewed_at = now
+                try:
+                    await store.renew_handoff()
+                    log.info("checkout hand-off renewed before it expired")
+                except StorefrontError as exc:
+                    log.info("checkout hand-off renewal failed: %s", exc)
+                    self.last_error = exc
+                handoff_left = store.handoff_seconds_left()
+            nudged = poll_now is not None and poll_now.is_set()
+            if nudged or now >= next_poll:
+                if poll_now is not None:
+                    poll_now.clear()
+                next_poll = clock() + await self._look()
+                if store.phase is Phase.PAID:
+                    return self._done(PaymentOutcome.COMPLETED)
+                if store.cart_id is None or store.phase is Phase.EXPIRED:
+                    return self._done(PaymentOutcome.GONE)
+            now = clock()
+            if on_tick is not None:
+                on_tick(self._tick(now, next_poll, handoff_left))
+            until = self._deadline if self._asked_at is None else self._asked_at + self.ask_for
+            step = min(1.0, max(0.0, next_poll - now), max(0.0, until - now))
+            await _sleep_or_nudge(sleep, max(step, 0.05), poll_now, cancel)
+
+    async def _look(self) -> float:
+        """One look at the payment; returns the seconds to the next (NotFound ends the cart)."""
+        store, budget = self.store, self.store.client.rate_budget
+        self.polls += 1
+        wait = self.schedule.for_budget(self.polls, budget)
+        try:
+            progress = await store.check_payment()
+            self.last_error = None
+            if progress is not None and progress.state == "order_pending":
+                # The money is in and the order is being placed: the customer is watching
+                # the screen for the number, and it is one look away.
+                wait = min(wait, self.schedule.placing_interval)
+        except NotFoundError:
+            pass  # the store has forgotten the cart: GONE
+        except StorefrontError as exc:
+            log.info("payment poll failed: %s", exc)
+            self.last_error = exc
+            wait = max(wait, self.schedule.error_interval)
+            if isinstance(exc, RateLimitedError) and exc.retry_after:
+                # Only a 429's wait is honoured: other errors may carry a window's reset.
+                wait = max(wait, exc.retry_after)
+        if budget.remaining == 0:
+            wait = max(wait, budget.seconds_until_reset() or 0.0)
+        return wait
+
+    def _tick(self, now: float, next_poll: float, handoff_left: float | None) -> PaymentTick:
+        asking_left = None
+        if self._asked_at is not None:
+            asking_left = max(0, math.ceil(self._asked_at + self.ask_for - now))
+        return PaymentTick(
+            elapsed=now - self._started,
+            seconds_left=max(0, math.ceil(self._deadline - now)),
+            next_poll_in=max(0, math.ceil(next_poll - now)),
+            polls=self.polls,
+            cart=self.store.cart,
+            error=self.last_error,
+            handoff_seconds_left=(
+                None if handoff_left is None else max(0, math.floor(handoff_left))
+            ),
+            phase=self.store.phase,
+            asking_left=asking_left,
+        )
+
+
 async def wait_for_payment(
     store: CartStore,
     *,
@@ -168,110 +340,9 @@ async def wait_for_payment(
     poll_now: asyncio.Event | None = None,
     schedule: PollSchedule | None = None,
 ) -> PaymentResult:
-    """Poll `store`'s cart until it is COMPLETED, the `timeout` (seconds) passes, `cancel` is set,
-    or the cart is gone. Uses the store's injected clock and sleep, so tests run it in no time.
-
-    Cancelling the task that runs this (a Textual worker) also stops it, between two requests or
-    during one; the cart is left as it is (locked, awaiting payment).
-    """
-    schedule = schedule or PollSchedule()
-    clock, sleep = store.clock, store.sleep
-    budget = store.client.rate_budget
-    started = clock()
-    polls = 0
-    last_error: StorefrontError | None = None
-    cart = store.cart
-
-    life = store.lifecycle
-
-    def done(outcome: PaymentOutcome) -> PaymentResult:
-        return PaymentResult(
-            outcome, store.cart, polls, clock() - started, life.snapshot.order_number
-        )
-
-    if life.phase is Phase.PAID:
-        return done(PaymentOutcome.COMPLETED)
-
-    next_poll = started + schedule.for_budget(0, budget)
-    renewed_at = -math.inf
-    while True:
-        now = clock()
-        if cancel is not None and cancel.is_set():
-            return done(PaymentOutcome.CANCELLED)
-        if life.phase is Phase.PAID:  # told elsewhere meanwhile (a last look, a restart)
-            return done(PaymentOutcome.COMPLETED)
-        if now - started >= timeout:
-            # The customer may have paid since the last poll (or while polls were held back by
-            # the rate limit): one last look, waiting out the limit if it must, before giving up.
-            with contextlib.suppress(StorefrontError):
-                polls += 1
-                await store.check_payment()
-            if life.phase is Phase.PAID:
-                return done(PaymentOutcome.COMPLETED)
-            return done(PaymentOutcome.TIMED_OUT)
-        handoff_left = store.handoff_seconds_left()
-        if (
-            handoff_left is not None
-            and handoff_left <= HANDOFF_MARGIN
-            and now - renewed_at >= HANDOFF_MARGIN
-        ):
-            # The QR code's page is about to refuse the customer: a fresh hand-off first.
-            renewed_at = now
-            try:
-                await store.renew_handoff()
-                log.info("checkout hand-off renewed before it expired")
-            except StorefrontError as exc:
-                log.info("checkout hand-off renewal failed: %s", exc)
-                last_error = exc
-            handoff_left = store.handoff_seconds_left()
-        nudged = poll_now is not None and poll_now.is_set()
-        if nudged or now >= next_poll:
-            if poll_now is not None:
-                poll_now.clear()
-            polls += 1
-            wait = schedule.for_budget(polls, budget)
-            try:
-                progress = await store.check_payment()
-                cart = store.cart
-                last_error = None
-                if progress is not None and progress.state == "order_pending":
-                    # The money is in and the order is being placed: the customer is watching
-                    # the screen for the number, and it is one look away.
-                    wait = min(wait, schedule.placing_interval)
-            except NotFoundError:
-                return done(PaymentOutcome.GONE)
-            except StorefrontError as exc:
-                log.info("payment poll failed: %s", exc)
-                last_error = exc
-                wait = max(wait, schedule.error_interval)
-                if isinstance(exc, RateLimitedError) and exc.retry_after:
-                    # Only a 429's wait is honoured: other errors may carry a window's reset.
-                    wait = max(wait, exc.retry_after)
-            if life.phase is Phase.PAID:
-                return done(PaymentOutcome.COMPLETED)
-            if store.cart_id is None or life.phase is Phase.EXPIRED:
-                return done(PaymentOutcome.GONE)
-            if budget.remaining == 0:
-                wait = max(wait, budget.seconds_until_reset() or 0.0)
-            next_poll = clock() + wait
-        now = clock()
-        if on_tick is not None:
-            on_tick(
-                PaymentTick(
-                    elapsed=now - started,
-                    seconds_left=max(0, math.ceil(timeout - (now - started))),
-                    next_poll_in=max(0, math.ceil(next_poll - now)),
-                    polls=polls,
-                    cart=cart,
-                    error=last_error,
-                    handoff_seconds_left=(
-                        None if handoff_left is None else max(0, math.floor(handoff_left))
-                    ),
-                    phase=life.phase,
-                )
-            )
-        step = min(1.0, max(0.0, next_poll - now), max(0.0, timeout - (now - started)))
-        await _sleep_or_nudge(sleep, max(step, 0.05), poll_now, cancel)
+    """A PaymentSession that does not ask "Still there?": TIMED_OUT after its last look."""
+    session = PaymentSession(store, timeout=timeout, schedule=schedule)
+    return await session.run(on_tick=on_tick, cancel=cancel, poll_now=poll_now)
 
 
 async def _sleep_or_nudge(

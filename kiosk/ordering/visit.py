@@ -37,12 +37,14 @@ from kiosk.ordering.cart_store import (
     CartStore,
     CheckoutResult,
     StoreStatus,
+    WayGoneError,
     load_saved_cart,
 )
 from kiosk.ordering.clock import LocationClock
 from kiosk.ordering.delivery import DeliveryOffer, delivery_offer, zone_for
 from kiosk.ordering.events import OrderEvent, OrderObserver, tell
-from kiosk.ordering.lifecycle import Event, OrderSnapshot, Phase
+from kiosk.ordering.lifecycle import OrderSnapshot, Phase, WayToOrder
+from kiosk.ordering.recent import RecentNumber
 from kiosk.ordering.selections import request_selections, same_selections, unnamed_options
 
 if TYPE_CHECKING:
@@ -65,7 +67,7 @@ if TYPE_CHECKING:
     )
     from kiosk.config import DeliveryZone
     from kiosk.ordering.modifiers import SelectionState
-    from kiosk.ordering.payment import PaymentResult, PaymentTick
+    from kiosk.ordering.payment import PaymentResult, PaymentSession, PaymentTick
 
 __all__ = [
     "LineKeptError",
@@ -237,6 +239,13 @@ class Visit:
         self._suggested: set[str] = set()
         # Discards of abandoned carts still running (the next visit's writes queue behind them).
         self._discards: set[asyncio.Task[bool]] = set()
+        # The payment being waited for (wait_for_payment), while it runs.
+        self._payment_session: PaymentSession | None = None
+        # The last paid order's number, kept beside the resume file (kiosk.ordering.recent).
+        self.recent = RecentNumber(
+            cart_id_file.with_name("recent-number.json") if cart_id_file is not None else None,
+            wall_clock,
+        )
 
     def __repr__(self) -> str:
         return f"Visit(location_id={self.state.location_id!r}, cart_id={self.state.cart_id!r})"
@@ -354,7 +363,7 @@ class Visit:
         if store is not None:
             self._store_unsubscribe.append(store.subscribe(self._cart_published))
             self._store_unsubscribe.append(store.subscribe_status(self._status_published))
-            self._store_unsubscribe.append(store.lifecycle.subscribe(self._order_published))
+            self._store_unsubscribe.append(store.subscribe_order(self._order_published))
         self._sync_store()
 
     def _sync_store(self) -> None:
@@ -374,8 +383,11 @@ class Visit:
             cart_id=store.cart_id,
             session_message=store.session_message,
             paying=store.payment_intent is not None,
-            order=store.lifecycle.snapshot,
+            order=store.order,
         )
+        if store.cart_id is not None:
+            # The way to order is the server's cart's where it says one, else the record kept.
+            self._set(**way_fields(store.cart, store.order))
 
     def _cart_published(self, cart: Cart | None) -> None:
         self._sync_store()
@@ -385,6 +397,10 @@ class Visit:
         self._set(order=snapshot)
         # The lifecycle is the one place an order's fate is decided, so it is counted here
         # (kiosk.metrics): paid once per order, each decline as it is told.
+        if snapshot.phase is Phase.PAID:
+            # Whoever heard it (the payment screen, a kept code's watch, a restart): offered
+            # again on this terminal's first screen for a while.
+            self.recent.remember(snapshot.order_number)
         if snapshot.phase is Phase.PAID and self._order == "open":
             self._order = "paid"
             tell(self.observer, OrderEvent.PAID)
@@ -418,14 +434,14 @@ class Visit:
         have paid with the code (2.0 keeps a hand-off payable after the customer goes back).
         Ask the payment poll; if it says paid, the order is theirs (OrderPaidError carries the
         number) instead of "check and try again"."""
-        if store.lifecycle.snapshot.checkout_url is None or store.cart_id is None:
+        if store.order.checkout_url is None or store.cart_id is None:
             return
         try:
             await store.check_payment()
         except StorefrontError:
             return
-        if store.lifecycle.phase is Phase.PAID:
-            raise OrderPaidError(store.lifecycle.snapshot.order_number)
+        if store.phase is Phase.PAID:
+            raise OrderPaidError(store.order.order_number)
 
     # ------------------------------------------------------------------ location
 
@@ -785,15 +801,15 @@ class Visit:
 
         store = self._need_store()
         cart = await store.last_look()
-        if store.lifecycle.phase is Phase.PAID:
-            number = store.lifecycle.snapshot.order_number
+        if store.phase is Phase.PAID:
+            number = store.order.order_number
             return ReopenResult(completed=cart, order_number=number, paid=True)
         if cart is None or not cart.is_locked:
             # Still open (2.0 does not lock a cart on its hand-off): the same cart is the order,
             # and the hand-off stays payable until it expires (kept: a payment there is watched).
-            store.lifecycle.fire_if(Event.BACK)
+            store.back_to_order()
             self._sync_store()
-            return ReopenResult(kept_handoff=store.lifecycle.snapshot.checkout_url is not None)
+            return ReopenResult(kept_handoff=store.order.checkout_url is not None)
         state = self.state
         method = state.fulfillment_method or str(cart.fulfilment_method)
         await _quietly(store.discard())
@@ -842,12 +858,12 @@ class Visit:
         """One look at the payment now ("I have paid", a last look): the phase it leaves."""
         store = self._need_store()
         await self._on_store(lambda s: s.check_payment())
-        return store.lifecycle.phase
+        return store.phase
 
     async def pay_again(self) -> PaymentIntent:
         """After a decline: a fresh hand-off (a new code) for the same cart."""
         store = self._need_store()
-        store.lifecycle.fire_if(Event.RETRY)
+        store.want_new_code()
         try:
             return await self._on_store(lambda s: s.renew_handoff())
         except StorefrontError:
@@ -858,9 +874,8 @@ class Visit:
     def choose_counter(self, at_counter: bool) -> None:
         """The customer pays at the counter (or back to the QR code): the same hand-off, kept in
         the resume file so a restart shows the same choice."""
-        store = self._need_store()
-        if store.lifecycle.snapshot.at_counter != at_counter:
-            store.lifecycle.update(at_counter=at_counter)
+        self._need_store().choose_counter(at_counter)
+        self._sync_store()
 
     def kept_handoff_seconds_left(self) -> float | None:
         """Back on the order with a hand-off that may still be paid (2.0): seconds until it stops
@@ -896,8 +911,8 @@ class Visit:
             progress = None
             with contextlib.suppress(StorefrontError):
                 progress = await self._on_store(lambda s: s.check_payment())
-            if store.lifecycle.phase is not Phase.ORDERING:
-                return store.lifecycle.phase
+            if store.phase is not Phase.ORDERING:
+                return store.phase
             # Paid, the order being placed: its number is one look away.
             placing = progress is not None and progress.state == "order_pending"
             pace = PLACING_INTERVAL if placing else every
@@ -910,24 +925,29 @@ class Visit:
         cancel: asyncio.Event | None = None,
         poll_now: asyncio.Event | None = None,
         every: float | None = None,
+        ask_for: float = 0.0,
     ) -> PaymentResult:
-        """Poll until the order completes, the timeout passes, `cancel` is set or the cart is gone
-        (kiosk.ordering.payment: a frugal schedule on the rate budget)."""
-        from kiosk.ordering.payment import PollSchedule, wait_for_payment
+        """Wait for the payment (kiosk.ordering.payment.PaymentSession: a frugal schedule on the
+        rate budget) until the order completes, `cancel` is set, the cart is gone, or the time
+        runs out; with `ask_for`, the time running out asks "Still there?" for that long
+        (`keep_paying` answers it) and, unanswered, ends ABANDONED after one last look."""
+        from kiosk.ordering.payment import PaymentSession, PollSchedule
 
         store = self._need_store()
         schedule = PollSchedule(intervals=(every,)) if every else None
+        session = PaymentSession(store, timeout=timeout, ask_for=ask_for, schedule=schedule)
+        self._payment_session = session
         try:
-            return await wait_for_payment(
-                store,
-                timeout=timeout,
-                on_tick=on_tick,
-                cancel=cancel,
-                poll_now=poll_now,
-                schedule=schedule,
-            )
+            return await session.run(on_tick=on_tick, cancel=cancel, poll_now=poll_now)
         finally:
+            if self._payment_session is session:
+                self._payment_session = None
             self._sync_store()
+
+    def keep_paying(self) -> None:
+        """The customer answered "Still there?" on the payment: the time to pay starts again."""
+        if self._payment_session is not None:
+            self._payment_session.keep()
 
     # ------------------------------------------------------------------ idle, reset, quit
 
@@ -986,13 +1006,13 @@ class Visit:
         file, for the next start (journey 16: a quit is not "start over", the one way an order
         is deleted); `keep_cart=False` deletes it (a caller that chose to clear it)."""
         store = self._store
-        if store is not None and store.lifecycle.phase is Phase.PAID:
+        if store is not None and store.phase is Phase.PAID:
             # Placed, and its number shown: nothing to come back to (only a crash shows it
             # again). Forgotten, never deleted.
             await _quietly(store.discard())
         elif not keep_cart and store is not None and store.cart_id is not None:
             cart = store.cart
-            paying = store.lifecycle.phase in (Phase.AWAITING_PAYMENT, Phase.DECLINED)
+            paying = store.phase in (Phase.AWAITING_PAYMENT, Phase.DECLINED)
             if not (paying or (cart and cart.is_locked)):
                 # An order being paid for is kept: the resume file takes the payment up next
                 # start (a customer may be paying with its code right now).
@@ -1061,8 +1081,18 @@ class Visit:
             outcome = await self._resume_order(store, saved.cart_id, order)
             if outcome is not None:
                 return outcome
+        else:
+            store.restore(saved.cart_id, order)
         try:
             cart = await store.resume(saved.cart_id, saved.location_id)
+        except WayGoneError as exc:
+            # The location no longer offers the order's way: the same cart and its lines wait
+            # for the customer to choose another way (the welcome screen says why).
+            self._sync_store()
+            self._set(session_message=exc.message)
+            log.info("crash resume: the order's way to order is no longer offered")
+            self._order = "open"
+            return ResumeOutcome("way_gone", store.cart)
         except StorefrontError:
             log.warning("crash resume: the server could not be asked; kept for the next start")
             self._abandon_resume()
@@ -1077,10 +1107,7 @@ class Visit:
             log.info("crash resume: the saved cart is no longer open; starting clean")
             self._abandon_resume()
             return ResumeOutcome("gone")
-        method = cart.fulfilment_method
-        if method:
-            # As the server spells it; the screens read it through their alias table.
-            self._set(fulfillment_method=str(getattr(method, "value", method)))
+        self._set(**resumed_fields(store.order))
         log.info("crash resume: cart resumed (%s)", "locked" if cart.is_locked else "open")
         # An order a previous run started (and counted): its payment or reset counts here.
         self._order = "paid" if cart.is_completed else "open"
@@ -1093,8 +1120,7 @@ class Visit:
         comes back as it was, and the server is asked at once where the payment stands, so a
         customer who paid meanwhile sees the number now. None: back to ordering (the hand-off
         was never shown), resumed as an open cart."""
-        store.cart_id = cart_id
-        store.lifecycle.set(order, why="restart")
+        store.restore(cart_id, order)
         store.restore_handoff(order)
         try:
             await store.check_payment()
@@ -1109,9 +1135,9 @@ class Visit:
             return ResumeOutcome("failed")
         finally:
             self._sync_store()
-        phase = store.lifecycle.phase
+        phase = store.phase
         if phase is Phase.CHECKING_OUT:
-            store.lifecycle.fire(Event.BACK)
+            store.back_to_order()
             return None
         if phase is Phase.EXPIRED:
             await _quietly(store.discard())
@@ -1122,9 +1148,7 @@ class Visit:
                 await store.refresh()
         self._sync_store()
         cart = store.cart
-        method = cart.fulfilment_method if cart is not None else None
-        if method:
-            self._set(fulfillment_method=str(getattr(method, "value", method)))
+        self._set(**resumed_fields(store.order))
         kind = {Phase.PAID: "paid", Phase.DECLINED: "declined"}.get(phase, "locked")
         # An order a previous run started (and counted): its payment or reset counts here.
         self._order = "paid" if phase is Phase.PAID else "open"
@@ -1148,6 +1172,55 @@ class Visit:
                     location = await self.load_location(location_id)
             if location is not None and saved in (location.id, location.restaurant_slug):
                 return location_id
+        return None
+
+
+# The kiosk's words for one way to order that 2.0 spells as one: an order eaten here is takeout
+# there (kiosk.api.v2.V2_FULFILLMENT), so the record's "dine_in" is not contradicted by the cart.
+_SAME_WAY = {"dine_in": "pickup"}
+
+
+def way_fields(cart: Cart | None, order: OrderSnapshot) -> dict[str, Any]:
+    """VisitState's way to order: the server's cart where it says it (its method, its table),
+    else the record the terminal kept (the address and room as the customer gave them)."""
+    way = order.way
+    method = str(cart.fulfilment_method) if cart is not None and cart.fulfilment_method else None
+    if way is not None and (method is None or _SAME_WAY.get(way.method, way.method) == method):
+        method = way.method
+    recorded = way if way is not None and way.method == method else None
+    info = cart.table_service_info if cart is not None else None
+    table = (info.table_number if info is not None else None) or (
+        recorded.table_number if recorded is not None else None
+    )
+    return {
+        "fulfillment_method": method,
+        "table_number": table or None,
+        "delivery": _address(recorded),
+        "room": (
+            (recorded.room_last_name or "", recorded.room_number or "")
+            if recorded is not None and recorded.room_number
+            else None
+        ),
+    }
+
+
+def resumed_fields(order: OrderSnapshot) -> dict[str, Any]:
+    """What a restart takes from the record besides the way: the time and the name."""
+    slot = order.order_time
+    return {
+        "order_time": OrderTime(*slot) if slot is not None else OrderTime(),
+        "customer_name": order.customer_name or "",
+    }
+
+
+def _address(way: WayToOrder | None) -> DeliveryAddress | None:
+    if way is None or not way.delivery:
+        return None
+    from kiosk.api.models import DeliveryAddress
+
+    try:
+        return DeliveryAddress.model_validate(dict(way.delivery))
+    except ValueError:  # an unreadable record: the cart's own address string still shows
         return None
 
 

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
     from kiosk.api import Cart, Location
     from kiosk.ordering.lifecycle import OrderSnapshot
+    from kiosk.ordering.recent import RecentNumber
     from kiosk.ordering.services import KioskServices
     from kiosk.ordering.visit import Visit, VisitState
 
@@ -176,9 +177,6 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         # A quit keeps the open order's cart for the next start (journey 16); only start over
         # deletes it.
         self.keep_cart_on_quit = True
-        from kiosk.tui.recent import RecentNumber
-
-        self.recent_number = RecentNumber()
         # Textual's web driver blurs the app as it starts, after the page may already have focused
         # the terminal (kiosk/web does on load): that first blur is ignored (on_app_blur).
         self._start_blur_pending = self.browser_session
@@ -360,6 +358,12 @@ class KioskApp(KioskMode, Accessibility, App[None]):
 
     def cart_id_file(self) -> Path | None:
         return resume_file(self.services.state_dir)
+
+    @property
+    def recent_number(self) -> RecentNumber:
+        """The last paid order's number, for "Missed your order number?" (kept by the Visit in
+        the terminal's state folder: a new process or session offers it too)."""
+        return self.visit.recent
 
     @property
     def visit(self) -> Visit:

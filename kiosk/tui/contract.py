@@ -17,10 +17,11 @@ if TYPE_CHECKING:
 
     from kiosk.api import Cart, Location
     from kiosk.config import Settings
+    from kiosk.ordering.recent import RecentNumber
     from kiosk.ordering.services import KioskServices
     from kiosk.ordering.visit import Visit, VisitState
+    from kiosk.tui.idle import IdleWatcher
     from kiosk.tui.pin import PinThrottle
-    from kiosk.tui.recent import RecentNumber
 
 __all__ = ["Kiosk", "kiosk_of", "shop_currency"]
 
@@ -54,9 +55,14 @@ class Kiosk(Protocol):
     wall_clock: Callable[[], float]
     # Whether a quit keeps the open order's cart for the next start (True: journey 16).
     keep_cart_on_quit: bool
+
     # The last order's number, for "show my number again" on the first screens.
-    recent_number: RecentNumber
+    @property
+    def recent_number(self) -> RecentNumber: ...
+
     pin_throttle: PinThrottle
+    # "Still there?" and the full reset after it (kiosk.tui.idle).
+    idle: IdleWatcher
 
     @property
     def services(self) -> KioskServices: ...

@@ -130,6 +130,11 @@ class IdleWatcher:
 
         self.app.push_screen(prompt, answered)
 
+    def walked_away(self) -> None:
+        """A screen that asked "Still there?" itself (the payment, on its own clock) got no
+        answer and has settled its order: the same end as the idle countdown's."""
+        self.expire()
+
     def expire(self) -> None:
         """The countdown reached zero: reset the session fully, then the attract screen. Not
         for a kiosk whose terminal has gone (a dropped link is not a customer who walked away):

@@ -18,6 +18,43 @@ a connection closed mid-body under uvicorn). Both draw from one seeded random ge
 is repeatable; `script` forces the first outcomes ("error", "drop", "ok") for exact tests.
 
 Test-only helpers live under /__test__ (never under the API's base path) and on `app.state.store`.
+
+Server-side events (POST, JSON body optional; `locationId` in it names a location, default the
+first one; each is also a `Store` method and a tests/journeys/harness.py `Journey` method):
+
+- `/__test__/carts/{cartId}/expire`: the cart expires now. Status EXPIRED; every edit and a
+  hand-off are refused 409 CART_IMMUTABLE "The cart is EXPIRED." {status: EXPIRED} (a payment
+  intent too, without details); GET keeps answering the cart; order-result answers {state:
+  "failed", code: "CART_EXPIRED"} (the documents list no state "expired": a finished cart
+  that was never paid most plausibly reads as a failed order, as after a DELETE); resuming it
+  through an ordering-session starts a new cart (201). The hosted page refuses to pay it.
+- `/__test__/products/{productId}/sell-out` and `/restock`: menus say availability "sold_out";
+  an add is refused 400 VALIDATION_ERROR "<name> is not available." {field: productId}; a line
+  of it carries `availability: "sold_out"` (CartItem is open and names no such member: our
+  choice, the product's own word) and keeps its `itemUnavailableAction` (the customer's choice
+  for the restaurant, not a server action); a hand-off is refused 400 VALIDATION_ERROR "Sorry,
+  <name> is no longer available. Remove it from your order to continue." {field: items, reason:
+  ITEM_UNAVAILABLE, itemIds, productIds}.
+- `/__test__/methods/{method}/off` and `/on` (the API's word: takeout, table_side, delivery,
+  room_service): merchant `methodsStatus` and ordering-readiness ({ready: false, reason}) follow;
+  an ordering-session (new or resuming), a PATCH of the cart's fulfillmentMethod and a hand-off
+  of a cart on it are refused 400 VALIDATION_ERROR "<Way> orders are not available at <location>
+  right now." {field: fulfillmentMethod}.
+- `/__test__/slots/take` {times: ["HH:MM"...], day?: ISO date (default today there), after?:
+  "HH:MM" (every later slot that day)}: they leave time-intervals; setting one is refused 400
+  VALIDATION_ERROR "That time is not one of the offered slots." {field: orderTime}; a hand-off
+  of a cart holding one is refused 400 VALIDATION_ERROR "<HH:MM> is no longer available. Please
+  choose another time." {field: orderTime, reason: SLOT_UNAVAILABLE}.
+- `/__test__/discount-codes` {code, percentOff, minimumSubtotal?}: a code at run time. A code
+  with a minimum (the seed's BIG100: 10% off from 100.00 in the location's currency) below it
+  is refused 400 VALIDATION_ERROR "This code needs an order of at least £100.00. Add £81.25
+  more." {field: code, reason: MINIMUM_NOT_MET, minimumSubtotal, amountShort} (the documents
+  have no 422 and no code of their own for it). A cart that falls below the minimum after the
+  code was applied keeps the code with no discount until it reaches it again.
+
+`harbour_and_bondi()` adds a second location (`bondi_location()`): Sydney time and AUD, table
+and delivery only, tips off (a tip is refused 400 VALIDATION_ERROR {field: amount}), a 2-to-3
+choice group, BIG100 only.
 """
 
 from __future__ import annotations
@@ -48,6 +85,20 @@ from tests.conformance.contract import BASE_PATH, Contract, Operation, load_cont
 CENT = Decimal("0.01")
 IF_MATCH_CART = "cart"
 CART_WRITE_PREFIX = "/locations/{locationId}/carts/{cartId}"
+FULFILMENT_METHODS = ("takeout", "table_side", "delivery", "room_service")
+# methodsStatus's words for them (contract line 135).
+METHODS_STATUS = {
+    "pickup": "takeout",
+    "table": "table_side",
+    "delivery": "delivery",
+    "roomService": "room_service",
+}
+METHOD_NAMES = {
+    "takeout": "Pickup",
+    "table_side": "Table",
+    "delivery": "Delivery",
+    "room_service": "Room service",
+}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -124,6 +175,31 @@ class Location:
     # Closed today: no slot today, readiness {ready: false, reason} (contract line 29), the
     # menus inactive, ASAP refused; tomorrow's slots still offered (scheduleAllowed).
     closed_reason: str | None = None
+    # The ways to order this location takes now, by the API's fulfilment word (takeout,
+    # table_side, delivery, room_service); merchant `methodsStatus` publishes them (contract
+    # line 135: pickup = takeout). A way switched off (`Store.switch`) is refused.
+    methods: dict[str, bool] = field(
+        default_factory=lambda: dict.fromkeys(FULFILMENT_METHODS, True)
+    )
+    tips_enabled: bool = True
+    # code -> the subtotal (before discount) the code needs; the code's rate is in
+    # `discount_codes`. Below it the code is refused, and a cart that falls below it keeps the
+    # code with no discount (our reading: the documents say nothing about minimum spends).
+    minimum_spend: dict[str, Decimal] = field(default_factory=dict)
+    # Slots taken (`Store.take_slots`): (date, "HH:MM"); and date -> "HH:MM" after which every
+    # slot of that day is taken.
+    taken_slots: set[tuple[str, str]] = field(default_factory=set)
+    taken_after: dict[str, str] = field(default_factory=dict)
+
+    def slot_taken(self, day: str, slot: str) -> bool:
+        after = self.taken_after.get(day)
+        return (day, slot) in self.taken_slots or (after is not None and slot > after)
+
+    def method_refusal(self, method: str) -> str | None:
+        """Why this location takes no `method` order now (None: it does)."""
+        if self.methods.get(method, False):
+            return None
+        return f"{METHOD_NAMES[method]} orders are not available at {self.name} right now."
 
     def product(self, product_id: str) -> Product | None:
         return next((p for p in self.products if p.id == product_id), None)
@@ -271,7 +347,8 @@ def harbour_noodles() -> Seed:
         categories=[("cat_noodles", "Noodles"), ("cat_sides", "Sides"), ("cat_drinks", "Drinks")],
         products=products,
         popular=["prod_wonton_soup", "prod_gyoza"],
-        discount_codes={"HARBOUR10": Decimal("0.10")},
+        discount_codes={"HARBOUR10": Decimal("0.10"), "BIG100": Decimal("0.10")},
+        minimum_spend={"BIG100": Decimal("100.00")},
     )
     return Seed(
         merchant_id="66a1f0c2b3d4e5f607182900",
@@ -280,6 +357,95 @@ def harbour_noodles() -> Seed:
         country="United Kingdom",
         locations=[location],
     )
+
+
+BONDI_LOCATION_ID = "66a1f0c2b3d4e5f60718293b"
+
+
+def bondi_location() -> Location:
+    """A second location whose rules the first lacks: Sydney time and AUD, table and delivery
+    only (no pickup, no room service), tips off, a platter whose fillings are a 2-to-3 choice,
+    and only the minimum-spend code BIG100 (10% off from A$100.00)."""
+    fillings = Group(
+        "grp_fillings",
+        "Fillings",
+        2,
+        3,
+        [
+            Option("opt_fill_prawn", "Prawn", Decimal("1.00")),
+            Option("opt_fill_pork", "Pork and chive", Decimal("0.00")),
+            Option("opt_fill_veg", "Vegetable", Decimal("0.00")),
+            Option("opt_fill_chicken", "Chicken and corn", Decimal("0.00")),
+        ],
+        description="Choose 2 to 3",
+    )
+    products = [
+        Product(
+            "prod_bondi_platter",
+            "Dumpling platter (12)",
+            Decimal("18.50"),
+            "Twelve steamed dumplings, your choice of fillings.",
+            "cat_bondi_dumplings",
+            [fillings],
+        ),
+        Product(
+            "prod_bondi_laksa",
+            "Prawn laksa",
+            Decimal("21.00"),
+            "Coconut curry broth, rice noodles, prawns.",
+            "cat_bondi_bowls",
+        ),
+        Product(
+            "prod_bondi_lemonade",
+            "Yuzu lemonade",
+            Decimal("6.50"),
+            "House-made, lightly sparkling.",
+            "cat_bondi_drinks",
+        ),
+    ]
+    return Location(
+        id=BONDI_LOCATION_ID,
+        slug="harbour-noodles-bondi",
+        name="Harbour Noodles Bondi",
+        bio="Dumplings and noodles by the beach.",
+        street="80 Campbell Parade",
+        city="Bondi Beach",
+        state="NSW",
+        zip_code="2026",
+        country="Australia",
+        lat=-33.8915,
+        lng=151.2767,
+        timezone="Australia/Sydney",
+        currency="aud",
+        symbol="A$",
+        statement_descriptor="HARBOUR BONDI",
+        categories=[
+            ("cat_bondi_dumplings", "Dumplings"),
+            ("cat_bondi_bowls", "Bowls"),
+            ("cat_bondi_drinks", "Drinks"),
+        ],
+        products=products,
+        popular=["prod_bondi_platter"],
+        discount_codes={"BIG100": Decimal("0.10")},
+        minimum_spend={"BIG100": Decimal("100.00")},
+        tax_rate=Decimal("0.10"),
+        service_fee_rate=Decimal("0.00"),
+        delivery_fee=Decimal("5.00"),
+        methods={
+            "takeout": False,
+            "table_side": True,
+            "delivery": True,
+            "room_service": False,
+        },
+        tips_enabled=False,
+    )
+
+
+def harbour_and_bondi() -> Seed:
+    """The merchant with both locations: Bristol first (the default), then Bondi."""
+    seed = harbour_noodles()
+    seed.locations.append(bondi_location())
+    return seed
 
 
 # ---------------------------------------------------------------------------------------------
@@ -528,6 +694,7 @@ class Store:
                 minute += 15
             if offset == 0 and location.closed_reason is not None:
                 slots = []
+            slots = [s for s in slots if not location.slot_taken(day.isoformat(), s)]
             days.append({"value": day.isoformat(), "label": label, "intervals": slots})
         return [d for d in days if d["intervals"]]
 
@@ -630,6 +797,101 @@ class Store:
         cart.order = order_body(cart, _hex24(), f"H{number}", self.clock())
         self.orders[cart.order["id"]] = cart.order
 
+    # -- test-only server-side events -----------------------------------------------------------
+    # What happens on the vendor's side while a kiosk is mid-order; reached through /__test__
+    # routes and tests/journeys/harness.py, never through the API.
+
+    def expire_cart(self, cart_id: str) -> Cart:
+        """The cart's time runs out now (as at its `expiresAt`): status EXPIRED, edits and
+        hand-offs refused with 409 CART_IMMUTABLE, reads keep answering it, order-result says
+        failed / CART_EXPIRED (as for a DELETE). Only an OPEN cart expires; a LOCKED (paid)
+        or COMPLETED one is left as it is (KeyError: no such cart)."""
+        cart = self.carts[cart_id]
+        if cart.status == "OPEN":
+            cart.expires_at = min(cart.expires_at, self.clock())
+            self.cart(cart_id)
+        return cart
+
+    def products_named(self, product_id: str, location_id: str | None) -> list[Product]:
+        found = [
+            p
+            for loc in self.seed.locations
+            if location_id in (None, loc.id)
+            for p in loc.products
+            if p.id == product_id
+        ]
+        if not found:
+            raise KeyError(f"no product {product_id}")
+        return found
+
+    def sell_out(self, product_id: str, location_id: str | None = None) -> None:
+        """The product sells out (every location, or one): menus say `availability:
+        "sold_out"`, an add is refused, its lines in open carts say so, a hand-off is refused."""
+        for found in self.products_named(product_id, location_id):
+            found.availability = "sold_out"
+        self._touch_carts(lambda c: any(ln.product.id == product_id for ln in c.lines))
+
+    def restock(self, product_id: str, location_id: str | None = None) -> None:
+        for found in self.products_named(product_id, location_id):
+            found.availability = "available"
+        self._touch_carts(lambda c: any(ln.product.id == product_id for ln in c.lines))
+
+    def switch(self, method: str, on: bool, location_id: str | None = None) -> None:
+        """A way to order (the API's word) is switched off or on at a location (default: the
+        first): methodsStatus and readiness follow, sessions and changes to it are refused."""
+        if method not in FULFILMENT_METHODS:
+            raise KeyError(f"no fulfilment method {method}")
+        location = self.location_or_first(location_id)
+        location.methods[method] = on
+
+    def take_slots(
+        self,
+        times: tuple[str, ...] | list[str] = (),
+        *,
+        day: str | None = None,
+        after: str | None = None,
+        location_id: str | None = None,
+    ) -> list[str]:
+        """Slots of `day` (ISO date; default today at the location) are taken: each of `times`
+        ("HH:MM"), and with `after` every slot later than it that day. They leave
+        time-intervals; setting one, or a hand-off of a cart that holds one, is refused. The
+        slots of that day still offered, after the change."""
+        location = self.location_or_first(location_id)
+        day = day or self.local_now(location).date().isoformat()
+        location.taken_slots.update((day, t) for t in times)
+        if after is not None:
+            location.taken_after[day] = min(after, location.taken_after.get(day, after))
+        return next((d["intervals"] for d in self.order_days(location) if d["value"] == day), [])
+
+    def add_code(
+        self,
+        code: str,
+        rate: Decimal,
+        minimum: Decimal | None = None,
+        location_id: str | None = None,
+    ) -> None:
+        """A discount code `rate` off the subtotal (0.10 is 10%), valid from `minimum`."""
+        location = self.location_or_first(location_id)
+        location.discount_codes[code.upper()] = rate
+        if minimum is not None:
+            location.minimum_spend[code.upper()] = minimum
+        else:
+            location.minimum_spend.pop(code.upper(), None)
+
+    def location_or_first(self, location_id: str | None) -> Location:
+        if location_id is None:
+            return self.seed.locations[0]
+        found = self.location_by_id(location_id)
+        if found is None:
+            raise KeyError(f"no location {location_id}")
+        return found
+
+    def _touch_carts(self, concerned: Callable[[Cart], bool]) -> None:
+        # A server-side change to what a cart answers is a new revision of it.
+        for cart in self.carts.values():
+            if cart.status == "OPEN" and concerned(cart):
+                cart.revision += 1
+
 
 # ---------------------------------------------------------------------------------------------
 # Bodies
@@ -646,6 +908,8 @@ def totals(cart: Cart) -> dict[str, Decimal]:
     loc = cart.location
     subtotal_before = sum((ln.unit_price * ln.quantity for ln in cart.lines), Decimal(0))
     rate = loc.discount_codes.get(cart.discount_code or "", Decimal(0))
+    if subtotal_before < loc.minimum_spend.get(cart.discount_code or "", Decimal(0)):
+        rate = Decimal(0)  # kept on the cart, applied again once the minimum is reached
     discount = (subtotal_before * rate).quantize(CENT, rounding=ROUND_HALF_UP)
     subtotal = subtotal_before - discount
     tax = (subtotal * loc.tax_rate).quantize(CENT, rounding=ROUND_HALF_UP)
@@ -702,6 +966,10 @@ def line_body(cart: Cart, line: Line) -> dict[str, Any]:
             "price": _money(line.product.price),
         },
     }
+    if line.product.availability != "available":
+        # CartItem is open (contract line 127) and names no availability member; a real
+        # server would most plausibly echo the product's own word, as its menus publish it.
+        body["availability"] = line.product.availability
     return body
 
 
@@ -1479,10 +1747,8 @@ def get_merchant(ctx: Ctx) -> Reply:
                     "lat": loc.lat,
                     "lng": loc.lng,
                     "methodsStatus": {
-                        "pickup": True,
-                        "table": True,
-                        "delivery": True,
-                        "roomService": True,
+                        word: loc.methods.get(method, False)
+                        for word, method in METHODS_STATUS.items()
                     },
                 }
                 for loc in seed.locations
@@ -1554,7 +1820,11 @@ def time_intervals(ctx: Ctx) -> Reply:
 
 def readiness(ctx: Ctx) -> Reply:
     loc = _loc(ctx)
-    method = ctx.query.get("fulfillmentMethod", "takeout")
+    offered = [m for m in FULFILMENT_METHODS if loc.methods.get(m)]
+    method = ctx.query.get("fulfillmentMethod") or (offered[0] if offered else "takeout")
+    refusal = loc.method_refusal(method)
+    if refusal is not None:
+        return Reply(200, {"ready": False, "fulfillmentMethod": method, "reason": refusal})
     if loc.closed_reason is not None:
         # {ready: false, fulfillmentMethod, reason} (contract line 29).
         return Reply(
@@ -1598,8 +1868,8 @@ def gratuity_config(ctx: Ctx) -> Reply:
     return Reply(
         200,
         {
-            "enabled": True,
-            "shouldAllowCustomTip": True,
+            "enabled": loc.tips_enabled,
+            "shouldAllowCustomTip": loc.tips_enabled,
             "tipPercentage": list(loc.tip_percentages),
             "defaultTipPercentage": "0",
             "description": "Tips go to the kitchen and floor team.",
@@ -1654,6 +1924,9 @@ def product(ctx: Ctx) -> Reply:
 
 def ordering_session(ctx: Ctx) -> Reply:
     loc, body, store = _loc(ctx), ctx.body, ctx.store
+    refusal = loc.method_refusal(body["fulfillmentMethod"])
+    if refusal is not None:
+        raise _refuse(refusal, {"field": "fulfillmentMethod"})
     existing_id = body.get("existingCartId")
     if existing_id:
         cart = store.cart(existing_id)
@@ -1710,6 +1983,9 @@ def update_cart(ctx: Ctx) -> Reply:
     cart = _cart(ctx)
     _need_open(cart)
     if "fulfillmentMethod" in ctx.body:
+        refusal = cart.location.method_refusal(ctx.body["fulfillmentMethod"])
+        if refusal is not None:
+            raise _refuse(refusal, {"field": "fulfillmentMethod"})
         _set_method(cart, ctx.body["fulfillmentMethod"])
     if "note" in ctx.body:
         # The cart schema has no note member: metadata is the only open place for it.
@@ -1767,6 +2043,9 @@ def set_gratuity(ctx: Ctx) -> Reply:
     cart = _cart(ctx)
     _need_open(cart)
     amount, percentage = ctx.body.get("amount"), ctx.body.get("percentage")
+    tipped = any(v is not None and Decimal(str(v)) != 0 for v in (amount, percentage))
+    if tipped and not cart.location.tips_enabled:
+        raise _refuse(f"{cart.location.name} does not take tips.", {"field": "amount"})
     if amount is not None and percentage is not None:
         raise _refuse("Give an amount or a percentage, not both.", {"field": "amount"})
     cart.tip_amount = Decimal(amount).quantize(CENT) if amount is not None else None
@@ -1944,9 +2223,23 @@ def remove_item(ctx: Ctx) -> Reply:
 def apply_discount(ctx: Ctx) -> Reply:
     cart = _cart(ctx)
     _need_open(cart)
-    code = ctx.body["code"].upper()
-    if code not in cart.location.discount_codes:
+    code, loc = ctx.body["code"].upper(), cart.location
+    if code not in loc.discount_codes:
         raise _refuse("That discount code is not valid here.", {"field": "code"})
+    minimum = loc.minimum_spend.get(code)
+    subtotal = sum((ln.unit_price * ln.quantity for ln in cart.lines), Decimal(0))
+    if minimum is not None and subtotal < minimum:
+        # No documented code for it: a VALIDATION_ERROR naming the field, with the figures.
+        raise _refuse(
+            f"This code needs an order of at least {_fmt(loc, minimum)}. "
+            f"Add {_fmt(loc, minimum - subtotal)} more.",
+            {
+                "field": "code",
+                "reason": "MINIMUM_NOT_MET",
+                "minimumSubtotal": _money(minimum),
+                "amountShort": _money(minimum - subtotal),
+            },
+        )
     cart.discount_code = code
     cart.revision += 1
     return _cart_reply(cart)
@@ -1972,6 +2265,7 @@ def checkout_handoff(ctx: Ctx) -> Reply:
     }.get(cart.method, False)
     if missing:
         raise _refuse(f"A {cart.method} cart needs its details first.", {"field": cart.method})
+    _need_orderable(cart)
     if cart.pickup_type == "ASAP":
         # requireScheduledOrders (contract line 136) says only that orders must be scheduled;
         # a new cart starts ASAP (the readiness/cart default), so the hand-off, where an order
@@ -1988,6 +2282,35 @@ def checkout_handoff(ctx: Ctx) -> Reply:
     url = f"https://checkout.harbour-noodles.test/pay/{handoff_id}"
     ctx.store.handoffs[handoff_id] = Handoff(handoff_id, cart.id, url, expires, now)
     return Reply(201, {"checkoutUrl": url, "expiresAt": _iso(expires)})
+
+
+def _need_orderable(cart: Cart) -> None:
+    """What a hand-off re-checks of a cart against the location as it is now: its way to order
+    still offered, every line's product still available, a LATER time still offered. Each a
+    400 VALIDATION_ERROR naming the field (the documents list no code of their own for them)."""
+    loc = cart.location
+    refusal = loc.method_refusal(cart.method)
+    if refusal is not None:
+        raise _refuse(refusal, {"field": "fulfillmentMethod"})
+    gone = [ln for ln in cart.lines if ln.product.availability != "available"]
+    if gone:
+        names = list(dict.fromkeys(ln.product.name for ln in gone))
+        verb, them = ("is", "it") if len(names) == 1 else ("are", "them")
+        raise _refuse(
+            f"Sorry, {', '.join(names)} {verb} no longer available. "
+            f"Remove {them} from your order to continue.",
+            {
+                "field": "items",
+                "reason": "ITEM_UNAVAILABLE",
+                "itemIds": [ln.id for ln in gone],
+                "productIds": list(dict.fromkeys(ln.product.id for ln in gone)),
+            },
+        )
+    if cart.pickup_type == "LATER" and loc.slot_taken(cart.order_date, cart.order_time):
+        raise _refuse(
+            f"{cart.order_time} is no longer available. Please choose another time.",
+            {"field": "orderTime", "reason": "SLOT_UNAVAILABLE"},
+        )
 
 
 def payment_intent(ctx: Ctx) -> Reply:
@@ -2159,7 +2482,74 @@ def make_vendor_app(
         server.faults.add_script(*wanted.get("script", []))
         return JSONResponse({"rate_limited": server.faults.rate_limited})
 
+    async def _options(request: Request) -> dict[str, Any]:
+        raw = await request.body()
+        return json.loads(raw) if raw else {}
+
+    def _event(
+        act: Callable[[Request, dict[str, Any]], dict[str, Any]],
+    ) -> Callable[[Request], Any]:
+        """A server-side event (see `Store`'s test-only events): the body (optional JSON) may
+        name `locationId` (default: the first location; for products, every location). 404
+        for something unknown."""
+
+        async def endpoint(request: Request) -> Response:
+            try:
+                return JSONResponse(act(request, await _options(request)))
+            except KeyError as missing:
+                return JSONResponse({"error": str(missing)}, 404)
+
+        return endpoint
+
+    store = server.store
+
+    def expire(request: Request, _: dict[str, Any]) -> dict[str, Any]:
+        cart = store.expire_cart(request.path_params["cartId"])
+        return {"cart": cart.id, "status": cart.status}
+
+    def availability(request: Request, body: dict[str, Any]) -> dict[str, Any]:
+        product_id, action = request.path_params["productId"], request.path_params["action"]
+        if action not in ("sell-out", "restock"):
+            raise KeyError(f"no action {action}")
+        (store.sell_out if action == "sell-out" else store.restock)(
+            product_id, body.get("locationId")
+        )
+        return {"product": product_id, "availability": action}
+
+    def switch(request: Request, body: dict[str, Any]) -> dict[str, Any]:
+        method, state = request.path_params["method"], request.path_params["state"]
+        if state not in ("on", "off"):
+            raise KeyError(f"no state {state}")
+        store.switch(method, state == "on", body.get("locationId"))
+        location = store.location_or_first(body.get("locationId"))
+        return {"location": location.id, "methods": location.methods}
+
+    def take(_: Request, body: dict[str, Any]) -> dict[str, Any]:
+        left = store.take_slots(
+            body.get("times", []),
+            day=body.get("day"),
+            after=body.get("after"),
+            location_id=body.get("locationId"),
+        )
+        return {"intervals": left}
+
+    def add_code(_: Request, body: dict[str, Any]) -> dict[str, Any]:
+        minimum = body.get("minimumSubtotal")
+        store.add_code(
+            body["code"],
+            Decimal(str(body["percentOff"])) / 100,
+            Decimal(str(minimum)) if minimum is not None else None,
+            body.get("locationId"),
+        )
+        return {"code": body["code"].upper()}
+
     routes = [
+        # Before the payment route of the same shape: "expire" is an event, not a payment.
+        Route("/__test__/carts/{cartId}/expire", _event(expire), methods=["POST"]),
+        Route("/__test__/products/{productId}/{action}", _event(availability), methods=["POST"]),
+        Route("/__test__/methods/{method}/{state}", _event(switch), methods=["POST"]),
+        Route("/__test__/slots/take", _event(take), methods=["POST"]),
+        Route("/__test__/discount-codes", _event(add_code), methods=["POST"]),
         Route("/__test__/handoffs/{handoffId}/{action}", test_payment, methods=["POST"]),
         Route("/__test__/carts/{cartId}/{action}", test_payment, methods=["POST"]),
         Route("/__test__/faults", test_faults, methods=["POST"]),

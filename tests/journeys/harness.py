@@ -22,6 +22,24 @@ Usage (see tests/journeys/test_example.py):
             await j.wait_for(lambda: j.screen_name() == "DoneScreen", within=30)
             assert "H101" in j.screen_text()
         # on leaving: the server recorded no contract breach (app.state.violations == [])
+
+Server-side events, in the middle of an order (tests/conformance/vendor_server.py's docstring
+gives each refusal's status, code and message; `location` defaults to the kiosk's location):
+
+    j.pay() / j.decline() / j.fail(code)     # the hosted page, by cart or `handoff_id=` (an
+                                             # earlier hand-off stays payable until it expires)
+    j.expire_cart(cart_id=None)              # the cart expires now (409 CART_IMMUTABLE after)
+    j.sell_out(product_id)                   # sold out: adds and hand-offs refused
+    j.restock(product_id)
+    j.switch_off(way) / j.switch_on(way)     # way: takeout | table_side | delivery | room_service
+    j.take_slots(*times, day=None, after=None)  # -> the day's slots left
+    j.add_code(code, percent_off, minimum=None)  # BIG100 is seeded (10% off from 100.00)
+
+Each but `expire_cart` also takes `location=` (keyword; an id or slug).
+
+A second location with other rules (Sydney, AUD, table and delivery only, tips off, a 2-to-3
+choice, BIG100): `start_journey(tmp_path, location=BONDI_LOCATION_ID)` (its seed by default),
+or `seed_with(at=BONDI_LOCATION_ID, **changes)`.
 """
 
 from __future__ import annotations
@@ -36,6 +54,7 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +66,14 @@ from kiosk.config import Settings
 from kiosk.ordering.services import KioskServices
 from kiosk.runtime import build_remote_services, make_app
 from kiosk.tui.app import KioskApp, resume_file
-from tests.conformance.vendor_server import Faults, Seed, harbour_noodles, make_vendor_app
+from tests.conformance.vendor_server import (
+    BONDI_LOCATION_ID,
+    Faults,
+    Seed,
+    harbour_and_bondi,
+    harbour_noodles,
+    make_vendor_app,
+)
 
 BASE_URL = "http://127.0.0.1/api/v1/storefront"
 LOCATION_ID = "66a1f0c2b3d4e5f60718293a"  # the strict server's seed location (Harbour Noodles)
@@ -496,6 +522,65 @@ class Journey:
         else:
             store.fail_payment(cart_id, code, handoff)
 
+    # -- server-side events -------------------------------------------------------------------
+
+    def _location_id(self, location: str | None) -> str:
+        found = self.store.location_by_slug_or_id(location or self.location)
+        if found is None:
+            raise JourneyError(f"the server has no location {location or self.location}")
+        return str(found.id)
+
+    def expire_cart(self, cart_id: str | None = None) -> None:
+        """The cart (the kiosk's current one by default) expires now on the server."""
+        self.store.expire_cart(cart_id or self.cart_id)
+
+    def sell_out(self, product_id: str, *, location: str | None = None) -> None:
+        """The product sells out at the location (the kiosk's by default)."""
+        self.store.sell_out(product_id, self._location_id(location))
+
+    def restock(self, product_id: str, *, location: str | None = None) -> None:
+        self.store.restock(product_id, self._location_id(location))
+
+    def switch_off(self, way: str, *, location: str | None = None) -> None:
+        """A way to order (the API's word: takeout, table_side, delivery, room_service) is
+        switched off at the location."""
+        self.store.switch(way, False, self._location_id(location))
+
+    def switch_on(self, way: str, *, location: str | None = None) -> None:
+        self.store.switch(way, True, self._location_id(location))
+
+    def take_slots(
+        self,
+        *times: str,
+        day: str | None = None,
+        after: str | None = None,
+        location: str | None = None,
+    ) -> list[str]:
+        """Slots ("HH:MM") of `day` (ISO date; today at the location by default) are taken,
+        and with `after` every slot later than it that day. Returns the day's slots left."""
+        return list(
+            self.store.take_slots(
+                times, day=day, after=after, location_id=self._location_id(location)
+            )
+        )
+
+    def add_code(
+        self,
+        code: str,
+        percent_off: float | str,
+        minimum: str | None = None,
+        *,
+        location: str | None = None,
+    ) -> None:
+        """A discount code `percent_off` off the subtotal, valid from a subtotal of `minimum`
+        (a decimal string in major units, e.g. "100.00")."""
+        self.store.add_code(
+            code,
+            Decimal(str(percent_off)) / 100,
+            Decimal(minimum) if minimum is not None else None,
+            self._location_id(location),
+        )
+
     @property
     def violations(self) -> list[str]:
         """The contract breaches the server recorded (must be empty at the end of a journey)."""
@@ -514,12 +599,14 @@ class Journey:
 JourneyFactory = Callable[..., Any]
 
 
-def seed_with(**location_changes: Any) -> Seed:
-    """The strict server's seed with its one location changed, e.g.
+def seed_with(*, at: str = LOCATION_ID, **location_changes: Any) -> Seed:
+    """The strict server's seed with a location changed, e.g.
     `seed_with(require_scheduled=True)` (a scheduled-only location) or
-    `seed_with(closed_reason="Closed for a private event")` (closed today)."""
-    seed = harbour_noodles()
-    seed.locations[0] = replace(seed.locations[0], **location_changes)
+    `seed_with(closed_reason="Closed for a private event")` (closed today). `at=
+    BONDI_LOCATION_ID`: the seed with both locations, Bondi changed."""
+    seed = harbour_noodles() if at == LOCATION_ID else harbour_and_bondi()
+    index = next(i for i, loc in enumerate(seed.locations) if at in (loc.id, loc.slug))
+    seed.locations[index] = replace(seed.locations[index], **location_changes)
     return seed
 
 
@@ -543,6 +630,8 @@ async def start_journey(
     the server must have recorded no contract breach and no answer of its own off the document
     (unless `check_violations=False`)."""
     clock = ManualClock(start)
+    if seed is None and location == BONDI_LOCATION_ID:
+        seed = harbour_and_bondi()  # the seed that has it
     server = make_vendor_app(
         seed,
         faults,

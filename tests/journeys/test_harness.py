@@ -4,13 +4,20 @@ old kiosk sends nothing more; the new one starts on the same state folder)."""
 from __future__ import annotations
 
 import asyncio
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
 from tests.bench.tui_walk import quick_pilot
-from tests.conformance.vendor_server import PaymentRefused
-from tests.journeys.harness import ManualClock, _restore, _snapshot, start_journey
+from tests.conformance.vendor_server import BONDI_LOCATION_ID, PaymentRefused
+from tests.journeys.harness import (
+    LOCATION_ID,
+    ManualClock,
+    _restore,
+    _snapshot,
+    start_journey,
+)
 from tests.journeys.test_example import order_gyoza_to_payment
 
 
@@ -70,3 +77,31 @@ def test_the_state_folder_is_put_back_as_it_was_at_the_kill(tmp_path: Path) -> N
     _restore(folder, kept)
     assert [p.name for p in folder.iterdir()] == ["open-cart.json"]
     assert (folder / "open-cart.json").read_text() == "at the kill"
+
+
+async def test_server_side_events_change_the_kiosks_location_on_the_server(tmp_path: Path) -> None:
+    with quick_pilot():
+        async with start_journey(tmp_path, location=BONDI_LOCATION_ID) as j:
+            bondi = j.store.location_by_id(BONDI_LOCATION_ID)
+            bristol = j.store.location_by_id(LOCATION_ID)
+            j.switch_off("table_side")
+            assert bondi.methods["table_side"] is False and bristol.methods["table_side"]
+            j.switch_on("table_side")
+            assert bondi.methods["table_side"] is True
+            j.sell_out("prod_bondi_laksa")
+            assert bondi.product("prod_bondi_laksa").availability == "sold_out"
+            j.restock("prod_bondi_laksa")
+            assert bondi.product("prod_bondi_laksa").availability == "available"
+            # 16:00 UTC on 2 March is 03:00 on 3 March in Sydney: slots from 03:15.
+            left = j.take_slots("03:30", after="04:00")
+            assert left == ["03:15", "03:45", "04:00"]
+            assert j.take_slots(day="2026-03-04")[:1] == ["00:00"]
+            j.add_code("ten", 10, "50.00")
+            assert (bondi.discount_codes["TEN"], bondi.minimum_spend["TEN"]) == (
+                Decimal("0.10"),
+                Decimal("50.00"),
+            )
+            cart = j.store.new_cart(bondi, "table_side")
+            j.expire_cart(cart.id)
+            assert j.server_cart(cart.id)["status"] == "EXPIRED"
+            assert j.order_result(cart.id) == {"state": "failed", "code": "CART_EXPIRED"}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from textual.widgets import Static
 
-from kiosk.tui.recent import RECALL_WINDOW
+from kiosk.ordering.recent import RECALL_WINDOW
 from kiosk.tui.screens.done import DoneScreen
 from kiosk.tui.screens.location import LocationScreen
 from kiosk.tui.widgets.order_number import OrderNumber
@@ -20,7 +20,9 @@ from .test_flow import add_simple, checkout_and_pay, open_menu
 
 async def test_the_number_again_on_the_first_screen_for_a_while(tmp_path: Path) -> None:
     now = [1000.0]
-    k = make_kiosk(tmp_path, clock=lambda: now[0])
+    # The window is wall-clock time: the number is kept in the terminal's state for the next
+    # process too (journey 28), where a monotonic clock means nothing.
+    k = make_kiosk(tmp_path, clock=lambda: now[0], wall_clock=lambda: now[0])
     app = k.app
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)

@@ -13,6 +13,7 @@ from kiosk.ordering.lifecycle import (
     Lifecycle,
     OrderSnapshot,
     Phase,
+    WayToOrder,
     describe,
 )
 
@@ -32,7 +33,31 @@ def test_every_phase_is_reachable_from_ordering_and_every_live_phase_can_end() -
         # A payment can land, the cart can go and the customer can leave in every live phase.
         assert {Event.PAID, Event.EXPIRED, Event.CANCELLED} <= events, phase
     for phase in TERMINAL:
-        assert not [e for (p, e) in TRANSITIONS if p is phase], phase
+        # An ended order only hears the server say so again (it stays, or the server's
+        # "completed" wins), or gives way to a new order.
+        for (source, event), target in TRANSITIONS.items():
+            if source is phase:
+                assert target in (phase, Phase.PAID) or event is Event.NEW_ORDER, (phase, event)
+
+
+def test_every_event_the_table_does_not_list_raises_in_every_phase() -> None:
+    """The table is the only door: for every phase and every event, either the row moves the
+    record where the table says, or the event raises and nothing changes."""
+    for phase in Phase:
+        for event in Event:
+            if event in (Event.RESTORED, Event.SETTLED):
+                continue  # their targets come from the record (tested below)
+            life = Lifecycle(OrderSnapshot(phase=phase, doubt_from=None))
+            said: list[OrderSnapshot] = []
+            life.subscribe(said.append)
+            target = TRANSITIONS.get((phase, event))
+            if target is None:
+                with pytest.raises(IllegalTransition):
+                    life.fire(event)
+                assert life.phase is phase and said == []
+            else:
+                life.fire(event)
+                assert life.phase is target and len(said) == 1, (phase, event)
 
 
 def test_a_paid_order_is_never_declined_or_reopened() -> None:
@@ -40,12 +65,51 @@ def test_a_paid_order_is_never_declined_or_reopened() -> None:
     life.fire(Event.CHECKOUT)
     life.fire(Event.HANDED_OFF, checkout_url="https://pay.example/x")
     life.fire(Event.PAID, order_number="R-0044")
-    for event in (Event.DECLINED, Event.BACK, Event.CANCELLED, Event.EXPIRED, Event.RETRY):
+    for event in (Event.DECLINED, Event.BACK, Event.RETRY, Event.HANDED_OFF, Event.COUNTER):
         assert not life.can(event)
         with pytest.raises(IllegalTransition):
             life.fire(event)
-    assert not life.fire_if(Event.DECLINED)
+    # The server saying it again, or the cart going afterwards, leaves the order paid.
+    for event in (Event.PAID, Event.CANCELLED, Event.EXPIRED):
+        life.fire(event)
     assert life.phase is Phase.PAID and life.snapshot.order_number == "R-0044"
+
+
+def test_recorded_facts_are_rows_that_write_only_what_they_name() -> None:
+    life = Lifecycle()
+    life.fire(Event.WAY_CHOSEN, way=WayToOrder("table_service", table_number="8"))
+    life.fire(Event.TIME_CHOSEN, order_time=("2026-03-02", "18:30"))
+    with pytest.raises(IllegalTransition):
+        life.fire(Event.WAY_CHOSEN, order_number="X1")  # a row records what it names only
+    life.fire(Event.CHECKOUT)
+    life.fire(Event.NAMED, customer_name="Ada")
+    with pytest.raises(IllegalTransition):
+        life.fire(Event.WAY_CHOSEN, way=WayToOrder("pickup"))  # not while checking out
+    life.fire(Event.HANDED_OFF, checkout_url="u")
+    life.fire(Event.COUNTER, at_counter=True)
+    snap = life.snapshot
+    assert snap.way == WayToOrder("table_service", table_number="8")
+    assert snap.order_time == ("2026-03-02", "18:30") and snap.customer_name == "Ada"
+    assert snap.at_counter and snap.phase is Phase.AWAITING_PAYMENT
+    assert OrderSnapshot.from_json(snap.to_json()) == snap
+
+
+def test_a_restart_restores_the_kept_record_once_and_a_new_order_drops_it() -> None:
+    kept = OrderSnapshot(
+        phase=Phase.AWAITING_PAYMENT,
+        checkout_url="u",
+        way=WayToOrder("delivery", delivery={"street": "10 Pitt St"}),
+    )
+    life = Lifecycle()
+    life.fire(Event.RESTORED, snapshot=kept)
+    assert life.snapshot == kept
+    with pytest.raises(IllegalTransition):
+        life.fire(Event.RESTORED, snapshot=kept)  # only over an empty record
+    with pytest.raises(IllegalTransition):
+        life.fire(Event.NEW_ORDER)  # a live order is ended first (paid, expired, cancelled)
+    life.fire(Event.CANCELLED)
+    life.fire(Event.NEW_ORDER)
+    assert life.snapshot == OrderSnapshot()
 
 
 def test_every_transition_is_persisted_before_listeners_hear_of_it() -> None:
@@ -98,4 +162,5 @@ def test_the_table_prints_every_phase() -> None:
     for phase in Phase:
         assert f"{phase}:" in text
     assert "awaiting_payment: " in text and "paid -> paid" in text
-    assert "paid: (final)" in text
+    assert "restored -> <the restored phase>" in text
+    assert "settled -> <where the doubt began>" in text

@@ -27,7 +27,7 @@ from kiosk.ordering.cart_store import (
     StoreStatus,
     load_saved_cart,
 )
-from kiosk.ordering.lifecycle import OrderSnapshot, Phase
+from kiosk.ordering.lifecycle import OrderSnapshot, Phase, WayToOrder
 from kiosk.ordering.modifiers import SelectionState
 from tests.unit.test_ordering_rig import Rig, demo_rig
 
@@ -492,8 +492,9 @@ async def test_the_cart_id_file_lives_from_start_to_completion(tmp_path: Path) -
         assert json.loads(path.read_text()) == {
             "cartId": store.cart_id,
             "locationId": rig.location_id,
-            # The order's lifecycle (kiosk.ordering.lifecycle): a new cart is being ordered.
-            "order": OrderSnapshot().to_json(),
+            # The order's lifecycle (kiosk.ordering.lifecycle): a new cart is being ordered, for
+            # pickup (the way a restart asks the server for).
+            "order": OrderSnapshot(way=WayToOrder("pickup")).to_json(),
         }
         assert [p.name for p in path.parent.iterdir()] == ["cart.json"]  # no temp file left
         await store.add_item("prd_cookie", 2)
@@ -506,6 +507,7 @@ async def test_the_cart_id_file_lives_from_start_to_completion(tmp_path: Path) -
         rig.reset_counts()
         saved = load_saved_cart(path)
         assert saved is not None
+        store2.restore(saved.cart_id, saved.order)
         cart = await store2.resume(saved.cart_id, saved.location_id)
         assert cart is not None and lines(cart) == [("prd_cookie", 2)]
         assert store2.cart_id == saved.cart_id

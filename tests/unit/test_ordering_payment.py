@@ -7,8 +7,10 @@ import contextlib
 
 from kiosk.api import PaymentDeclinedError
 from kiosk.ordering.cart_store import CartStore
+from kiosk.ordering.lifecycle import Phase
 from kiosk.ordering.payment import (
     PaymentOutcome,
+    PaymentSession,
     PaymentTick,
     PollSchedule,
     wait_for_payment,
@@ -246,3 +248,64 @@ def _set(event: asyncio.Event):  # type: ignore[no-untyped-def]
         event.set()
 
     return go
+
+
+# ------------------------------------------------------------------ a session that always ends
+
+
+async def test_nobody_answers_still_there_one_last_look_then_abandoned() -> None:
+    async with demo_rig() as rig:
+        store = await locked(rig)
+        session = PaymentSession(store, timeout=60, ask_for=20)
+        ticks: list[PaymentTick] = []
+        result = await session.run(on_tick=ticks.append)
+        assert result.outcome is PaymentOutcome.ABANDONED
+        # Asked at the end of the time to pay, counted down for 20 s, then one last look.
+        asking = [t.asking_left for t in ticks if t.asking_left is not None]
+        assert asking[0] == 20 and asking[-1] in (0, 1)
+        assert [t.asking_left for t in ticks if t.elapsed < 60] == [None] * len(
+            [t for t in ticks if t.elapsed < 60]
+        )
+        assert 80 <= result.elapsed <= 81
+        assert store.phase is Phase.AWAITING_PAYMENT  # the caller ends the visit
+
+
+async def test_a_payment_during_still_there_is_the_customers_order() -> None:
+    async with demo_rig() as rig:
+        store = await locked(rig)
+        pay_at(rig, store, 65)
+        session = PaymentSession(store, timeout=60, ask_for=20)
+        result = await session.run()
+        assert result.outcome is PaymentOutcome.COMPLETED
+        assert result.order_number
+
+
+async def test_an_answer_to_still_there_gives_the_whole_time_again() -> None:
+    async with demo_rig() as rig:
+        store = await locked(rig)
+        session = PaymentSession(store, timeout=60, ask_for=20)
+        answered: list[float] = []
+
+        def tick(t: PaymentTick) -> None:
+            if t.asking_left is not None and not answered:
+                answered.append(t.elapsed)
+                session.keep()
+
+        result = await session.run(on_tick=tick)
+        assert result.outcome is PaymentOutcome.ABANDONED
+        # Asked at 60 s, answered at once, asked again 60 s later, then 20 s to the end.
+        assert answered and 60 <= answered[0] <= 61
+        assert 140 <= result.elapsed <= 142
+
+
+async def test_a_cart_that_expires_while_waiting_ends_the_session_at_once() -> None:
+    async with demo_rig() as rig:
+        store = await locked(rig)
+
+        async def expire() -> None:
+            await rig.client.delete_cart(rig.location_id, store.cart_id or "")
+
+        rig.clock.call_later(7, expire)
+        result = await PaymentSession(store, timeout=300, ask_for=20).run()
+        assert result.outcome is PaymentOutcome.GONE
+        assert result.elapsed <= 10

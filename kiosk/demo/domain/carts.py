@@ -10,7 +10,8 @@ from kiosk.demo import data
 from kiosk.demo.catalog import selections_json
 from kiosk.demo.domain.common import _str, iso
 from kiosk.demo.domain.menus import MenuRules
-from kiosk.demo.errors import locked, not_found, validation
+from kiosk.demo.domain.states import Op, Rule, State, as_of, check
+from kiosk.demo.errors import validation
 from kiosk.demo.money import dec, fmt, rate, total
 from kiosk.demo.pricing import Pricing, price_cart
 
@@ -110,18 +111,20 @@ class CartRules(MenuRules):
         existing = _str(body, "existingCartId", required=False, max_len=100)
         now = self.clock()
         with self.store.write() as conn:
-            cart = self.store.get_cart(conn, existing) if existing else None
-            if cart is not None and cart["locationId"] == loc["id"] and may_resume(cart):
-                if cart["status"] == "OPEN":
-                    cart["fulfillmentMethod"] = method
-                    cart["updatedAt"] = iso(now)
-                    self.store.put_cart(conn, cart, now)
-                    return {"cartId": cart["id"]}
-                if cart["status"] == "LOCKED":
-                    return {
-                        "cartId": cart["id"],
-                        "errorMessage": "This cart is being paid for and cannot change now",
-                    }
+            cart = self._own_cart(conn, loc, existing) if existing else None
+            if cart is not None and not may_resume(cart):
+                cart = None
+            state = check(Op.RESUME, cart).to
+            if cart is not None and state is State.OPEN:
+                cart["fulfillmentMethod"] = method
+                cart["updatedAt"] = iso(now)
+                self.store.put_cart(conn, cart, now)
+                return {"cartId": cart["id"]}
+            if cart is not None and state is State.LOCKED:
+                return {
+                    "cartId": cart["id"],
+                    "errorMessage": "This cart is being paid for and cannot change now",
+                }
             cart = self._new_cart(loc, method, now)
             cart.update(new_cart_fields or {})
             message = self._schedule_if_closed(loc, cart)
@@ -137,23 +140,36 @@ class CartRules(MenuRules):
         now = self.clock()
         with self.store.write() as conn:
             if current:
-                cart = self.store.get_cart(conn, current)
-                if (
-                    cart is not None
-                    and cart["locationId"] == loc["id"]
-                    and cart["status"] in ("OPEN", "LOCKED")
-                ):
+                cart = self._own_cart(conn, loc, current)
+                if cart is not None and check(Op.RESUME, cart).to in (State.OPEN, State.LOCKED):
                     return {"cartId": cart["id"]}
             cart = self._new_cart(loc, loc["methods"][0], now)
             self._schedule_if_closed(loc, cart)
             self.store.put_cart(conn, cart, now)
         return {"cartId": cart["id"]}
 
+    def _cart_at(self, conn: Any, cart_id: str) -> dict[str, Any] | None:
+        """The stored cart as it is now (expired once past its expiresAt): every cart the domain
+        reads comes through here."""
+        return as_of(self.store.get_cart(conn, cart_id), self.clock())
+
+    def _own_cart(self, conn: Any, loc: dict[str, Any], cart_id: str) -> dict[str, Any] | None:
+        """The cart, if it is this location's (another location's is as good as none)."""
+        cart = self._cart_at(conn, cart_id)
+        return cart if cart is not None and cart["locationId"] == loc["id"] else None
+
+    def _guarded(
+        self, conn: Any, loc: dict[str, Any], cart_id: str, op: Op
+    ) -> tuple[dict[str, Any], Rule]:
+        """The cart and the rule of `op` in its state (kiosk.demo.domain.states), read in the
+        operation's own transaction; the table's refusal is raised before anything is written."""
+        cart = self._own_cart(conn, loc, cart_id)
+        rule = check(op, cart)
+        assert cart is not None  # check() refuses every operation but RESUME on no cart
+        return cart, rule
+
     def _load(self, conn: Any, loc: dict[str, Any], cart_id: str) -> dict[str, Any]:
-        cart = self.store.get_cart(conn, cart_id)
-        if cart is None or cart["locationId"] != loc["id"]:
-            raise not_found("Cart not found")
-        return cart
+        return self._guarded(conn, loc, cart_id, Op.READ)[0]
 
     def _price(self, loc: dict[str, Any], cart: dict[str, Any]) -> Pricing:
         # A locked cart is priced as of its lock time, so the amount of its payment intent holds.
@@ -176,7 +192,7 @@ class CartRules(MenuRules):
     def get_cart_json(self, cart_id: str) -> dict[str, Any]:
         """Test helper: the cart as GET would return it, without HTTP or auth."""
         with self.store.read() as conn:
-            cart = self.store.get_cart(conn, cart_id)
+            cart = self._cart_at(conn, cart_id)
         if cart is None:
             raise KeyError(cart_id)
         loc = self.catalog.locations[cart["locationId"]]
@@ -227,24 +243,40 @@ class CartRules(MenuRules):
     ) -> dict[str, Any]:
         now = self.clock()
         with self.store.write() as conn:
-            cart = self._load(conn, loc, cart_id)
-            if cart["status"] != "OPEN":
-                raise locked()
+            cart, _ = self._guarded(conn, loc, cart_id, Op.EDIT)
             change(cart)
             cart["updatedAt"] = iso(now)
             self.store.put_cart(conn, cart, now)
         return cart
 
     def delete_cart(self, loc: dict[str, Any], cart_id: str) -> dict[str, Any]:
+        """v1's DELETE: the cart is removed and its payment canceled (Op.DELETE_V1)."""
         with self.store.write() as conn:
-            self._load(conn, loc, cart_id)
+            self._guarded(conn, loc, cart_id, Op.DELETE_V1)
             conn.execute("DELETE FROM carts WHERE id = ?", (cart_id,))
-            conn.execute(
-                "UPDATE payment_intents SET status = 'canceled'"
-                " WHERE cart_id = ? AND status != 'succeeded'",
-                (cart_id,),
-            )
+            self._cancel_payments(conn, cart_id)
         return {"success": True}
+
+    def expire_cart(self, loc: dict[str, Any], cart_id: str) -> dict[str, Any]:
+        """2.0's DELETE: the cart is kept, EXPIRED (a retried delete and a late read still find
+        it), and its payment canceled (Op.DELETE_V2). Returns the stored cart."""
+        now = self.clock()
+        with self.store.write() as conn:
+            cart, rule = self._guarded(conn, loc, cart_id, Op.DELETE_V2)
+            if rule.to is not None and cart["status"] != rule.to.value:
+                cart["status"] = rule.to.value
+                cart["updatedAt"] = iso(now)
+                self._cancel_payments(conn, cart_id)
+                self.store.put_cart(conn, cart, now)
+        return cart
+
+    @staticmethod
+    def _cancel_payments(conn: Any, cart_id: str) -> None:
+        conn.execute(
+            "UPDATE payment_intents SET status = 'canceled'"
+            " WHERE cart_id = ? AND status != 'succeeded'",
+            (cart_id,),
+        )
 
 
 class CartInspector:

@@ -174,12 +174,12 @@ class FulfilmentRules(CartRules):
         return self.cart_json(loc, cart, self._price(loc, cart))
 
     @staticmethod
-    def _short_id(body: dict[str, Any], name: str) -> str:
+    def _short_id(body: dict[str, Any], name: str, longest: int = 10) -> str:
         v = body.get(name)
         if isinstance(v, int) and not isinstance(v, bool) and v > 0:
             v = str(v)
-        if not isinstance(v, str) or not re.fullmatch(r"[A-Za-z0-9-]{1,10}", v.strip()):
-            raise validation(f"{name} must be 1 to 10 letters, digits or dashes", name)
+        if not isinstance(v, str) or not re.fullmatch(rf"[A-Za-z0-9-]{{1,{longest}}}", v.strip()):
+            raise validation(f"{name} must be 1 to {longest} letters, digits or dashes", name)
         return v.strip()
 
     def set_table(self, loc: dict[str, Any], cart_id: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -204,8 +204,9 @@ class FulfilmentRules(CartRules):
                 "fulfillmentMethod",
                 code="FULFILLMENT_METHOD_UNAVAILABLE",
             )
-        last = _str(body, "lastName", max_len=60)
-        room = self._short_id(body, "roomNumber")
+        # The limits 2.0 documents (RoomRequest: lastName 1-100, roomNumber up to 20).
+        last = _str(body, "lastName", max_len=100)
+        room = self._short_id(body, "roomNumber", longest=20)
 
         def change(cart: dict[str, Any]) -> None:
             cart["roomServiceInfo"] = {"lastName": last, "roomNumber": room}

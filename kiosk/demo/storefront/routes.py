@@ -20,7 +20,7 @@ import re
 import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from starlette.requests import Request
@@ -80,9 +80,10 @@ def token_hash(token: str) -> str:
 
 
 def _stored(b: Backend, loc: dict[str, Any], cart_id: str) -> dict[str, Any]:
+    """The stored cart as it is now (EXPIRED past its expiresAt: kiosk.demo.domain.states)."""
     with b.store.read() as conn:
-        cart = b.store.get_cart(conn, cart_id)
-    if cart is None or cart["locationId"] != loc["id"]:
+        cart = b._own_cart(conn, loc, cart_id)
+    if cart is None:
         raise V2Error(404, "NOT_FOUND", "Cart not found")
     return cart
 
@@ -370,19 +371,9 @@ def _patch_cart(c: Call) -> None:
 
 
 def _delete_cart(c: Call) -> Any:
-    now = c.b.clock()
-    with c.b.store.write() as conn:
-        cart = c.b._load(conn, c.loc, c.cart_id)
-        if cart["status"] in ("OPEN", "LOCKED"):
-            # 2.0 keeps a deleted cart, expired: a retried delete and a late read still find it.
-            # A cart in checkout is abandoned with its payment, which can no longer be made.
-            cart["status"] = "EXPIRED"
-            conn.execute(
-                "UPDATE payment_intents SET status = 'canceled' "
-                "WHERE cart_id = ? AND status != 'succeeded'",
-                (c.cart_id,),
-            )
-            c.b.store.put_cart(conn, cart, now)
+    # 2.0 keeps a deleted cart, expired: a retried delete and a late read still find it. A cart in
+    # checkout is abandoned with its payment, which can no longer be made.
+    c.b.expire_cart(c.loc, c.cart_id)
     return _cart(c.b, c.loc, c.cart_id)
 
 
@@ -434,9 +425,7 @@ def _item_quantity(c: Call) -> None:
 
 
 def _remove_item(c: Call) -> None:
-    stored = c.cart or {}
-    if not any(it["id"] == c.p["itemId"] for it in stored.get("items", [])):
-        raise V2Error(404, "NOT_FOUND", "No such line in this cart")
+    # A line that is not there is 404, found by the write itself: after the cart's state is checked.
     c.b.set_quantity(c.loc, c.cart_id, c.p["itemId"], {"quantity": 0})
 
 
@@ -449,9 +438,10 @@ def _discount(c: Call) -> None:
 
 def _handoff(c: Call) -> Any:
     base = own_origin(c.request.scope)
-    intent = c.b.create_payment_intent(c.loc, c.cart_id, base)
-    expires = datetime.fromtimestamp(c.b.clock(), UTC) + HANDOFF_TTL
-    return {"checkoutUrl": intent["checkoutUrl"], "expiresAt": shapes.iso(expires)}
+    # Each hand-off renews the payment's expiry; past it the payment is refused.
+    ttl = HANDOFF_TTL.total_seconds()
+    intent = c.b.create_payment_intent(c.loc, c.cart_id, base, ttl=ttl)
+    return {"checkoutUrl": intent["checkoutUrl"], "expiresAt": intent["expiresAt"]}
 
 
 def _order_result(c: Call) -> Any:

@@ -7,9 +7,10 @@ strings ("1250") or "0.00", read back here by that rule.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
+from kiosk.demo.domain.states import CART_TTL
 from kiosk.demo.money import dec
 
 # The kiosk's (and the legacy API's) fulfillment names -> 2.0's. 2.0 has no dine-in: an order eaten
@@ -53,7 +54,6 @@ COUNTRY_NAMES = {
     "ES": "Spain",
     "IT": "Italy",
 }
-CART_TTL = timedelta(days=7)  # a cart not paid within this is expired (expiresAt is required)
 
 _TOTALS = (
     "subTotal",

@@ -117,7 +117,7 @@ class DoneScreen(KioskScreen):
     def on_mount(self) -> None:
         self.deadline = self.kiosk.clock() + float(self.kiosk.settings.done_timeout)
         # Shown again on the first screen for a while (kiosk.tui.widgets.recall).
-        self.kiosk.recent_number.remember(self.order_number, self.kiosk.clock())
+        self.kiosk.recent_number.remember(self.order_number)
         self.query_one("#done-print").display = False
         self._tick()
         self.set_interval(1.0, self._tick)

@@ -83,6 +83,10 @@ class PaymentScreen(KioskScreen):
         self.at_counter = False
         # The declined panel is up (the order's phase is DECLINED).
         self.declined = False
+        # The cart expired or was deleted: the screen offers only a new order.
+        self.gone = False
+        # "Still there?" over the payment, once its time has run out (the session asks).
+        self.still_there: Any = None
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="payment-body"):
@@ -107,6 +111,12 @@ class PaymentScreen(KioskScreen):
                     yield Button(_("Pay at the counter (C)"), id="counter")
                 yield Button(_("Back to my order (Esc)"), id="back")
                 yield Button(_("Cancel payment (F9)"), id="cancel", variant="error")
+                yield Button(
+                    _("Start a new order (F9)"),
+                    id="new-order",
+                    variant="primary",
+                    classes="main-action",
+                )
         yield Static("", id="pay-url")
 
     def on_mount(self) -> None:
@@ -115,6 +125,7 @@ class PaymentScreen(KioskScreen):
         # comes back to the customer's own choice.
         self.at_counter = self.kiosk.settings.payment_mode == "counter" or order.at_counter
         self.query_one("#pay-again").display = False
+        self.query_one("#new-order").display = False
         self._show_demo_hint()
         self.watch(self.app, "cart", self._show_cart)
         self.watch(self.app, "visit_state", self._follow_order)
@@ -310,6 +321,8 @@ class PaymentScreen(KioskScreen):
                 cancel=self.cancelled,
                 poll_now=self.poll_now,
                 every=float(self.kiosk.settings.payment_poll),
+                # When the time to pay runs out: "Still there?" for as long as idle asks it.
+                ask_for=float(self.kiosk.settings.idle_countdown),
             )
 
         self.seconds_left = int(timeout)
@@ -322,6 +335,7 @@ class PaymentScreen(KioskScreen):
         self.seconds_left = tick.seconds_left
         self.handoff_left = tick.handoff_seconds_left
         self._show_countdown()
+        self._ask_still_there(tick.asking_left)
         if tick.error is not None and not self.declined:
             self.say(
                 describe(tick.error).message,
@@ -341,9 +355,34 @@ class PaymentScreen(KioskScreen):
             text.append(_("; a new one appears by itself."), style=tone(self.app, "muted"))
         self.query_one("#pay-countdown", Static).update(text)
 
+    def _ask_still_there(self, seconds: int | None) -> None:
+        """The time to pay ran out: "Still there?" over the payment, counted down by the
+        payment session (its clock); any key or touch answers it and the wait goes on."""
+        from kiosk.tui.screens.idle import StillThereDialog
+
+        prompt = self.still_there
+        if seconds is None:
+            if prompt is not None and prompt.is_attached and self.app.screen is prompt:
+                prompt.dismiss(True)
+            self.still_there = None
+            return
+        if prompt is not None:
+            prompt.show_seconds(seconds)
+            return
+        prompt = StillThereDialog(seconds)
+        self.still_there = prompt
+
+        def answered(_keep: bool | None) -> None:
+            if self.still_there is prompt:
+                self.still_there = None
+                self.kiosk.visit.keep_paying()
+
+        self.app.push_screen(prompt, answered)
+
     def _waited(self, result: PaymentResult) -> None:
         from kiosk.ordering.payment import PaymentOutcome
 
+        self._ask_still_there(None)
         if result.outcome is PaymentOutcome.COMPLETED:
             self._completed(result.cart)
         elif result.outcome is PaymentOutcome.CANCELLED:
@@ -356,11 +395,39 @@ class PaymentScreen(KioskScreen):
                 hint=_("Press R to keep waiting, or Esc to cancel and start over."),
             )
             self._retry = self.wait
+        elif result.outcome is PaymentOutcome.ABANDONED:
+            # Nobody answered and the last look found no payment: the next person must not
+            # find this code. The visit ends as an idle reset does (a terminal that no longer
+            # answers is left instead, keeping the order for the session that takes it over).
+            self.finished = True
+            self._close_dialogs()
+            self.kiosk.idle.walked_away()
         elif result.outcome is PaymentOutcome.GONE:
-            self.say(
-                _("This order is no longer available."),
-                hint=_("Please start a new order (F9), or ask a member of staff."),
-            )
+            self._show_gone()
+
+    def _show_gone(self) -> None:
+        """The cart expired or was deleted: nothing on this screen can be paid any more. The
+        code, its countdown and "I have paid" go at once; one way forward is left."""
+        self.finished = True
+        self.gone = True
+        self.refresh_bindings()
+        self._close_dialogs()
+        self.query("#qr").remove()
+        self.query("#counter-code").remove()
+        holder = self.query_one("#qr-holder", Static)
+        holder.update("")
+        holder.display = True
+        for selector in ("#pay-countdown", "#pay-url", "#pay-steps", "#pay-demo"):
+            self.query_one(selector, Static).update("")
+        for button in self.query(Button):
+            button.display = button.id == "new-order"
+        self.query_one("#pay-title", Static).update(
+            Text(_("This order is no longer available."), style="bold")
+        )
+        new_order = self.query_one("#new-order", Button)
+        new_order.display = True
+        new_order.focus()
+        self.banner.clear()
 
     def _close_dialogs(self) -> None:
         from kiosk.tui.widgets.dialogs import ConfirmDialog
@@ -370,6 +437,9 @@ class PaymentScreen(KioskScreen):
 
     # Keys -----------------------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self.gone:
+            # Nothing here can be paid any more: only a new order (F9).
+            return action == "cancel"
         if action == "demo":
             return self.kiosk.services.demo
         if action == "counter":
@@ -462,6 +532,8 @@ class PaymentScreen(KioskScreen):
             self.action_pay_again()
         elif event.button.id == "back":
             self.action_back()
+        elif event.button.id == "new-order":
+            self.action_cancel()
 
     def _ask(self, question: str, detail: str, yes: str, then: Callable[[], None]) -> None:
         """A yes/no question over the payment ("Keep paying" is always the safe answer); `then`
@@ -567,6 +639,9 @@ class PaymentScreen(KioskScreen):
         self.app.switch_screen(DoneScreen(cart, number))
 
     def action_cancel(self) -> None:
+        if self.gone:
+            self.kiosk.reset_now()
+            return
         self._ask(
             _("Cancel the payment?"),
             _("Your order will be cleared and the kiosk starts over."),

@@ -29,7 +29,7 @@ class RecallLine(Static):
     def on_mount(self) -> None:
         self.refresh_line()
         kiosk = kiosk_of(self.app)
-        left = kiosk.recent_number.remaining(kiosk.clock())
+        left = kiosk.recent_number.remaining()
         if left > 0:
             self.set_timer(left + 0.5, self.refresh_line)  # gone when it may no longer be shown
 
@@ -46,7 +46,7 @@ class RecallLine(Static):
 
 def recent_number(app: Any) -> str | None:
     kiosk = kiosk_of(app)
-    return kiosk.recent_number.get(kiosk.clock())
+    return kiosk.recent_number.get()
 
 
 def show_number(app: Any) -> None:
