@@ -177,6 +177,8 @@ Only the API version this kiosk speaks is asked (--probe-all asks the other one 
     "install-files": """examples:
   kiosk install-files                          print the sshd block and the systemd unit
   kiosk install-files --write /etc/kiosk       write them there (as root), then follow their notes
+  kiosk install-files --counter counter-2 --write /etc/kiosk
+                                               a second counter's sshd block, and its steps
 
 sshd_kiosk.conf: the SSH ForceCommand block for remote counters (add it to sshd_config, `sshd -t`).
 kiosk-console@.service: the kiosk on a local screen's virtual console, restarted if it stops.""",
@@ -369,6 +371,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         default=None,
         help="write the files into DIR (made if missing) instead of printing them",
+    )
+    files.add_argument(
+        "--counter",
+        metavar="NAME",
+        default=None,
+        help="a counter over SSH named NAME (e.g. counter-2): its sshd block for the user "
+        "kiosk-NAME, and the steps for its user, key, settings and metrics port",
     )
 
     closed = _sub(sub, "out-of-order", "close a terminal to customers, or open it again")
@@ -785,6 +794,15 @@ def cmd_config(args: argparse.Namespace) -> int:
             from kiosk.terminal import derive_terminal_id
 
             shown = f"{derive_terminal_id()} (derived from this session)"
+        elif name == "api_dialect":
+            # The version this kiosk speaks, as doctor says it: the setting, else the one
+            # kiosk.runtime.dialect_for chooses from the base URL and key.
+            from kiosk.runtime import dialect_for
+
+            spoken = dialect_for(settings)
+            shown = f"{spoken} ({DIALECT_NAMES.get(spoken, spoken)})"
+            if value is None:
+                shown += ", not set: chosen from the base URL and key"
         elif name == "delivery_zones":
             zones = [f"{z.name} ({', '.join(z.postal_codes)})" for z in value]
             shown = "; ".join(zones) or "none (on Storefront 2.0 delivery is not offered)"
@@ -799,6 +817,7 @@ def cmd_config(args: argparse.Namespace) -> int:
 
 
 PIN_TRIES = 3
+DIALECT_NAMES = {"v2": "Storefront 2.0", "v1": "the legacy API"}
 
 
 def _ask_pin(ask: Any = None, say: Any = None) -> str:
@@ -845,9 +864,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         "use 127.0.0.1 (and an SSH tunnel), or add --allow-remote if you mean it",
     )
     _check_can_listen(host, args.port)
-    from kiosk.runtime import require_demo_extra
+    from kiosk.install import require_extras
 
-    require_demo_extra("starlette")  # each session runs `kiosk demo` on the embedded backend
+    # Each session runs `kiosk demo` on the embedded backend (Starlette) under textual-serve:
+    # every missing extra named at once, in the words of the tool that installed this kiosk.
+    require_extras("kiosk serve", ["demo", "serve"], {"demo": ("starlette",)})
     public_url = args.public_url
     if public_url is not None:
         from urllib.parse import urlsplit
@@ -855,11 +876,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         parts = urlsplit(public_url)
         if parts.scheme not in ("http", "https") or not parts.netloc or parts.query:
             raise UsageError(f"--public-url must be an http(s) URL (got {public_url!r})")
-    try:
-        from kiosk.serve import KioskServer
-    except ImportError:
-        raise UsageError("textual-serve is not installed: pip install 'kiosk[serve]'") from None
     from kiosk import paths
+    from kiosk.serve import KioskServer
 
     # Each browser visitor gets a `kiosk demo` process; it reads the same config and env.
     command = [sys.executable, "-m", "kiosk"]
@@ -902,21 +920,52 @@ def install_file_text(name: str) -> str:
 
 
 def cmd_install_files(args: argparse.Namespace) -> int:
+    import re
     from pathlib import Path
 
+    from kiosk import install
+
+    if os.geteuid() == 0:
+        # As root, before the files that name this kiosk: can the kiosk user run it at all?
+        problem = install.interpreter_problem()
+        if problem:
+            print(f"{PROG}: warning: {problem}", file=sys.stderr)
+    texts = {name: install_file_text(name) for name in INSTALL_FILES}
+    counter = args.counter
+    if counter is not None:
+        if not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,24}", counter):
+            raise UsageError(
+                f"--counter {counter!r}: a counter's name is lower-case letters, digits and '-' "
+                "(it names the user kiosk-NAME), e.g. counter-2"
+            )
+        texts = {
+            f"sshd_kiosk-{counter}.conf": install.counter_block(texts[INSTALL_FILES[0]], counter)
+        }
+    written: list[str] = []
     if args.write is None:
-        for name in INSTALL_FILES:
+        for name, text in texts.items():
             print(f"# ---- {name} ----")
-            print(install_file_text(name), end="")
-        return 0
-    folder = Path(args.write)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        for name in INSTALL_FILES:
-            (folder / name).write_text(install_file_text(name), encoding="utf-8")
-            print(folder / name)
-    except OSError as exc:
-        raise UsageError(f"cannot write to {folder}: {exc.strerror}") from None
+            print(text, end="")
+    else:
+        folder = Path(args.write)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            for name, text in texts.items():
+                (folder / name).write_text(text, encoding="utf-8")
+                print(folder / name)
+                written.append(str(folder / name))
+        except OSError as exc:
+            raise UsageError(f"cannot write to {folder}: {exc.strerror}") from None
+    if counter is not None:
+        settings = _load(args).settings
+        block_file = written[0] if written else f"sshd_kiosk-{counter}.conf"
+        print()
+        print(
+            install.counter_steps(
+                counter, block_file, base_url=settings.base_url, location=settings.location
+            ),
+            end="",
+        )
     return 0
 
 

@@ -42,9 +42,9 @@ CLIENT_MAX_WAIT = 1.0
 
 _CLIENT_MODULES = ("httpx", "kiosk.api")
 _DEMO_MODULES = ("kiosk.demo.data", "kiosk.demo")
-# The packages of the `kiosk[demo]` extra: the embedded backend needs Starlette; demo-server (and
-# `serve`, whose sessions run `kiosk demo`) need uvicorn too.
-DEMO_EXTRA_MESSAGE = "the demo backend needs: pip install 'kiosk[demo]'"
+# What needs the `kiosk[demo]` extra, as its one-line message says (kiosk.install): the embedded
+# backend needs Starlette; demo-server (and `serve`, whose sessions run `kiosk demo`) uvicorn too.
+DEMO_EXTRA_NEEDS = "the demo backend"
 # The last first screen (kiosk.tui.first_screen) is kept this long for the next start's first
 # frame; an older one is not shown (the screen it would show is too likely to have changed).
 FIRST_SCREEN_TTL = 7 * 24 * 3600.0
@@ -52,16 +52,11 @@ FIRST_SCREEN_TTL = 7 * 24 * 3600.0
 
 def require_demo_extra(*modules: str) -> None:
     """A ConfigError (one line, exit 2) when the `kiosk[demo]` extra is not installed, instead of
-    a traceback from deep inside the backend. Found without importing them (cheap)."""
-    import importlib.util
+    a traceback from deep inside the backend, naming the command that adds it (kiosk.install).
+    Found without importing them (cheap)."""
+    from kiosk.install import require_extras
 
-    for name in modules or ("starlette",):
-        try:
-            found = importlib.util.find_spec(name) is not None
-        except (ImportError, ValueError):  # ValueError: sys.modules[name] is None
-            found = False
-        if not found:
-            raise ConfigError(DEMO_EXTRA_MESSAGE)
+    require_extras(DEMO_EXTRA_NEEDS, ["demo"], {"demo": modules or ("starlette",)})
 
 
 def shared_cache(settings: Settings) -> DiskCache | None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import re
 import secrets
@@ -46,11 +47,14 @@ __all__ = [
     "TerminalBusyError",
     "claim_terminal",
     "derive_terminal_id",
+    "over_ssh",
     "takeover_requested",
     "terminal_dir",
     "terminal_id_for",
     "tty_gone",
 ]
+
+log = logging.getLogger("kiosk.terminal")
 
 TAKEOVER_FILE = "takeover.json"
 # How long a new session waits for the old kiosk to leave by itself, then after SIGTERM.
@@ -108,6 +112,13 @@ def derive_terminal_id(
     # The session part is what tells terminals apart: keep it whole and shorten the host instead.
     room = max(1, MAX_ID - len(session) - 1)
     return f"{host[:room]}-{session}"[:MAX_ID].strip("-.")
+
+
+def over_ssh(env: Mapping[str, str] | None = None) -> bool:
+    """Whether this kiosk draws on an SSH session's terminal (not a `kiosk serve` browser session
+    started from one, which inherits SSH_CONNECTION but draws in a browser)."""
+    env = os.environ if env is None else env
+    return bool(env.get("SSH_CONNECTION")) and _WEB_DRIVER_MARK not in env.get("TEXTUAL_DRIVER", "")
 
 
 def terminal_id_for(settings: Settings, env: Mapping[str, str] | None = None) -> str:
@@ -180,16 +191,29 @@ def _take_over(lock: FileLock, folder: Path, wait: float, term_wait: float) -> b
     request = {"pid": os.getpid(), "at": time.time()}
     paths.atomic_write(folder / TAKEOVER_FILE, json.dumps(request))
     holder = _holder_pid(folder / "kiosk.json")
+    # The log says whose terminal this was and how it was had: asked, or ended (issue 36).
+    who = f"process {holder}" if holder is not None else "a process of unknown pid"
+    log.info("terminal %s is held by %s: asking it to leave", folder.name, who)
     for sig in (None, signal.SIGTERM, signal.SIGKILL):
         if sig is not None and holder is not None:
+            log.warning(
+                "terminal %s: %s did not leave within %.0f s; sending %s",
+                folder.name,
+                who,
+                wait if sig == signal.SIGTERM else term_wait,
+                sig.name,
+            )
             with contextlib.suppress(OSError):
                 os.kill(holder, sig)
         try:
             lock.acquire(timeout=wait if sig is None else term_wait, poll_interval=0.1)
+            how = "it left when asked" if sig is None else f"it was ended with {sig.name}"
+            log.info("terminal %s taken over from %s: %s", folder.name, who, how)
             return True
         except LockTimeout:
             if holder is None:
-                return False
+                break
+    log.warning("terminal %s: %s kept it; this session is refused", folder.name, who)
     return False
 
 

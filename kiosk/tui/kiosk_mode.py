@@ -24,6 +24,11 @@ these concerns out of the ordering flow:
   terminal staff closed (kiosk.out_of_order: the staff screen, or `kiosk out-of-order on`) shows
   OutOfOrderScreen over whatever a customer had, on every screen change, until it opens again.
   The command line's change is seen on the terminal's clock above (one stat twice a second).
+- Over SSH the kiosk also asks its terminal on its own clock (issue 36): after
+  `TERMINAL_PROBE_QUIET` seconds with nothing from the terminal it asks where the cursor is, and a
+  terminal that does not answer within `TERMINAL_PROBE_WAIT` is left, keeping the order. A frozen
+  client or a dropped link that sshd has not noticed (OpenSSH 9.2 does not count a client as
+  silent while the screen keeps changing) is so left within 60 s, whatever the screen.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from textual import events
@@ -61,6 +67,13 @@ LEAVE_GRACE = 3.0
 # Seconds a terminal has to answer "where is your cursor?" before the idle reset (over SSH a reply
 # crosses the link twice).
 TERMINAL_ANSWER_WAIT = 5.0
+# Over SSH: nothing from the terminal for this long, and the kiosk asks it; no answer within the
+# wait, and it leaves. Worst case 20 + 20 s (plus a check's 5 s), within the 60 s docs/ssh.md says;
+# the wait is long because a slow link is not a dead one. A key or a click counts as an answer, so
+# a customer at work is never asked; an idle counter sends 4 bytes and gets ~8 back every 20 s.
+TERMINAL_PROBE_QUIET = 20.0
+TERMINAL_PROBE_WAIT = 20.0
+TERMINAL_PROBE_CHECK = 5.0
 
 # Keys: F12 is passed by every terminal and SSH client; Ctrl+S too (Textual turns off XON/XOFF),
 # and it is the one to use where F12 is taken (a browser's developer tools under textual-serve).
@@ -103,6 +116,8 @@ class KioskMode(_Host):
     # How often the kiosk looks for a takeover request and at its terminal.
     TERMINAL_CHECK_INTERVAL: ClassVar[float] = 0.5
     TERMINAL_ANSWER_WAIT: ClassVar[float] = TERMINAL_ANSWER_WAIT
+    TERMINAL_PROBE_QUIET: ClassVar[float] = TERMINAL_PROBE_QUIET
+    TERMINAL_PROBE_WAIT: ClassVar[float] = TERMINAL_PROBE_WAIT
 
     def __init__(self, *, settings: Settings | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -121,13 +136,18 @@ class KioskMode(_Host):
         self._resume_started = False
         # Set when the kiosk leaves its terminal (another session took it, or it hung up).
         self.left_terminal: str | None = None
-        self._cursor_answer: asyncio.Event | None = None
         # Help and out of order (issue 34): built once the services exist (kiosk_started).
         self._help_desk: HelpDesk | None = None
         self._closed_watch: Watch | None = None
         self.out_of_order = False
         # The last help command's thread (tests wait for it).
         self.help_thread: threading.Thread | None = None
+        # Each question "where is your cursor?" waiting for its answer (the idle reset's, the
+        # probe's): one answer answers them all.
+        self._cursor_waiters: set[asyncio.Event] = set()
+        # When something last came from the terminal (a key, a click, an answer): real time.
+        self._terminal_heard = time.monotonic()
+        self._probing = False
         if settings is not None and settings.kiosk_mode:
             # Textual leaves the terminal's signal keys on when this is set: not in a kiosk.
             os.environ.pop("TEXTUAL_ALLOW_SIGNALS", None)
@@ -192,8 +212,13 @@ class KioskMode(_Host):
 
     # Activity (for the idle watcher) --------------------------------------------------------------
     async def on_event(self, event: events.Event) -> None:
-        if isinstance(event, events.CursorPosition) and self._cursor_answer is not None:
-            self._cursor_answer.set()
+        if isinstance(event, events.CursorPosition):
+            for waiter in self._cursor_waiters:
+                waiter.set()
+        if isinstance(
+            event, events.Key | events.MouseEvent | events.Paste | events.CursorPosition
+        ) and not getattr(event, "is_forwarded", False):
+            self._terminal_heard = time.monotonic()
         if isinstance(
             event,
             events.Key
@@ -222,6 +247,10 @@ class KioskMode(_Host):
     def on_mount(self) -> None:
         self.idle.start(self.IDLE_CHECK_INTERVAL)
         self.set_interval(self.TERMINAL_CHECK_INTERVAL, self.watch_terminal, name="terminal")
+        from kiosk.terminal import over_ssh
+
+        if not self.is_headless and over_ssh():
+            self.set_interval(TERMINAL_PROBE_CHECK, self.probe_terminal, name="terminal-probe")
         self._guard_signals()
         self.screen_change_signal.subscribe(self, self._screen_changed)
         # The first screen may have been pushed before the subscription.
@@ -281,7 +310,7 @@ class KioskMode(_Host):
             return True
         return fd < 0 or tty_gone(fd)
 
-    async def terminal_answers(self) -> bool:
+    async def terminal_answers(self, wait: float | None = None) -> bool:
         """Whether a terminal is still at the other end: it is asked where its cursor is (DSR,
         CSI 6n), which every terminal answers by itself. A frozen client or a dropped link whose
         server has not hung up yet does not answer: the idle reset then keeps the order."""
@@ -293,16 +322,40 @@ class KioskMode(_Host):
         if driver is None:
             return True
         answered = asyncio.Event()
-        self._cursor_answer = answered
+        self._cursor_waiters.add(answered)
         try:
             driver.write("\x1b[6n")
             driver.flush()
-            await asyncio.wait_for(answered.wait(), self.TERMINAL_ANSWER_WAIT)
+            await asyncio.wait_for(answered.wait(), wait or self.TERMINAL_ANSWER_WAIT)
         except (TimeoutError, OSError):
             return False
         finally:
-            self._cursor_answer = None
+            self._cursor_waiters.discard(answered)
         return True
+
+    def probe_terminal(self) -> None:
+        """Over SSH, on the kiosk's own clock: a terminal silent for TERMINAL_PROBE_QUIET s is
+        asked whether it is there (see the module docstring)."""
+        if self.left_terminal is not None or self._probing:
+            return
+        if time.monotonic() - self._terminal_heard < self.TERMINAL_PROBE_QUIET:
+            return
+        self._probing = True
+        self.run_worker(self._probe(), group="terminal-probe", exit_on_error=False)
+
+    async def _probe(self) -> None:
+        try:
+            answered = await self.terminal_answers(self.TERMINAL_PROBE_WAIT)
+        finally:
+            self._probing = False
+        if answered:
+            self._terminal_heard = time.monotonic()
+        elif self.left_terminal is None:
+            log.info(
+                "the terminal did not answer in %.0f s; leaving, the order is kept",
+                self.TERMINAL_PROBE_WAIT,
+            )
+            self.leave_terminal("not answering")
 
     def watch_terminal(self) -> None:
         if self.left_terminal is not None:

@@ -9,10 +9,13 @@ the tests, the kiosk in kiosk mode on a demo server, and an `ssh -tt` client in 
   hangs up, the kiosk goes at once, and the order waits in the resume file and on the server.
 - A session without a terminal (`ssh -T`): refused in one line, exit status 2.
 - A dropped link with no reconnect: the idle reset asks the terminal where its cursor is; a frozen
-  client does not answer, so the kiosk leaves and keeps the order (sshd on this machine took
-  126 s to hang up such a session, after the default idle reset had already deleted the order).
-The times are printed (run with -s): they are what the issue asks to be measured, not asserted
-beyond "within seconds". Skipped, with the reason, where sshd or ssh is missing.
+  client does not answer, so the kiosk leaves and keeps the order.
+- Issue 36, two deadlines, each the one the docs give (a bound, not a speed goal): sshd with the
+  shipped ClientAlive settings hangs up a frozen client on a still screen within the seconds the
+  block says (OpenSSH 9.2: 40 s; the 15 s x 3 shipped before took 120-131 s); and with sshd not
+  watching at all, the kiosk asks its terminal on its own clock and leaves within the seconds
+  docs/ssh.md says, keeping the order.
+The times are printed (run with -s). Skipped, with the reason, where sshd or ssh is missing.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 import getpass
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -43,6 +47,7 @@ SSHD = shutil.which("sshd") or ("/usr/sbin/sshd" if os.access("/usr/sbin/sshd", 
 SSH = shutil.which("ssh")
 SSH_KEYGEN = shutil.which("ssh-keygen")
 KIOSK = str(Path(sys.executable).with_name("kiosk"))
+ROOT = Path(__file__).resolve().parents[2]
 TERMINAL = ("state", "demo", "terminals", "counter-1")
 
 pytestmark = pytest.mark.slow
@@ -77,7 +82,15 @@ def alive(pid: int) -> bool:
 
 
 class Sshd:
-    def __init__(self, tmp: Path, base_url: str, home: Path) -> None:
+    def __init__(
+        self,
+        tmp: Path,
+        base_url: str,
+        home: Path,
+        *,
+        command: str | None = None,
+        client_alive: bool = True,
+    ) -> None:
         if SSHD is None or SSH is None or SSH_KEYGEN is None:
             pytest.skip("openssh (sshd, ssh, ssh-keygen) is not installed (.ci/run installs it)")
         if not Path("/run/sshd").is_dir():
@@ -94,8 +107,12 @@ class Sshd:
         # The shipped block, for this user, running this checkout's kiosk on the demo server.
         block = cli.install_file_text("sshd_kiosk.conf")
         block = block.replace("Match User kiosk", f"Match User {self.user}")
-        command = f"env KIOSK_HOME={home} {KIOSK} demo --server {base_url} --kiosk"
+        command = command or f"env KIOSK_HOME={home} {KIOSK} demo --server {base_url} --kiosk"
         block = block.replace("/opt/kiosk/bin/kiosk --kiosk", command)
+        if not client_alive:  # sshd never hangs up a silent client: only the kiosk can notice
+            block = "\n".join(
+                line for line in block.splitlines() if "ClientAlive" not in line.split("#")[0]
+            )
         config = tmp / "sshd_config"
         config.write_text(
             f"Port {self.port}\nListenAddress 127.0.0.1\nHostKey {tmp / 'host_key'}\n"
@@ -265,6 +282,94 @@ def test_a_frozen_counter_keeps_its_order_past_the_idle_reset(
             f"\nfrozen client, no reconnect, idle 12 + 4 s: the kiosk left after {left:.1f} s, "
             "the order kept"
         )
+    finally:
+        os.kill(client.pid, signal.SIGCONT)
+        os.kill(client.pid, signal.SIGKILL)
+        os.waitpid(client.pid, 0)
+        client.pid = 0
+
+
+def promised_seconds(text: str, what: str) -> int:
+    """The N of "noticed/left within N s" as a shipped file or a document says it."""
+    found = re.search(rf"{what} within (\d+) s", " ".join(text.split()))
+    assert found, f"no '{what} within N s' in the text"
+    return int(found.group(1))
+
+
+def test_sshd_hangs_up_a_frozen_client_within_what_the_block_says(tmp_path: Path) -> None:
+    """The shipped block's ClientAlive settings on this machine's sshd: a frozen client (SIGSTOP,
+    no FIN) on a still screen is hung up within the seconds the block's comment and docs/ssh.md
+    promise (OpenSSH 9.2 took 120-131 s with the settings that promised 45 s)."""
+    block = cli.install_file_text("sshd_kiosk.conf")
+    limit = promised_seconds(block, "noticed")
+    assert promised_seconds((ROOT / "docs" / "ssh.md").read_text(), "noticed") == limit
+    session = tmp_path / "session.pid"
+    # A still screen: the session's command writes nothing.
+    sshd = Sshd(tmp_path, "", tmp_path, command=f"sh -c 'echo $$ >{session}; exec sleep 600'")
+    client = PtyApp(sshd.client("-tt"), env={"TERM": "xterm-256color"}, columns=80, rows=24)
+    client.start()
+    try:
+        pid = wait_until(
+            "the session's command",
+            lambda: (
+                session.exists()
+                and session.read_text().strip().isdigit()
+                and int(session.read_text())
+            ),
+        )
+        client.read_until_quiet(0.3, 2)
+        os.kill(client.pid, signal.SIGSTOP)
+        started = time.monotonic()
+        wait_until(f"sshd to hang up within {limit} s", lambda: not alive(pid), timeout=limit)
+        print(
+            f"\nfrozen client, still screen: sshd hung up after {time.monotonic() - started:.1f} s"
+        )
+    finally:
+        os.kill(client.pid, signal.SIGCONT)
+        os.kill(client.pid, signal.SIGKILL)
+        os.waitpid(client.pid, 0)
+        client.pid = 0
+        sshd.stop()
+
+
+@pytest.fixture
+def counter_without_client_alive(tmp_path: Path) -> Iterator[tuple[Any, Sshd, Path]]:
+    app = create_app(tmp_path / "demo.sqlite3")
+    home = tmp_path / "home"
+    home.mkdir()
+    with ServerThread(app) as server:
+        sshd = Sshd(tmp_path, server.base_url, home, client_alive=False)
+        try:
+            yield app.state.backend, sshd, home
+        finally:
+            sshd.stop()
+    app.state.backend.close()
+
+
+def test_the_kiosk_leaves_a_dead_terminal_on_its_own_clock(
+    counter_without_client_alive: tuple[Any, Sshd, Path],
+) -> None:
+    """Neither sshd (no ClientAlive lines) nor the idle reset (600 s) can notice the frozen
+    client here: the kiosk asks its terminal on its own clock and leaves within the seconds
+    docs/ssh.md says, keeping the order."""
+    backend, sshd, home = counter_without_client_alive
+    limit = promised_seconds((ROOT / "docs" / "ssh.md").read_text(), "left")
+    config = home / "config" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text("idle_timeout = 600\n")
+    client = PtyApp(sshd.client("-tt"), env={"TERM": "xterm-256color"}, columns=80, rows=24)
+    client.start()
+    try:
+        cart_id = order_a_cookie(client, backend)
+        kiosk_pid = holder(home)
+        client.read_until_quiet(0.5, 5)
+        os.kill(client.pid, signal.SIGSTOP)
+        started = time.monotonic()
+        wait_until(f"the kiosk to leave within {limit} s", lambda: not alive(kiosk_pid), limit)
+        left = time.monotonic() - started
+        assert backend.get_cart_json(cart_id)["status"] == "OPEN"
+        assert cart_id in home.joinpath(*TERMINAL, "open-cart.json").read_text()
+        print(f"\nfrozen client, sshd not watching: the kiosk left after {left:.1f} s, order kept")
     finally:
         os.kill(client.pid, signal.SIGCONT)
         os.kill(client.pid, signal.SIGKILL)

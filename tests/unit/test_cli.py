@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -113,6 +114,34 @@ def test_config_show_shows_flag_sources(capsys: pytest.CaptureFixture[str]) -> N
     assert code == 0
     assert "kiosk_mode" in out and "True   [command line]" in out
     assert "DEBUG   [command line]" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "env", "said"),
+    [
+        # Not set: the version doctor speaks (kiosk.runtime.dialect_for), not "-".
+        ([], {}, "v2 (Storefront 2.0), not set: chosen from the base URL and key   [default]"),
+        (
+            ["--base-url", "https://legacy.example/api/v1"],
+            {"KIOSK_API_KEY": KEY},
+            "v1 (the legacy API), not set: chosen from the base URL and key   [default]",
+        ),
+        (["--api", "v1"], {}, "v1 (the legacy API)   [command line]"),
+    ],
+)
+def test_config_show_names_the_dialect_doctor_speaks(
+    argv: list[str],
+    env: dict[str, str],
+    said: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    code, out, err = _run(capsys, *argv, "config", "show")
+    assert code == 0, err
+    line = next(line for line in out.splitlines() if line.startswith("api_dialect"))
+    assert line.split(None, 1)[1] == said
 
 
 def test_a_world_readable_secrets_file_is_a_one_line_error(
@@ -446,30 +475,43 @@ def test_doctor_budget_line_says_what_is_left() -> None:
     assert fine and "unknown" in text
 
 
-def test_dev_installs_only_what_each_command_needs_and_remembers_it(tmp_path: Path) -> None:
-    """`./dev demo` installs .[demo] alone; `./dev test` adds .[dev]; neither installs again
-    while pyproject.toml is unchanged; a changed pyproject.toml reinstalls every extra there. Run in
-    a copy with a stand-in python whose venv records each pip call instead of installing."""
+def _fake_dev(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A copy of ./dev with a stand-in python whose `-m venv [--without-pip] DIR` makes
+    DIR/bin/{python,kiosk}, which log their arguments, and a stand-in uv that logs its own."""
     (tmp_path / "dev").write_text((Path(__file__).parents[2] / "dev").read_text())
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")
     calls = tmp_path / "calls.log"
     fake = tmp_path / "fake-python"
-    # `fake -m venv DIR` makes DIR/bin/{python,kiosk}, which log their arguments.
     fake.write_text(
         "#!/usr/bin/env bash\n"
         'if [ "$1 $2" = "-m venv" ]; then\n'
-        '  mkdir -p "$3/bin"\n'
+        '  dir="${!#}"\n'
+        f'  echo "venv $*" >>{calls}\n'
+        '  mkdir -p "$dir/bin"\n'
         "  for tool in python kiosk; do\n"
-        f'    printf \'#!/usr/bin/env bash\\necho "%s $*" >>{calls}\\n\' "$tool" >"$3/bin/$tool"\n'
-        '    chmod +x "$3/bin/$tool"\n'
+        f'    printf \'#!/usr/bin/env bash\\necho "%s $*" >>{calls}\\n\' "$tool" \\\n'
+        '      >"$dir/bin/$tool"\n'
+        '    chmod +x "$dir/bin/$tool"\n'
         "  done\n"
         "fi\n"
     )
     fake.chmod(0o755)
+    uv = tmp_path / "fake-uv"
+    uv.write_text(f'#!/usr/bin/env bash\necho "uv $*" >>{calls}\n')
+    uv.chmod(0o755)
+    return fake, uv, calls
+
+
+def test_dev_installs_only_what_each_command_needs_and_remembers_it(tmp_path: Path) -> None:
+    """`./dev demo` installs .[demo] alone; `./dev test` adds .[dev]; neither installs again
+    while pyproject.toml is unchanged; a changed pyproject.toml reinstalls every extra there. Run in
+    a copy with a stand-in python whose venv records each pip call instead of installing (pip
+    only: DEV_UV set empty)."""
+    fake, _, calls = _fake_dev(tmp_path)
 
     def dev(*argv: str) -> list[str]:
         before = calls.read_text().splitlines() if calls.exists() else []
-        env = {**os.environ, "PYTHON": str(fake)}
+        env = {**os.environ, "PYTHON": str(fake), "DEV_UV": ""}
         done = subprocess.run(
             ["bash", str(tmp_path / "dev"), *argv], capture_output=True, text=True, env=env
         )
@@ -483,7 +525,7 @@ def test_dev_installs_only_what_each_command_needs_and_remembers_it(tmp_path: Pa
     # No terminal here (captured output): pip is quiet.
     first = dev("demo")
     assert installs(first) == [".[demo]"], first
-    assert all("--quiet" in line for line in first if "pip" in line)
+    assert all("--quiet" in line for line in first if "pip install" in line)
     assert first[-1] == "kiosk demo"
     assert installs(dev("demo")) == []
     assert installs(dev("test", "-q")) == [".[demo,dev]"]
@@ -491,3 +533,34 @@ def test_dev_installs_only_what_each_command_needs_and_remembers_it(tmp_path: Pa
     assert installs(dev("kiosk", "doctor")) == [".[demo,dev,serve]"]
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'y'\n")
     assert installs(dev("demo")) == [".[demo,dev,serve]"]
+
+
+def test_dev_installs_with_uv_where_it_has_one_and_pip_when_uv_fails(tmp_path: Path) -> None:
+    """With a uv (DEV_UV, on PATH, or fetched once into the user's cache) ./dev makes the venv
+    without pip (0.1 s, not ensurepip's 7 s) and installs with uv (issue 36: `./dev demo` on a
+    fresh clone in 10 s, not 31); a uv that fails leaves the install to pip, pip put in first."""
+    fake, uv, calls = _fake_dev(tmp_path)
+
+    def dev(uv_path: str) -> list[str]:
+        calls.unlink(missing_ok=True)
+        env = {**os.environ, "PYTHON": str(fake), "DEV_UV": uv_path}
+        done = subprocess.run(
+            ["bash", str(tmp_path / "dev"), "demo"], capture_output=True, text=True, env=env
+        )
+        assert done.returncode == 0, done.stderr
+        return calls.read_text().splitlines()
+
+    lines = dev(str(uv))
+    assert lines[0].startswith("venv -m venv --without-pip ")
+    assert lines[1].startswith("uv pip install --quiet --python ") and lines[1].endswith(".[demo]")
+    assert lines[2:] == ["kiosk demo"]  # no pip at all
+
+    shutil.rmtree(tmp_path / ".venv")
+    failing = tmp_path / "failing-uv"
+    failing.write_text(f'#!/usr/bin/env bash\necho "uv $*" >>{calls}\nexit 1\n')
+    failing.chmod(0o755)
+    lines = dev(str(failing))
+    assert lines[1].startswith("uv pip install")
+    pip = [line for line in lines if "-m pip install" in line]
+    assert len(pip) == 1 and pip[0].endswith(".[demo]"), lines
+    assert lines[-1] == "kiosk demo"
