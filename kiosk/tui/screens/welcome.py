@@ -176,7 +176,13 @@ class WelcomeScreen(KioskScreen):
             return
         self._refusal_said = refusal
         said = refusal if customer_safe(refusal) else _(WAY_REFUSED)
-        self.say(said, hint=_("Please choose another way to order: your order is kept."))
+        kept = self.kiosk.visit.state.cart_id is not None
+        self.say(
+            said,
+            hint=_("Please choose another way to order: your order is kept.")
+            if kept
+            else _("Please choose another way to order."),
+        )
 
     def _show_location(self, location: Location, ways: MethodsStatus | None) -> None:
         self._location = location
