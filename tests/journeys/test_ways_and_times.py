@@ -107,6 +107,21 @@ async def test_journey_23_a_time_taken_meanwhile(journey: JourneyFactory) -> Non
         cart = j.server_cart()
         assert f"{cart['orderDate']} {cart['orderTime']}" == other
         assert select.value == other
+        # That time is taken too, now while the customer checks out: the hand-off is refused,
+        # said, and back in the order the list is the server's again.
+        j.take_slots(other.split(" ")[1], day=day)
+        await j.press("f2")
+        await j.wait_for_screen("CheckoutScreen")
+        await j.type("#name", "Ada Lovelace", then="f2")
+        await j.wait_for_text("no longer available", within=10)
+        assert j.screen_name() == "CheckoutScreen"
+        await j.press("escape")
+        await j.wait_for_screen("CartScreen")
+        screen = j.app.screen
+        select = screen.query_one("#later", Select)
+        values = {value for _label, value in select._options}
+        assert other not in values and other not in screen.slot_values
+        assert select.value != other
 
 
 async def test_journey_24_a_way_to_order_switched_off_mid_order(journey: JourneyFactory) -> None:
