@@ -44,7 +44,6 @@ from kiosk.ordering.clock import LocationClock
 from kiosk.ordering.delivery import DeliveryOffer, delivery_offer, zone_for
 from kiosk.ordering.events import OrderEvent, OrderObserver, tell
 from kiosk.ordering.lifecycle import OrderSnapshot, Phase, WayToOrder
-from kiosk.ordering.refusals import Concern, refusal_concerns
 from kiosk.ordering.selections import request_selections, same_selections, unnamed_options
 
 if TYPE_CHECKING:
@@ -1064,6 +1063,8 @@ class Visit:
         way to order: the location's ways and the cart, and `way_refused` asks the customer to
         choose another (the same cart and lines). Best effort: the refusal itself is what the
         customer is told; a read that fails leaves the last answer."""
+        from kiosk.ordering.refusals import Concern, refusal_concerns
+
         concern = refusal_concerns(exc)
         if concern is None:
             return

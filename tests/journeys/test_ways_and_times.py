@@ -155,3 +155,25 @@ async def test_journey_24_a_way_to_order_switched_off_mid_order(journey: Journey
         await j.press("f2")
         await j.wait_for_screen("PaymentScreen", within=10)
         await j.wait_for(lambda: bool(j.handoffs()), within=10, what="a hand-off")
+
+
+async def test_journey_24_a_way_switched_off_before_the_order_starts(
+    journey: JourneyFactory,
+) -> None:
+    """The welcome listed table service; it is switched off before the customer starts: the
+    start is refused and said, and the list is the server's again (no cart was made)."""
+    async with journey(settings=MERCHANT) as j:
+        await j.settle()
+        assert "table_service" in offered(j)
+        j.switch_off("table_side")
+        await j.press("2")
+        await j.type("#f-table", "8", then="enter")
+        await j.wait_for_text("not available", within=10)
+        await j.settle()
+        assert j.screen_name() == "WelcomeScreen"
+        assert "table_service" not in offered(j), offered(j)
+        assert TABLE_ROW not in j.screen_text()
+        assert not j.app.screen.query_one("#details").display  # that way's form is closed
+        await j.press("1")
+        await j.wait_for_screen("MenuScreen")
+        assert j.server_cart()["fulfilmentMethod"] == "takeout"

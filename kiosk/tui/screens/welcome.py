@@ -164,8 +164,9 @@ class WelcomeScreen(KioskScreen):
             return
         if ways_changed:
             self._show_location(state.location or self._location, state.ways)
-            if self.method is not None and self.method not in self.methods:
-                self.action_back()  # that way's details form: the way is no longer offered
+            details = self.query_one("#details")
+            if details.display and self.method not in self.methods:
+                self.action_back()  # closes that way's details form: it is no longer offered
         self._say_refusal(state.way_refused)
 
     def _say_refusal(self, refusal: str | None) -> None:
@@ -217,7 +218,8 @@ class WelcomeScreen(KioskScreen):
         methods = self.query_one("#methods", MethodList)
         methods.set_rows(rows)
         methods.styles.height = max(len(rows), 1)
-        methods.focus()
+        if not self.query_one("#details").display:  # drawn again under an open form: not there
+            methods.focus()
         if closed is not None:
             self.say(closed, kind="info")
         elif not self.methods:
