@@ -119,6 +119,7 @@ class WelcomeScreen(KioskScreen):
         self._show_text_size()
         self.query_one("#details").display = False
         self._seen_ways = self.kiosk.visit.state.ways
+        self._refusal_said = None  # drawn anew (a language chosen): said again with the list
         self.watch(self.app, "visit_state", self._follow_state, init=False)
         self.load()
 
