@@ -488,8 +488,15 @@ class StorefrontClient:
         extra: tuple[Hashable, ...],
         ttl: float,
         fetch: Callable[[], Awaitable[_Timed[T]]],
+        *,
+        fresh: bool = False,
     ) -> T:
         key: tuple[Hashable, ...] = (self.key_id, kind, scope, *extra)
+        if fresh:
+            # Asked of the server now (after it refused what a cached answer offered): a kept
+            # entry or a read already in flight may predate the refusal.
+            self._cache.pop(key, None)
+            self._inflight.pop(key, None)
         entry = self._cache.get(key)
         if entry is not None:
             if entry.expires_at > self._clock():
@@ -880,11 +887,14 @@ class StorefrontClient:
         params: Mapping[str, str],
         query: Mapping[str, str] | None,
         parse: Callable[[Any], T],
+        *,
+        fresh: bool = False,
     ) -> _Timed[T]:
         """A cacheable GET through the site's disk cache: a fresh entry is used as it is (no
         request: another terminal may have just read it); a stale one is revalidated (If-None-Match
         when it has an ETag) and, when the server cannot be reached, served for STALE_RETRY_TTL
-        more with `stale_since` set for staff. Only what parses is kept."""
+        more with `stale_since` set for staff. Only what parses is kept. `fresh`: a fresh entry
+        is revalidated too (the server is asked)."""
         disk = self.disk_cache
         if disk is None or kind not in DISK_KINDS:
             return _Timed(parse(await self._call(ep, params, query=query)), ttl)
@@ -896,7 +906,7 @@ class StorefrontClient:
         head = found if isinstance(found, DiskHead) else None
         if isinstance(found, DiskEntry):
             kept = self._parse_kept(found, parse)
-            if kept is not None and found.fresh(now):
+            if kept is not None and found.fresh(now) and not fresh:
                 self.stats.disk_hits += 1
                 self._from_store(ep, params, found.data)
                 return _Timed(kept[0], found.expires_at - now)
@@ -969,25 +979,34 @@ class StorefrontClient:
         scope: str,
         ttl: float,
         extra: tuple[Hashable, ...] = (),
+        *,
+        fresh: bool = False,
     ) -> M:
-        """A cached GET of one object: the endpoint named `kind`, parsed as `model`."""
+        """A cached GET of one object: the endpoint named `kind`, parsed as `model`. `fresh`:
+        asked of the server, whatever the caches hold (the answer is kept as usual)."""
         ep = ENDPOINTS[kind]
 
         def parse(data: Any) -> M:
             return self._parse(model, data, ep.name)
 
         async def fetch() -> _Timed[M]:
-            return await self._fetch_shared(kind, scope, extra, ttl, ep, params, None, parse)
+            return await self._fetch_shared(
+                kind, scope, extra, ttl, ep, params, None, parse, fresh=fresh
+            )
 
-        return await self._cached(kind, scope, extra, ttl, fetch)
+        return await self._cached(kind, scope, extra, ttl, fetch, fresh=fresh)
 
-    async def get_merchant(self, merchant_slug: str) -> Merchant:
+    async def get_merchant(self, merchant_slug: str, *, fresh: bool = False) -> Merchant:
         params = {"merchant_slug": merchant_slug}
-        return await self._read_one("merchant", Merchant, params, merchant_slug, self.location_ttl)
+        return await self._read_one(
+            "merchant", Merchant, params, merchant_slug, self.location_ttl, fresh=fresh
+        )
 
-    async def get_location(self, location_id: str) -> Location:
+    async def get_location(self, location_id: str, *, fresh: bool = False) -> Location:
         params = {"location_id": location_id}
-        return await self._read_one("location", Location, params, location_id, self.location_ttl)
+        return await self._read_one(
+            "location", Location, params, location_id, self.location_ttl, fresh=fresh
+        )
 
     async def ordering_readiness(
         self, location_id: str, fulfillment_method: FulfillmentMethod | str
@@ -996,10 +1015,10 @@ class StorefrontClient:
         cannot say (the legacy API has no such read)."""
         return None
 
-    async def get_time_intervals(self, location_id: str) -> TimeIntervals:
+    async def get_time_intervals(self, location_id: str, *, fresh: bool = False) -> TimeIntervals:
         params = {"location_id": location_id}
         return await self._read_one(
-            "time_intervals", TimeIntervals, params, location_id, self.slots_ttl
+            "time_intervals", TimeIntervals, params, location_id, self.slots_ttl, fresh=fresh
         )
 
     async def get_gratuity(self, location_id: str) -> TipSettings:

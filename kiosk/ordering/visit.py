@@ -59,6 +59,7 @@ if TYPE_CHECKING:
         MenuProduct,
         MenusResponse,
         Merchant,
+        MethodsStatus,
         ModifierGroup,
         PaymentIntent,
         ProductDetail,
@@ -126,6 +127,16 @@ class VisitState:
     # The order's lifecycle (kiosk.ordering.lifecycle): its phase, the server's order number,
     # a decline's code, the hand-off. Screens render it; only the server's answers move it.
     order: OrderSnapshot = field(default_factory=OrderSnapshot)
+    # The location's slots as the server last listed them (None: not read yet); read again
+    # from the server when it refuses a time.
+    slots: TimeIntervals | None = None
+    # The ways to order the location offers as the server last said them (its record's
+    # methodsStatus, else the merchant listing's; None: neither says, pickup is assumed); read
+    # again from the server when it refuses the order's way.
+    ways: MethodsStatus | None = None
+    # The server refused the order's way to order (its words, customer-safe by the client's
+    # rule): the customer chooses another, with the same cart and lines. None once one is taken.
+    way_refused: str | None = None
 
     @property
     def has_order(self) -> bool:
@@ -201,6 +212,9 @@ class LineKeptError(StorefrontError):
 class Visit:
     """One customer's visit. `client_for(location_id)` gives the location's client (keys are per
     location); `location_ids` are the locations this kiosk serves (one: a fixed location)."""
+
+    # Reads of the location's ways asked of the server after a refusal (location_ways).
+    _fresh_ways_reads = 0
 
     def __init__(
         self,
@@ -432,6 +446,9 @@ class Visit:
         except ConflictError:
             await self._paid_meanwhile(store)
             raise
+        except StorefrontError as exc:
+            await self.reread_refused(exc)
+            raise
         finally:
             self._sync_store()
 
@@ -477,15 +494,17 @@ class Visit:
             raise LookupError("no location chosen yet")
         return await self._client_for(location_id).get_location(location_id)
 
-    async def merchant_listing(self, location: Location) -> Any:
+    async def merchant_listing(self, location: Location, *, fresh: bool = False) -> Any:
         """The merchant listing's entry for `location` (it says which methods the location
-        offers when the location record does not), None when there is none."""
+        offers when the location record does not), None when there is none. `fresh`: asked of
+        the server, not the client's caches."""
         location_id = self.state.location_id or location.id
         if not self.merchant_slug or location.methods_status is not None:
             return None
         merchant: Merchant | None
         try:
-            merchant = await self._client_for(location_id).get_merchant(self.merchant_slug)
+            client = self._client_for(location_id)
+            merchant = await client.get_merchant(self.merchant_slug, fresh=fresh)
         except Exception:  # the listing is a fallback: without it, pickup is offered
             merchant = None
         keys = {location_id, location.id, location.restaurant_slug}
@@ -556,8 +575,12 @@ class Visit:
     async def tip_settings(self) -> TipSettings:
         return await self.client.get_gratuity(self.state.location_id or "")
 
-    async def time_intervals(self) -> TimeIntervals:
-        return await self.client.get_time_intervals(self.state.location_id or "")
+    async def time_intervals(self, *, fresh: bool = False) -> TimeIntervals:
+        """The location's slots (the client keeps them a while; `fresh`: asked of the server),
+        published in VisitState.slots."""
+        slots = await self.client.get_time_intervals(self.state.location_id or "", fresh=fresh)
+        self._set(slots=slots)
+        return slots
 
     async def schedule_if_required(self) -> tuple[str, str] | None:
         """A location that takes orders for later only (time-intervals' requireScheduledOrders):
@@ -635,6 +658,9 @@ class Visit:
                 # A fresh cart is known empty; but the server said something about it (closed
                 # now: scheduled for later), and the menu depends on the order time: one read.
                 cart = await store.refresh()
+        except StorefrontError as exc:
+            await self.reread_refused(exc)
+            raise
         finally:
             self._sync_store()
         if self._order is None:
@@ -645,6 +671,7 @@ class Visit:
             table_number=table_number,
             delivery=delivery,
             room=room,
+            way_refused=None,
         )
         return cart
 
@@ -1012,6 +1039,7 @@ class Visit:
             customer_name="",
             email_address="",
             order_time=OrderTime(),
+            way_refused=None,
         )
         if store is None:
             done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
@@ -1055,6 +1083,58 @@ class Visit:
                 await _quietly(store.discard())
         if self._discards:
             await asyncio.gather(*self._discards, return_exceptions=True)
+
+    # ------------------------------------------------------------------ refusals
+
+    async def location_ways(
+        self, location: Location | None = None, *, fresh: bool = False
+    ) -> MethodsStatus | None:
+        """The ways to order the location offers now, as the server says them: its record's
+        methodsStatus, else the merchant listing's (None: neither says). Published in
+        VisitState.ways. `fresh`: the location and the listing are asked of the server, not
+        the client's caches (the server just refused the order's way)."""
+        location_id = self.state.location_id
+        if location_id is None:
+            raise LookupError("no location chosen yet")
+        fresh_reads = self._fresh_ways_reads = self._fresh_ways_reads + fresh
+        if location is None or fresh:
+            location = await self._client_for(location_id).get_location(location_id, fresh=fresh)
+            self.choose_location(location_id, location)
+        ways = location.methods_status
+        if ways is None:
+            listed = await self.merchant_listing(location, fresh=fresh)
+            ways = listed.methods_status if listed is not None else None
+        if fresh_reads == self._fresh_ways_reads:
+            # Not when a fresh read began meanwhile: this answer may predate its refusal.
+            self._set(ways=ways)
+        return ways
+
+    async def reread_refused(self, exc: StorefrontError) -> None:
+        """The server refused something about the order: what the refusal concerns is read again
+        from the server and published, so that screens show what the server holds and offer
+        what it offers now, never the choice it refused. A time: the slots and the cart. The
+        way to order: the location's ways and the cart, and `way_refused` asks the customer to
+        choose another (the same cart and lines). Best effort: the refusal itself is what the
+        customer is told; a read that fails leaves the last answer."""
+        from kiosk.ordering.refusals import Concern, refusal_concerns
+
+        concern = refusal_concerns(exc)
+        if concern is None:
+            return
+        log.info("the server refused the order's %s; reading it again", concern.value)
+        with contextlib.suppress(StorefrontError, LookupError):
+            if concern is Concern.TIME:
+                await self.time_intervals(fresh=True)
+            else:
+                await self.location_ways(fresh=True)
+        store = self._store
+        if store is not None and store.cart_id is not None:
+            with contextlib.suppress(StorefrontError):
+                await store.refresh()
+            self._sync_store()
+        if concern is Concern.WAY:
+            # Last: whoever follows it (the welcome) finds the ways and the cart read already.
+            self._set(way_refused=exc.message)
 
     # ------------------------------------------------------------------ crash resume
 
@@ -1125,7 +1205,7 @@ class Visit:
             # The location no longer offers the order's way: the same cart and its lines wait
             # for the customer to choose another way (the welcome screen says why).
             self._sync_store()
-            self._set(session_message=exc.message)
+            await self.reread_refused(exc)
             log.info("crash resume: the order's way to order is no longer offered")
             self._order = "open"
             return ResumeOutcome("way_gone", store.cart)

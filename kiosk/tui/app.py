@@ -460,6 +460,8 @@ class KioskApp(KioskMode, Accessibility, App[None]):
             self.announcer.visit_changed(before, state, self.status_text)
         if before is None or before.order != state.order:
             self._follow_order(before.order if before is not None else None, state.order)
+        if state.way_refused and (before is None or before.way_refused != state.way_refused):
+            self.call_later(self._choose_way_again)
 
     def _follow_order(self, before: OrderSnapshot | None, order: OrderSnapshot) -> None:
         """Screens render the order's lifecycle. Two moves happen away from the payment screen:
@@ -485,6 +487,20 @@ class KioskApp(KioskMode, Accessibility, App[None]):
                 exclusive=True,
                 exit_on_error=False,
             )
+
+    async def _choose_way_again(self) -> None:
+        """The server refused the order's way to order (switched off meanwhile, or gone over a
+        restart): the welcome, where the customer chooses another way for the same cart (it
+        says why, from the VisitState)."""
+        from kiosk.tui.screens.welcome import WelcomeScreen
+
+        if not self.visit.state.way_refused:
+            return
+        if not any(isinstance(s, WelcomeScreen) for s in self.screen_stack):
+            await self.push_screen(WelcomeScreen())
+            return
+        while not isinstance(self.screen, WelcomeScreen):
+            await self.pop_screen()
 
     async def _show_paid(self) -> None:
         from kiosk.tui.screens.done import DoneScreen

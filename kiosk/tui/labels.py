@@ -52,6 +52,11 @@ def offered_methods(location: Any, fallback: Any = None) -> list[str]:
     From the location's `methodsStatus`, else the merchant listing's; with neither (the vendor's
     location fixture has none) pickup alone is assumed, the one method every storefront has (A)."""
     status = getattr(location, "methods_status", None) or getattr(fallback, "methods_status", None)
+    return offered_by(status)
+
+
+def offered_by(status: Any) -> list[str]:
+    """The methods a `methodsStatus` offers, in display order; None: pickup alone (A)."""
     if status is None:
         return ["pickup"]
     return [m for m in METHODS if status.offers(m)]

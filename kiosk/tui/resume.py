@@ -12,6 +12,9 @@ Visit.resume_saved() decides and this module shows the outcome:
   goes to the payment screen too, which takes up the same payment intent;
 - a COMPLETED, EXPIRED, deleted or foreign cart is forgotten (CartStore.resume removes the file)
   and the kiosk starts clean; so is an open cart with no lines (nothing to come back for);
+- an open cart whose way to order the location no longer offers stays, lines and all: the app
+  shows the welcome (it follows VisitState.way_refused), which says why, and the way the
+  customer chooses there switches the same cart;
 - the saved location may be an id or a slug: the cart is found by either;
 - when the server cannot be reached, the file is kept for the next start and the kiosk starts
   clean now (a new order then replaces the file).
@@ -30,10 +33,12 @@ KEPT_PAYING_MESSAGE = "Welcome back: we kept your order. It is waiting for payme
 
 async def resume_saved_cart(app: Kiosk) -> str:
     """Resume the saved cart if there is one (Visit.resume_saved) and show it. Returns what
-    happened: "none", "menu", "payment", "gone" or "failed" (for tests and the log)."""
+    happened: "none", "menu", "payment", "welcome", "gone" or "failed" (for tests and the log)."""
     outcome = await app.visit.resume_saved()
     if outcome.kind in ("none", "gone", "failed"):
         return outcome.kind
+    if outcome.kind == "way_gone":
+        return "welcome"  # the app follows the refusal there (KioskApp._choose_way_again)
     any_app: Any = app
     if outcome.kind == "paid":
         from kiosk.tui.screens.done import DoneScreen

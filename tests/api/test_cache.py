@@ -250,3 +250,34 @@ async def test_invalidating_one_location_keeps_another_flight(
     await client.get_menus("loc_2")  # stored: not invalidated
     await client.get_menus("loc_1")  # not stored: invalidated while in flight
     assert len(server.requests) == 3
+
+
+@pytest.mark.parametrize(
+    ("read", "first", "then"),
+    [
+        (
+            lambda c, fresh: c.get_time_intervals("loc_1", fresh=fresh),
+            {"orderDays": [{"value": "2026-03-02", "intervals": ["12:00", "12:15"]}]},
+            {"orderDays": [{"value": "2026-03-02", "intervals": ["12:00"]}]},
+        ),
+        (
+            lambda c, fresh: c.get_merchant("acme", fresh=fresh),
+            {"id": "m", "locations": [{"id": "loc_1", "methodsStatus": {"table": True}}]},
+            {"id": "m", "locations": [{"id": "loc_1", "methodsStatus": {"table": False}}]},
+        ),
+    ],
+)
+async def test_a_fresh_read_asks_the_server_and_keeps_its_answer(
+    client: StorefrontClient, server: Server, read: Any, first: Any, then: Any
+) -> None:
+    """After the server refused what a cached answer offered (a time, a way to order), the
+    Visit reads it again with `fresh`: the server is asked, and later reads get the new answer."""
+    server.reply(ok(first), ok(then))
+    before = await read(client, False)
+    assert await read(client, False) == before  # cached
+    assert len(server.requests) == 1
+    after = await read(client, True)
+    assert after != before
+    assert len(server.requests) == 2
+    assert await read(client, False) == after  # the fresh answer is the one kept
+    assert len(server.requests) == 2

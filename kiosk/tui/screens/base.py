@@ -29,7 +29,7 @@ from kiosk.i18n import N_, _, language
 from kiosk.ordering.delivery import delivery_offer
 from kiosk.tui.contract import Kiosk, kiosk_of
 from kiosk.tui.errors import Failure, describe, rate_limit_wait
-from kiosk.tui.labels import offered_methods
+from kiosk.tui.labels import offered_by, offered_methods
 from kiosk.tui.widgets.chrome import Banner, FullName, KioskFooter, KioskHeader
 from kiosk.tui.widgets.rowlist import RowList
 
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from textual.timer import Timer
 
     from kiosk.api import Location
+    from kiosk.api.models import MethodsStatus
 
 
 T = TypeVar("T")
@@ -388,15 +389,22 @@ class KioskScreen(Screen[Any]):
 
     # One rule for the ways to order, shared by the location list and the welcome screen --------
     def orderable_methods(
-        self, location: Location, listed: Any = None, *, location_id: str | None = None
+        self,
+        location: Location,
+        listed: Any = None,
+        *,
+        location_id: str | None = None,
+        ways: MethodsStatus | None = None,
     ) -> list[str]:
         """What the location offers that this kiosk can take: delivery only where the kiosk can
         place an address (2.0 needs the merchant's delivery zones; the staff screen says why).
-        `location_id`: the kiosk's name for it (default: the chosen location's)."""
+        `location_id`: the kiosk's name for it (default: the chosen location's). `ways`: what the
+        server says the location offers now (VisitState.ways), before the record's own."""
         visit = self.kiosk.visit
         key = location_id or self.kiosk.location_id or location.id
         offer = delivery_offer(visit.client_for(key).needs_coordinates, visit.delivery_zones)
-        return [m for m in offered_methods(location, listed) if m != "delivery" or offer.offered]
+        methods = offered_by(ways) if ways is not None else offered_methods(location, listed)
+        return [m for m in methods if m != "delivery" or offer.offered]
 
     def closed_for_orders(self, location: Location) -> str | None:
         """Why no order can start now, or None: closed, and the location takes no orders for

@@ -216,8 +216,16 @@ class CartScreen(KioskScreen):
         self.query_one("#time-section").display = False
         self.query_one("#cross-sell-section").display = False
         self.watch(self.app, "cart", self.show_cart)
+        self.watch(self.app, "visit_state", self._follow_slots, init=False)
         self.query_one("#lines", CartLines).focus()
         self.load_settings()
+
+    def _follow_slots(self, state: Any) -> None:
+        # The Visit read the slots again (the server refused a time): the list offered is the
+        # server's current one.
+        slots = getattr(state, "slots", None)
+        if slots is not None and self.slots is not None and slots != self.slots:
+            self._slots_loaded(slots)
 
     def on_row_list_highlighted(self, event: RowList.Highlighted) -> None:
         if isinstance(event.rowlist, CartLines):
@@ -437,7 +445,7 @@ class CartScreen(KioskScreen):
         with select.prevent(Select.Changed):
             if later and value in self.slot_values:
                 select.value = value
-            elif not later:
+            else:  # as soon as possible, or a time no longer listed: never a choice refused
                 select.clear()
 
     # Changing the cart (always through the CartStore) ---------------------------------------------
@@ -604,8 +612,17 @@ class CartScreen(KioskScreen):
 
     def set_later(self, value: str) -> None:
         day, _, at = value.partition(" ")
+
+        def refused(failure: Failure) -> bool:
+            # The select shows the server's time again, not the one it refused (the slots and
+            # the cart were read again: _follow_slots); the banner says why.
+            self._mark_time(self.kiosk.cart)
+            return False
+
         self._store_call(
-            lambda s: s.set_order_time_later(day, at), busy=self.query_one("#time-section")
+            lambda s: s.set_order_time_later(day, at),
+            busy=self.query_one("#time-section"),
+            failed=refused,
         )
 
     # Events ---------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from textual.widgets import Button, Input, Label, Static
 
 from kiosk.i18n import LANGUAGES, N_, _, language
 from kiosk.tui.a11y import Accessibility, large_text
-from kiosk.tui.errors import Failure
+from kiosk.tui.errors import Failure, customer_safe
 from kiosk.tui.labels import METHODS, postal_label
 from kiosk.tui.palette import tone
 from kiosk.tui.screens.base import KioskScreen
@@ -31,6 +31,8 @@ from kiosk.tui.widgets.scroll import ControlsScroll
 
 if TYPE_CHECKING:
     from kiosk.api import Location
+    from kiosk.api.models import MethodsStatus
+    from kiosk.ordering.visit import VisitState
 
 # The details each method needs: (input id, label, placeholder, max length).
 FIELDS: dict[str, tuple[tuple[str, str, str, int], ...]] = {
@@ -48,6 +50,8 @@ FIELDS: dict[str, tuple[tuple[str, str, str, int], ...]] = {
     ),
 }
 OPTIONAL = {"street2"}
+# Said when the server refused the order's way in words not fit for a customer.
+WAY_REFUSED = N_("That way to order is no longer offered here.")
 # Server field names (details.field) -> our inputs.
 SERVER_FIELDS = {
     "tableNumber": "table",
@@ -86,6 +90,10 @@ class WelcomeScreen(KioskScreen):
         super().__init__()
         self.methods: list[str] = []
         self.method: str | None = None
+        # The location shown, and the ways to order and the refusal it was last drawn with.
+        self._location: Location | None = None
+        self._seen_ways: MethodsStatus | None = None
+        self._refusal_said: str | None = None
 
     def compose_body(self) -> ComposeResult:
         with ControlsScroll(id="welcome-body"):
@@ -110,38 +118,76 @@ class WelcomeScreen(KioskScreen):
     def on_mount(self) -> None:
         self._show_text_size()
         self.query_one("#details").display = False
+        self._seen_ways = self.kiosk.visit.state.ways
+        self._refusal_said = None  # drawn anew (a language chosen): said again with the list
+        self.watch(self.app, "visit_state", self._follow_state, init=False)
         self.load()
 
     def load(self) -> None:
-        """The location (unless the location screen loaded it), and the merchant listing when the
-        location does not say which methods it offers (the vendor's location record does not)."""
+        """The location (unless the location screen loaded it), and the ways to order it offers
+        (its record's, else the merchant listing's: the vendor's location record does not say),
+        published by the Visit (VisitState.ways) and drawn from there."""
         kiosk = self.kiosk
         location_id = kiosk.location_id
         assert location_id is not None
         known = kiosk.location
         visit = kiosk.visit
 
-        async def fetch() -> tuple[Location, Any]:
+        async def fetch() -> Location:
             location = known if known is not None else await visit.load_location(location_id)
-            return location, await visit.merchant_listing(location)
-
-        def loaded(result: tuple[Location, Any]) -> None:
-            location, listed = result
             if known is None:
                 kiosk.choose_location(location_id, location)
+            await visit.location_ways(location)
+            return location
+
+        def loaded(location: Location) -> None:
+            if known is None:
                 self.query_one(KioskHeader).set_title(
                     location.restaurant_display_name, _(self.TITLE)
                 )
-            self._show_location(location, listed)
+            self._show_location(location, visit.state.ways)
 
         if known is not None and known.methods_status is not None:
-            self._show_location(known, None)
+            self._show_location(known, known.methods_status)
             return
         self.call(
             fetch, group="location", done=loaded, busy=self.query_one("#welcome-body"), read=True
         )
 
-    def _show_location(self, location: Location, listed: Any) -> None:
+    def _follow_state(self, state: VisitState | None) -> None:
+        """What the server holds, as the Visit publishes it: the ways it offers now (read again
+        after it refused the order's way), and why the order's way must be chosen again."""
+        if state is None:
+            return
+        ways_changed = state.ways != self._seen_ways
+        self._seen_ways = state.ways
+        if self._location is None:
+            return
+        if ways_changed:
+            self._show_location(state.location or self._location, state.ways)
+            details = self.query_one("#details")
+            if details.display and self.method not in self.methods:
+                self.action_back()  # closes that way's details form: it is no longer offered
+        self._say_refusal(state.way_refused)
+
+    def _say_refusal(self, refusal: str | None) -> None:
+        """The server refused the order's way (switched off, or gone over a restart): said once,
+        in its words where they are fit for a customer; the same cart waits for another way."""
+        if not refusal or refusal == self._refusal_said:
+            self._refusal_said = refusal
+            return
+        self._refusal_said = refusal
+        said = refusal if customer_safe(refusal) else _(WAY_REFUSED)
+        kept = self.kiosk.visit.state.cart_id is not None
+        self.say(
+            said,
+            hint=_("Please choose another way to order: your order is kept.")
+            if kept
+            else _("Please choose another way to order."),
+        )
+
+    def _show_location(self, location: Location, ways: MethodsStatus | None) -> None:
+        self._location = location
         status = self.kiosk.visit.opening(location)
         title = Text(_("Welcome to "), style="bold")
         title.append(clean(location.restaurant_display_name, 80), style="bold")
@@ -161,7 +207,7 @@ class WelcomeScreen(KioskScreen):
         self.query_one("#welcome-later").display = bool(later)
         self.query_one("#welcome-hours", Static).update(hours)
         # Closed with no orders for later: no way to order is offered, only when it opens.
-        self.methods = [] if closed is not None else self.orderable_methods(location, listed)
+        self.methods = [] if closed is not None else self.orderable_methods(location, ways=ways)
         self.query_one("#prompt").display = closed is None
         rows = []
         for number, method in enumerate(self.methods, start=1):
@@ -173,13 +219,16 @@ class WelcomeScreen(KioskScreen):
         methods = self.query_one("#methods", MethodList)
         methods.set_rows(rows)
         methods.styles.height = max(len(rows), 1)
-        methods.focus()
+        if not self.query_one("#details").display:  # drawn again under an open form: not there
+            methods.focus()
         if closed is not None:
             self.say(closed, kind="info")
         elif not self.methods:
             self.say(
                 _("This restaurant is not taking orders right now."), hint=_("Please ask staff.")
             )
+        else:
+            self._say_refusal(self.kiosk.visit.state.way_refused)
 
     def _country(self) -> str | None:
         location = self.kiosk.location
