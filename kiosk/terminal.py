@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import re
 import secrets
@@ -51,6 +52,8 @@ __all__ = [
     "terminal_id_for",
     "tty_gone",
 ]
+
+log = logging.getLogger(__name__)
 
 TAKEOVER_FILE = "takeover.json"
 # How long a new session waits for the old kiosk to leave by itself, then after SIGTERM.
@@ -180,16 +183,37 @@ def _take_over(lock: FileLock, folder: Path, wait: float, term_wait: float) -> b
     request = {"pid": os.getpid(), "at": time.time()}
     paths.atomic_write(folder / TAKEOVER_FILE, json.dumps(request))
     holder = _holder_pid(folder / "kiosk.json")
+    # Why each signal is sent, for the log: staff reading it after a takeover see which process
+    # was ended and that it had been asked first.
+    why = {
+        signal.SIGTERM: f"it had not left {wait:g} s after it was asked to "
+        "(stopped, or blocked on a dead terminal)",
+        signal.SIGKILL: f"it still held the terminal {term_wait:g} s after SIGTERM",
+    }
     for sig in (None, signal.SIGTERM, signal.SIGKILL):
         if sig is not None and holder is not None:
+            log.warning(
+                "terminal %s taken over: sending %s to the old kiosk, pid %d: %s",
+                folder.name,
+                sig.name,
+                holder,
+                why[sig],
+            )
             with contextlib.suppress(OSError):
                 os.kill(holder, sig)
         try:
             lock.acquire(timeout=wait if sig is None else term_wait, poll_interval=0.1)
-            return True
         except LockTimeout:
             if holder is None:
                 return False
+            continue
+        log.info(
+            "terminal %s taken over from the old kiosk, pid %s, %s",
+            folder.name,
+            holder if holder is not None else "unknown",
+            "which left when asked" if sig is None else f"ended by {sig.name}",
+        )
+        return True
     return False
 
 

@@ -134,11 +134,17 @@ with claim_terminal(Settings(terminal_id="counter-1")) as terminal:
 
 
 @pytest.mark.parametrize("holder", ["leave", "stay"])
-def test_a_new_session_takes_the_terminal_over(home: Path, holder: str) -> None:
+def test_a_new_session_takes_the_terminal_over(
+    home: Path, holder: str, caplog: pytest.LogCaptureFixture
+) -> None:
     """The kiosk left behind by a dropped link is asked to leave; one that does not (stopped, or
-    blocked on a dead terminal) is ended. The new session then holds the terminal."""
+    blocked on a dead terminal) is ended, and the log says which pid and why. The new session
+    then holds the terminal."""
+    import logging
     import subprocess
     import sys
+
+    caplog.set_level(logging.INFO, logger="kiosk.terminal")
 
     proc = subprocess.Popen(
         [sys.executable, "-c", HOLDER, holder], stdout=subprocess.PIPE, text=True
@@ -154,6 +160,27 @@ def test_a_new_session_takes_the_terminal_over(home: Path, holder: str) -> None:
             assert not (terminal.state_dir / "takeover.json").exists()
             assert not takeover_requested(terminal.state_dir)
         assert "asked to leave" in proc.stdout.read()
+        said = [(r.levelname, r.getMessage()) for r in caplog.records]
+        if holder == "stay":
+            assert (
+                "WARNING",
+                f"terminal counter-1 taken over: sending SIGTERM to the old kiosk, pid {proc.pid}: "
+                "it had not left 2 s after it was asked to "
+                "(stopped, or blocked on a dead terminal)",
+            ) in said, said
+            assert (
+                "INFO",
+                f"terminal counter-1 taken over from the old kiosk, pid {proc.pid}, ended by "
+                "SIGTERM",
+            ) in said, said
+        else:
+            assert said == [
+                (
+                    "INFO",
+                    f"terminal counter-1 taken over from the old kiosk, pid {proc.pid}, which "
+                    "left when asked",
+                )
+            ]
     finally:
         proc.kill()
         proc.wait()
