@@ -1347,6 +1347,20 @@ class StorefrontClient:
             secrets=(secret, card_number, card_number.replace(" ", "")),
         )
 
+    async def test_payment_offered(self) -> bool:
+        """Whether this server has a test payment (docs/api.md, "A test payment"): a 2xx to its
+        GET. Any other answer (a 404 from a server that has none, a refusal) is no."""
+        try:
+            await self._call(self.endpoints["test_payment_offered"], {})
+        except StorefrontError:
+            return False
+        return True
+
+    async def pay_test_order(self, checkout_url: str) -> None:
+        """Pay the hand-off at `checkout_url` with the server's test payment (its approving test
+        instrument), as a customer would on the checkout page."""
+        await self._call(self.endpoints["test_payment"], {}, body={"checkoutUrl": checkout_url})
+
     # ------------------------------------------------------------------ product pictures
 
     async def get_image(self, url: str, *, max_bytes: int = IMAGE_MAX_BYTES) -> bytes:

@@ -150,7 +150,7 @@ def test_the_installed_counter_places_a_test_order_on_a_2_0_server(
     venv, _ = counter_venv
     home = tmp_path / "home"
     home.mkdir()
-    app = make_vendor_app()
+    app = make_vendor_app(test_payment=False)  # as the hosted service: no test payment
     with UvicornThread(app) as server:
         base_url = server.url + "/api/v1/storefront"
         done = kiosk(

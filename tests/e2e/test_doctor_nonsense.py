@@ -147,6 +147,33 @@ async def test_a_negative_total_fails_the_test_order() -> None:
     assert "the test order FAILED" in text and "PASSED" not in text
 
 
+@pytest.mark.parametrize("number", [None, "", "  "], ids=["missing", "empty", "blank"])
+async def test_a_server_that_completes_orders_without_a_number_fails_the_test_order(
+    number: str | None,
+) -> None:
+    # Before: the demo alone was paid, so such a server passed "a whole test order" unpaid.
+    def numberless(answer: dict[str, Any]) -> tuple[int, Any]:
+        order = answer.get("order")
+        if answer.get("state") == "completed" and isinstance(order, dict):
+            answer = {**answer, "order": {**order, "shortId": number}}
+            if number is None:
+                del answer["order"]["shortId"]
+        return 200, answer
+
+    app = _vendor({("GET", r"/order-result$"): numberless})
+    ok, text = await _run(app, test_order=True)
+    assert not ok, text
+    (fail,) = _fails(text)
+    assert fail == (
+        f"FAIL pay with the server's test payment: the server at {BASE} says the order is "
+        "completed but gives no order number"
+    )
+    assert "the test order FAILED" in text and "PASSED" not in text
+    # It did pay, through the server's test payment (docs/api.md), and kept the paid cart.
+    (cart,) = app.state.store.carts.values()
+    assert cart.status == "COMPLETED" and "could not be deleted" not in text
+
+
 async def test_a_write_answered_without_its_line_fails_the_test_order() -> None:
     def emptied(answer: dict[str, Any]) -> tuple[int, Any]:
         return 200, {**answer, "items": [], "totalQuantity": 0}
