@@ -2121,7 +2121,7 @@ def make_vendor_app(
             ApiError(404, "NOT_FOUND", "Not found.", violation="path not in the document"),
         )
 
-    async def test_payment(request: Request) -> Response:
+    async def test_pay_or_refuse(request: Request) -> Response:
         """What the hosted page does with a hand-off (by its id, the checkoutUrl's last
         segment) or with a cart's newest hand-off (by cart id: a restarted kiosk's test pays
         the cart whose code it showed). Actions: pay | decline | fail ({"code": ...})."""
@@ -2183,8 +2183,8 @@ def make_vendor_app(
         return JSONResponse({"rate_limited": server.faults.rate_limited})
 
     routes = [
-        Route("/__test__/handoffs/{handoffId}/{action}", test_payment, methods=["POST"]),
-        Route("/__test__/carts/{cartId}/{action}", test_payment, methods=["POST"]),
+        Route("/__test__/handoffs/{handoffId}/{action}", test_pay_or_refuse, methods=["POST"]),
+        Route("/__test__/carts/{cartId}/{action}", test_pay_or_refuse, methods=["POST"]),
         Route("/__test__/faults", test_faults, methods=["POST"]),
     ]
 
