@@ -29,7 +29,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-pytestmark = pytest.mark.slow
+# A whole order and more in Chromium; each wait may take WAIT_MS on a loaded machine.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 CHROMIUM = Path(os.environ.get("KIOSK_TEST_CHROMIUM", "/usr/bin/chromium"))
 ARGS = [

@@ -27,7 +27,8 @@ ROOT = Path(__file__).resolve().parents[2]
 LOCATION_ID = "66a1f0c2b3d4e5f60718293a"
 PIP = (sys.executable, "-m", "pip")
 
-pytestmark = pytest.mark.slow
+# The module's first test builds the wheel and a fresh venv (its install alone may take 600 s).
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 
 def core_closure() -> list[metadata.Distribution]:
