@@ -45,7 +45,6 @@ log = logging.getLogger(__name__)
 LATENCY_BUCKETS: tuple[float, ...] = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 # A textfile is written at most this often (seconds) while things change, and once at close.
 TEXTFILE_INTERVAL = 5.0
-_CODE = re.compile(r"[A-Z0-9_]{1,40}")
 _SSH_PART = re.compile(r"-ssh-(.+)$")
 METRICS_EXTRA_MESSAGE = "metrics need prometheus_client: pip install 'kiosk[metrics]'"
 
@@ -117,7 +116,7 @@ def error_code(error: StorefrontError) -> str:
     the HTTP status, else the kind (timeout, connection), else `other`. Server text never becomes
     a label as it is."""
     code = error.code or ""
-    if _CODE.fullmatch(code) and code in _KNOWN_CODES:
+    if code in _KNOWN_CODES:
         return code
     if error.status is not None:
         status = f"HTTP_{int(error.status)}"

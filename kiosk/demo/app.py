@@ -704,7 +704,7 @@ async def demo_confirm(request: Request) -> Response:
 TEST_PAYMENT_PATH = "/.well-known/storefront-test-payment"
 
 
-async def test_payment(request: Request) -> Response:
+async def pay_for_test(request: Request) -> Response:
     backend: Backend = request.app.state.backend
     client = request.client.host if request.client else ""
     try:
@@ -791,7 +791,7 @@ def demo_routes() -> list[Route]:
         ),
         DocRoute(
             TEST_PAYMENT_PATH,
-            test_payment,
+            pay_for_test,
             methods=["GET", "POST"],
             doc=Doc(errors=(400, 403, 404, 409), body=dict[str, Any], body_required=False),
         ),
