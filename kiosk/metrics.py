@@ -174,6 +174,7 @@ class FleetSnapshot:
     budget: Mapping[str, int | None]
     cache_hits: int
     exporting: str  # where the metrics are published ("off", a URL, a file)
+    retries: int = 0  # requests sent again (a failure a retry absorbed is no failed request)
 
 
 class FleetMetrics:
@@ -258,6 +259,7 @@ class FleetMetrics:
                 merged.counts = [a + b for a, b in zip(merged.counts, h.counts, strict=True)]
                 merged.total += h.total
             orders, errors = dict(self.orders), +self.errors  # `+`: the codes that happened
+            retries = sum(self.retries.values())
             last = self.last_success_at
         return FleetSnapshot(
             orders=orders,
@@ -270,6 +272,7 @@ class FleetMetrics:
             budget={loc: left for loc, (left, _limit) in self._budget().items()},
             cache_hits=sum(m + d for m, d in self._cache_hits().values()),
             exporting=self.exporting,
+            retries=retries,
         )
 
     def families(self) -> Iterator[Any]:
@@ -504,7 +507,8 @@ def staff_summary(metrics: FleetMetrics) -> str:
     ]
     worst = ", ".join(f"{code} {n}" for code, n in Counter(snap.errors).most_common(3))
     requests = (
-        f"Requests: {snap.requests} ({snap.failed} failed{': ' + worst if worst else ''}) · "
+        f"Requests: {snap.requests} ({snap.failed} failed{': ' + worst if worst else ''}"
+        f"{f', {snap.retries} retried' if snap.retries else ''}) · "
         f"median {_ms(snap.p50)} · 95% {_ms(snap.p95)} · cache hits {snap.cache_hits}"
     )
     if snap.last_success_at is not None:

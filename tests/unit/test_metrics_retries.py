@@ -57,6 +57,8 @@ async def test_a_retried_failure_is_counted_by_its_reason(
     }
     # The retry absorbed it: no failed request, every error code still at 0.
     assert _counts(metrics, "kiosk_errors_total", "code") == dict.fromkeys(ERROR_CODES, 0)
+    # The staff screen says so in words.
+    assert "Requests: 1 (0 failed, 1 retried) · " in metrics.summary()
 
 
 def test_the_client_counts_through_its_seam_and_imports_no_metrics() -> None:
