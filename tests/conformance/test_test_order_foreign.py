@@ -23,9 +23,10 @@ LOCATION_ID = "66a1f0c2b3d4e5f60718293a"
 LOCATION_SLUG = "harbour-noodles"
 
 
-@pytest.fixture(params=[True, False], ids=["test-payment", "no-test-payment"])
+@pytest.fixture
 def vendor(request: pytest.FixtureRequest) -> Iterator[tuple[Starlette, str]]:
-    app = make_vendor_app(test_payment=request.param)
+    # With its test payment unless a test says otherwise (indirect parametrization).
+    app = make_vendor_app(test_payment=getattr(request, "param", True))
     with UvicornThread(app) as server:
         yield app, server.url + "/api/v1/storefront"
 
@@ -79,6 +80,8 @@ def test_the_test_order_passes_on_a_foreign_2_0_server_by_location_id(
 
 # The issue's own command names the location by its slug: 2.0 takes a slug only where the location
 # is read (locationSlugOrId); every later path carries the id from that answer (kiosk.api.v2).
+# Here the server has no test payment, as the hosted service has none.
+@pytest.mark.parametrize("vendor", [False], indirect=True, ids=["no-test-payment"])
 def test_the_test_order_passes_on_a_foreign_2_0_server_by_location_slug(
     vendor: tuple[Starlette, str], kiosk_home: Path
 ) -> None:
