@@ -353,8 +353,9 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument(
         "--test-order",
         action="store_true",
-        help="place a whole test order on the ordering code the screens use (on the demo it is "
-        "paid; elsewhere it stops before payment and deletes the cart)",
+        help="place a whole test order on the ordering code the screens use (paid, its number "
+        "read, where the server has a test payment, as the demo has: docs/api.md; elsewhere it "
+        "stops before payment, says what that leaves unproven, and deletes the cart)",
     )
 
     config = _sub(sub, "config", "where the config is, and what is in effect")

@@ -1,15 +1,18 @@
 """Fleet metrics: what a chain's Prometheus scrapes from each terminal, and the staff screen shows.
 
 `FleetMetrics` counts in plain Python (cheap, always on): orders by what happened to them (the
-Visit tells it, kiosk.ordering.events), errors by code and the time each request took (the client
-tells it, `StorefrontClient.observer`), and reads the clients' rate budget and cache hits when
-asked. `start_export` publishes it, when the `metrics` setting asks for it, on an HTTP endpoint on
-127.0.0.1 or in a textfile for node_exporter's textfile collector. Only then is prometheus_client
-(the `metrics` extra) imported: a kiosk without metrics never pays for it.
+Visit tells it, kiosk.ordering.events), errors by code, retries by reason and the time each
+request took (the client tells it, `StorefrontClient.observer` and `retry_observer`), and reads
+the clients' rate budget and cache hits when asked. `start_export` publishes it, when the
+`metrics` setting asks for it, on an HTTP endpoint on 127.0.0.1 or in a textfile for
+node_exporter's textfile collector. Only then is prometheus_client (the `metrics` extra)
+imported: a kiosk without metrics never pays for it.
 
 Labels carry nothing personal: the kiosk's version, the terminal id (an SSH client's address in a
-derived id is replaced by a hash), location ids, the client's own operation names and error codes
-that look like codes (anything else is counted as `other`). Never a name, an email or a token.
+derived id is replaced by a hash), location ids, the client's own operation names and the error
+codes of a fixed list (ERROR_CODES; anything else is counted as `other`). Never a name, an email
+or a token. Every counter and gauge is served from the start, at 0 where nothing happened yet:
+a healthy fleet reads 0, not "No data".
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kiosk import __version__
+from kiosk.api.client import RETRY_REASONS
 from kiosk.clocktime import clock_time
 from kiosk.ordering.events import OrderEvent
 
@@ -41,9 +45,60 @@ log = logging.getLogger(__name__)
 LATENCY_BUCKETS: tuple[float, ...] = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 # A textfile is written at most this often (seconds) while things change, and once at close.
 TEXTFILE_INTERVAL = 5.0
-_CODE = re.compile(r"[A-Z0-9_]{1,40}")
 _SSH_PART = re.compile(r"-ssh-(.+)$")
 METRICS_EXTRA_MESSAGE = "metrics need prometheus_client: pip install 'kiosk[metrics]'"
+
+# The `code` label's values (docs/metrics.md): every one is served from the start at 0, so a
+# healthy fleet reads 0 failures, not "No data"; anything else is counted as `other`. The
+# server's codes the contracts name, the client's own kinds, and the HTTP statuses a code-less
+# answer is counted by.
+ERROR_CODES: tuple[str, ...] = (
+    # the server's codes (Storefront 2.0 and the legacy API)
+    "VALIDATION_ERROR",
+    "UNAUTHORIZED",
+    "FORBIDDEN",
+    "NOT_FOUND",
+    "RATE_LIMITED",
+    "CART_CONFLICT",
+    "RESOURCE_CONFLICT",
+    "CART_IMMUTABLE",
+    "CART_LOCKED",
+    "CART_EXPIRED",
+    "CART_NOT_FOUND",
+    "IDEMPOTENCY_KEY_REQUIRED",
+    "IDEMPOTENCY_KEY_REUSED",
+    "IDEMPOTENCY_IN_PROGRESS",
+    "DEPENDENCY_UNAVAILABLE",
+    "INTERNAL_ERROR",
+    "GENERIC_ERROR",
+    "INVALID_PRODUCT",
+    "INVALID_MODIFIER_SELECTION",
+    "INVALID_DISCOUNT_CODE",
+    "MINIMUM_ORDER_NOT_MET",
+    "LOCATION_MISMATCH",
+    "CARD_DECLINED",
+    "PAYMENT_DECLINED",
+    # the client's own kinds: no answer, or one it could not use
+    "API_TIMEOUT",
+    "API_CONNECTION",
+    "AMBIGUOUS_WRITE",
+    "RESPONSE_FORMAT",
+    "UNSUPPORTED_OPERATION",
+    # an answer without a code, by its status
+    "HTTP_400",
+    "HTTP_401",
+    "HTTP_403",
+    "HTTP_404",
+    "HTTP_409",
+    "HTTP_422",
+    "HTTP_429",
+    "HTTP_500",
+    "HTTP_502",
+    "HTTP_503",
+    "HTTP_504",
+    "other",
+)
+_KNOWN_CODES = frozenset(ERROR_CODES)
 
 
 def terminal_label(terminal_id: str) -> str:
@@ -57,14 +112,18 @@ def terminal_label(terminal_id: str) -> str:
 
 
 def error_code(error: StorefrontError) -> str:
-    """The label of an error: the server's code when it looks like one, else the HTTP status,
-    else the kind (timeout, connection). Server text never becomes a label as it is."""
+    """The label of an error, one of ERROR_CODES: the server's code when it is a known one, else
+    the HTTP status, else the kind (timeout, connection), else `other`. Server text never becomes
+    a label as it is."""
     code = error.code or ""
-    if _CODE.fullmatch(code):
+    if code in _KNOWN_CODES:
         return code
     if error.status is not None:
-        return f"HTTP_{int(error.status)}"
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", type(error).__name__.removesuffix("Error")).upper()
+        status = f"HTTP_{int(error.status)}"
+    else:
+        kind = type(error).__name__.removesuffix("Error")
+        status = re.sub(r"(?<!^)(?=[A-Z])", "_", kind).upper()
+    return status if status in _KNOWN_CODES else "other"
 
 
 @dataclass
@@ -115,6 +174,7 @@ class FleetSnapshot:
     budget: Mapping[str, int | None]
     cache_hits: int
     exporting: str  # where the metrics are published ("off", a URL, a file)
+    retries: int = 0  # requests sent again (a failure a retry absorbed is no failed request)
 
 
 class FleetMetrics:
@@ -134,7 +194,10 @@ class FleetMetrics:
         self._clock = clock
         self._lock = threading.Lock()
         self.orders: Counter[str] = Counter({e.value: 0 for e in OrderEvent})
-        self.errors: Counter[str] = Counter()
+        # Every label value from the start, at 0 (a series that is missing reads "No data").
+        self.errors: Counter[str] = Counter(dict.fromkeys(ERROR_CODES, 0))
+        self.retries: Counter[str] = Counter(dict.fromkeys(RETRY_REASONS, 0))
+        self.started_at = clock()
         self.latency: dict[str, _Histogram] = {}
         self.last_success_at: float | None = None
         self.exporting = "off"
@@ -176,6 +239,13 @@ class FleetMetrics:
             self.out_of_order = bool(closed)
         self._changed()
 
+    def retried(self, operation: str, reason: str) -> None:
+        """The client sent a request again (`StorefrontClient.retry_observer`): counted by why,
+        also when the retry then succeeded (no error is left to count)."""
+        with self._lock:
+            self.retries[reason] += 1
+        self._changed()
+
     def summary(self) -> str:
         """The staff screen's lines (staff_summary)."""
         return staff_summary(self)
@@ -185,6 +255,7 @@ class FleetMetrics:
         self.clients = clients
         for client in clients.values():
             client.observer = self.request_done
+            client.retry_observer = self.retried
 
     def _changed(self) -> None:
         if self.on_change is not None:
@@ -206,7 +277,8 @@ class FleetMetrics:
             for h in self.latency.values():
                 merged.counts = [a + b for a, b in zip(merged.counts, h.counts, strict=True)]
                 merged.total += h.total
-            orders, errors = dict(self.orders), dict(self.errors)
+            orders, errors = dict(self.orders), +self.errors  # `+`: the codes that happened
+            retries = sum(self.retries.values())
             last = self.last_success_at
         return FleetSnapshot(
             orders=orders,
@@ -219,6 +291,7 @@ class FleetMetrics:
             budget={loc: left for loc, (left, _limit) in self._budget().items()},
             cache_hits=sum(m + d for m, d in self._cache_hits().values()),
             exporting=self.exporting,
+            retries=retries,
         )
 
     def families(self) -> Iterator[Any]:
@@ -234,6 +307,7 @@ class FleetMetrics:
         with self._lock:
             orders = dict(self.orders)
             errors = dict(self.errors)
+            retries = dict(self.retries)
             latency = {op: (h.cumulative(), h.total) for op, h in self.latency.items()}
             last = self.last_success_at
             help_requests, help_waiting = self.help_requests, self.help_waiting_now
@@ -258,6 +332,14 @@ class FleetMetrics:
         for code, n in sorted(errors.items()):
             fam.add_metric([*ident, code], n)
         yield fam
+        fam = CounterMetricFamily(
+            "kiosk_retries",
+            "API requests sent again, by why: timeout, connection, rate_limited, server_error",
+            labels=[*base, "reason"],
+        )
+        for reason, n in sorted(retries.items()):
+            fam.add_metric([*ident, reason], n)
+        yield fam
         hist = HistogramMetricFamily(
             "kiosk_request_duration_seconds",
             "Storefront API requests by operation, retries included",
@@ -275,8 +357,9 @@ class FleetMetrics:
             "kiosk_rate_budget_limit", "Requests the rate window allows", labels=[*base, "location"]
         )
         for loc, (remaining, cap) in sorted(self._budget().items()):
-            if remaining is not None:
-                left.add_metric([*ident, loc], remaining)
+            # Before the server's first word on it (the legacy API's headers), the budget is
+            # taken as whole: this kiosk has spent none of it.
+            left.add_metric([*ident, loc], cap if remaining is None else remaining)
             limit.add_metric([*ident, loc], cap)
         yield left
         yield limit
@@ -291,11 +374,10 @@ class FleetMetrics:
         yield hits
         when = GaugeMetricFamily(
             "kiosk_last_success_timestamp_seconds",
-            "When the last API request succeeded (Unix time)",
+            "When the last API request succeeded (Unix time; 0: none yet)",
             labels=base,
         )
-        if last is not None:
-            when.add_metric(ident, last)
+        when.add_metric(ident, 0.0 if last is None else last)
         yield when
         fam = CounterMetricFamily(
             "kiosk_help_requests", "Times a customer asked for staff (Help)", labels=base
@@ -312,6 +394,13 @@ class FleetMetrics:
         )
         gauge.add_metric(ident, 1 if out_of_order else 0)
         yield gauge
+        start = GaugeMetricFamily(
+            "kiosk_start_timestamp_seconds",
+            "When this kiosk process started (Unix time)",
+            labels=base,
+        )
+        start.add_metric(ident, self.started_at)
+        yield start
 
 
 # --- publishing -----------------------------------------------------------------------------------
@@ -454,7 +543,8 @@ def staff_summary(metrics: FleetMetrics) -> str:
     ]
     worst = ", ".join(f"{code} {n}" for code, n in Counter(snap.errors).most_common(3))
     requests = (
-        f"Requests: {snap.requests} ({snap.failed} failed{': ' + worst if worst else ''}) · "
+        f"Requests: {snap.requests} ({snap.failed} failed{': ' + worst if worst else ''}"
+        f"{f', {snap.retries} retried' if snap.retries else ''}) · "
         f"median {_ms(snap.p50)} · 95% {_ms(snap.p95)} · cache hits {snap.cache_hits}"
     )
     if snap.last_success_at is not None:

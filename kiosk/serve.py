@@ -9,7 +9,8 @@ Imported by `kiosk serve` only (aiohttp and textual-serve are the `serve` extra)
   a reload or a dropped connection resumes the order.
 - The same tab again (a reload) waits for its previous process to leave first: one kiosk a
   terminal (kiosk.terminal's lock) without a refusal.
-- No request leaves the machine: the page uses the font textual-serve ships (kiosk/web).
+- No request leaves the machine: the page uses the font textual-serve ships (kiosk/web), and its
+  icon is in the page (a data URI of kiosk/web/favicon.svg; /favicon.ico answers it too).
 - Without `--public-url` the page connects back to the address it was loaded from (a tunnel or a
   proxy on another port works); with it, to that URL.
 - A session's terminal folder is removed when it ends with no order to resume; folders of
@@ -19,6 +20,7 @@ Imported by `kiosk serve` only (aiohttp and textual-serve are the `serve` extra)
 from __future__ import annotations
 
 import asyncio
+import base64
 import hashlib
 import logging
 import re
@@ -36,6 +38,7 @@ from textual_serve.server import Server, to_int
 log = logging.getLogger(__name__)
 
 TEMPLATES = Path(__file__).resolve().parent / "web"
+FAVICON = TEMPLATES / "favicon.svg"
 COOKIE = "kiosk_browser"
 COOKIE_AGE = 30 * 24 * 3600
 _TOKEN = re.compile(r"[0-9a-f]{32}")
@@ -129,11 +132,21 @@ class KioskServer(Server):
         self.explicit_url = public_url is not None
         self.terminals = terminals
         self.sessions: dict[str, _Session] = {}
+        self.favicon = FAVICON.read_bytes()
 
     async def _make_app(self) -> web.Application:
         app = await super()._make_app()
         app.router.add_get("/ws/{tab}", self.handle_websocket, name="tab-websocket")
+        # The page names its icon inline; a browser that asks here anyway gets it, not a 404.
+        app.router.add_get("/favicon.ico", self.handle_favicon, name="favicon")
         return app
+
+    async def handle_favicon(self, request: web.Request) -> web.Response:
+        return web.Response(
+            body=self.favicon,
+            content_type="image/svg+xml",
+            headers={"Cache-Control": "public, max-age=86400"},
+        )
 
     async def on_startup(self, app: web.Application) -> None:
         removed = prune(self.terminals)
@@ -153,6 +166,7 @@ class KioskServer(Server):
             "app_websocket_url": websocket,
             "config": {"static": {"url": static}},
             "application": {"name": self.title},
+            "favicon": "data:image/svg+xml;base64," + base64.b64encode(self.favicon).decode(),
         }
         response = aiohttp_jinja2.render_template("app_index.html", request, context)
         if not _TOKEN.fullmatch(browser):

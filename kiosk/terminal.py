@@ -54,7 +54,7 @@ __all__ = [
     "tty_gone",
 ]
 
-log = logging.getLogger("kiosk.terminal")
+log = logging.getLogger(__name__)
 
 TAKEOVER_FILE = "takeover.json"
 # How long a new session waits for the old kiosk to leave by itself, then after SIGTERM.
@@ -191,29 +191,37 @@ def _take_over(lock: FileLock, folder: Path, wait: float, term_wait: float) -> b
     request = {"pid": os.getpid(), "at": time.time()}
     paths.atomic_write(folder / TAKEOVER_FILE, json.dumps(request))
     holder = _holder_pid(folder / "kiosk.json")
-    # The log says whose terminal this was and how it was had: asked, or ended (issue 36).
-    who = f"process {holder}" if holder is not None else "a process of unknown pid"
-    log.info("terminal %s is held by %s: asking it to leave", folder.name, who)
+    # Why each signal is sent, for the log: staff reading it after a takeover see which process
+    # was ended and that it had been asked first.
+    why = {
+        signal.SIGTERM: f"it had not left {wait:g} s after it was asked to "
+        "(stopped, or blocked on a dead terminal)",
+        signal.SIGKILL: f"it still held the terminal {term_wait:g} s after SIGTERM",
+    }
     for sig in (None, signal.SIGTERM, signal.SIGKILL):
         if sig is not None and holder is not None:
             log.warning(
-                "terminal %s: %s did not leave within %.0f s; sending %s",
+                "terminal %s taken over: sending %s to the old kiosk, pid %d: %s",
                 folder.name,
-                who,
-                wait if sig == signal.SIGTERM else term_wait,
                 sig.name,
+                holder,
+                why[sig],
             )
             with contextlib.suppress(OSError):
                 os.kill(holder, sig)
         try:
             lock.acquire(timeout=wait if sig is None else term_wait, poll_interval=0.1)
-            how = "it left when asked" if sig is None else f"it was ended with {sig.name}"
-            log.info("terminal %s taken over from %s: %s", folder.name, who, how)
-            return True
         except LockTimeout:
             if holder is None:
-                break
-    log.warning("terminal %s: %s kept it; this session is refused", folder.name, who)
+                return False
+            continue
+        log.info(
+            "terminal %s taken over from the old kiosk, pid %s, %s",
+            folder.name,
+            holder if holder is not None else "unknown",
+            "which left when asked" if sig is None else f"ended by {sig.name}",
+        )
+        return True
     return False
 
 

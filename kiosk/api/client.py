@@ -318,6 +318,11 @@ def _header_int(headers: httpx.Headers, name: str) -> int | None:
 # Told of each contract row's outcome: (operation, seconds, None or the error it raised). The
 # client knows nothing of who listens (kiosk.metrics, wired by kiosk.runtime).
 RequestObserver = Callable[[str, float, StorefrontError | None], None]
+# Told of each retry the client makes: (operation, reason), the reason one of RETRY_REASONS. A
+# retry that succeeds leaves no error behind; this is where it is counted (kiosk.metrics).
+RetryObserver = Callable[[str, str], None]
+# Why a request was sent again: no answer in time, no connection, a 429, a 5xx.
+RETRY_REASONS = ("timeout", "connection", "rate_limited", "server_error")
 
 # httpx errors raised before any byte of the request left: safe to retry any request.
 _NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
@@ -399,6 +404,7 @@ class StorefrontClient:
         self.last_success_at: float | None = None
         # Told of every contract row's outcome (kiosk.metrics, set by the composition root).
         self.observer: RequestObserver | None = None
+        self.retry_observer: RetryObserver | None = None
         self._cache: dict[tuple[Hashable, ...], _Entry] = {}
         # The site's shared cache on disk (DISK_KINDS only); `cache_namespace` names the backend
         # where the base URL does not (the embedded demo's database).
@@ -674,7 +680,8 @@ class StorefrontClient:
                         # landed. Not "unreachable": in doubt, for the caller to settle.
                         raise AmbiguousWriteError(cause=failure, endpoint=endpoint.name) from exc
                     raise failure from exc
-                await self._pause(wait, attempt, endpoint, shown, cap=cap)
+                reason = "timeout" if isinstance(failure, APITimeoutError) else "connection"
+                await self._pause(wait, attempt, endpoint, shown, cap=cap, reason=reason)
                 continue
 
             elapsed = (self._timer() - started) * 1000
@@ -719,7 +726,14 @@ class StorefrontClient:
                 if self._clock() + wait >= ends_at:
                     raise failure
                 slept_refused += wait
-                await self._pause(wait, refused, endpoint, shown, cap=self.retry.max_attempts - 1)
+                await self._pause(
+                    wait,
+                    refused,
+                    endpoint,
+                    shown,
+                    cap=self.retry.max_attempts - 1,
+                    reason="rate_limited",
+                )
                 continue
             if status == 409 and maybe_landed and failure.has_code("IDEMPOTENCY_IN_PROGRESS"):
                 # The first send of this very write is still running on the server (its answer
@@ -744,7 +758,7 @@ class StorefrontClient:
                     raise failure
                 if self._clock() + wait >= ends_at:
                     raise failure
-                await self._pause(wait, attempt, endpoint, shown, cap=cap)
+                await self._pause(wait, attempt, endpoint, shown, cap=cap, reason="server_error")
                 continue
             raise failure
 
@@ -775,11 +789,23 @@ class StorefrontClient:
         """A 2xx arrived: what the dialect learns from it (v1: nothing)."""
 
     async def _pause(
-        self, wait: float, attempt: int, endpoint: Endpoint, shown: str, *, cap: int | None = None
+        self,
+        wait: float,
+        attempt: int,
+        endpoint: Endpoint,
+        shown: str,
+        *,
+        cap: int | None = None,
+        reason: str,
     ) -> None:
         """Sleep before retry number `attempt` of at most `cap` (None: until the deadline, a keyed
-        write resent until the server answers)."""
+        write resent until the server answers); `reason` is one of RETRY_REASONS."""
         self.stats.retries += 1
+        if self.retry_observer is not None:
+            try:
+                self.retry_observer(endpoint.name, reason)
+            except Exception:
+                log.warning("the retry observer failed", exc_info=True)
         log.info(
             "%s %s: retry %d/%s in %.2f s",
             endpoint.method,
@@ -1356,6 +1382,20 @@ class StorefrontClient:
             body={"clientSecret": secret, "cardNumber": card_number},
             secrets=(secret, card_number, card_number.replace(" ", "")),
         )
+
+    async def test_payment_offered(self) -> bool:
+        """Whether this server has a test payment (docs/api.md, "A test payment"): a 2xx to its
+        GET. Any other answer (a 404 from a server that has none, a refusal) is no."""
+        try:
+            await self._call(self.endpoints["test_payment_offered"], {})
+        except StorefrontError:
+            return False
+        return True
+
+    async def pay_test_order(self, checkout_url: str) -> None:
+        """Pay the hand-off at `checkout_url` with the server's test payment (its approving test
+        instrument), as a customer would on the checkout page."""
+        await self._call(self.endpoints["test_payment"], {}, body={"checkoutUrl": checkout_url})
 
     # ------------------------------------------------------------------ product pictures
 

@@ -80,6 +80,14 @@ def _row(
 
 
 _LOC = "/locations/{location_id}"
+# A server's test payment, when it has one (docs/api.md, "A test payment"; no contract row): a GET
+# says it is there, a POST {"checkoutUrl"} pays that hand-off with the server's approving test
+# instrument. On the origin, in both dialects; `kiosk doctor --test-order` pays with it.
+TEST_PAYMENT_PATH = "/.well-known/storefront-test-payment"
+_TEST_PAYMENT = (
+    _row(None, "test_payment_offered", "GET", TEST_PAYMENT_PATH, outside_base=True),
+    _row(None, "test_payment", "POST", TEST_PAYMENT_PATH, outside_base=True),
+)
 _CART = _LOC + "/carts/{cart_id}"
 
 _ROWS = (
@@ -111,6 +119,7 @@ _ROWS = (
     _row(24, "payment_intent", "POST", _CART + "/payment-intent"),
     # The demo backend's processor (contract, payment section, A): on the origin, outside /api/v1.
     _row(None, "demo_confirm", "POST", "/demo/processor/confirm", outside_base=True),
+    *_TEST_PAYMENT,
 )
 
 ENDPOINTS: dict[str, Endpoint] = {e.name: e for e in _ROWS}
@@ -161,6 +170,7 @@ _V2_ROWS = (
     _v2("order_result", "GET", _V2_CART + "/order-result"),
     # The demo backend's processor, on the origin (as in v1).
     _row(None, "demo_confirm", "POST", "/demo/processor/confirm", outside_base=True),
+    *_TEST_PAYMENT,
 )
 
 V2_ENDPOINTS: dict[str, Endpoint] = {e.name: e for e in _V2_ROWS}

@@ -30,6 +30,7 @@ from typing_extensions import TypedDict
 
 from kiosk.demo import data
 from kiosk.demo.backend import Backend
+from kiosk.demo.domain.payments import APPROVE_CARD
 from kiosk.demo.edge import FORM_MEDIA, Edge, own_origin, parsed_body
 from kiosk.demo.errors import SHAPE_A_CODES, ApiError, not_found, validation
 from kiosk.demo.money import fmt
@@ -723,6 +724,29 @@ async def demo_confirm(request: Request) -> Response:
     return JSONResponse(result)
 
 
+# A test payment any client can find (docs/api.md, "A test payment"): a GET says this server has
+# one, a POST {"checkoutUrl"} pays that checkout page with the approving card, as a customer's
+# phone would. `kiosk doctor --test-order` looks for it; nothing of the demo is named there.
+TEST_PAYMENT_PATH = "/.well-known/storefront-test-payment"
+
+
+async def pay_for_test(request: Request) -> Response:
+    backend: Backend = request.app.state.backend
+    client = request.client.host if request.client else ""
+    try:
+        # From this machine only, as paying by checkout URL is (_secret_of_checkout).
+        if client not in LOOPBACK:
+            raise ApiError(403, "FORBIDDEN", "The test payment is for this machine only")
+        if request.method == "GET":
+            return JSONResponse({"testPayment": True, "pays": "checkoutUrl"})
+        body = await read_json(request)
+        secret = _secret_of_checkout(backend, request, body.get("checkoutUrl"))
+        result = backend.confirm_payment(secret, APPROVE_CARD)
+    except ApiError as exc:
+        return error_response(exc)
+    return JSONResponse(result)
+
+
 async def demo_picture(request: Request) -> Response:
     """A product's picture (kiosk.demo.pictures), for products that have one in the menu."""
     from kiosk.demo import pictures
@@ -790,6 +814,12 @@ def demo_routes() -> list[Route]:
                 media=(JSON, HTML),
                 error_media=(JSON, HTML),
             ),
+        ),
+        DocRoute(
+            TEST_PAYMENT_PATH,
+            pay_for_test,
+            methods=["GET", "POST"],
+            doc=Doc(errors=(400, 403, 404, 409), body=dict[str, Any], body_required=False),
         ),
         DocRoute(
             API + "/openapi.json",

@@ -296,7 +296,8 @@ CASES = [
 def test_cases_cover_every_row_of_the_table() -> None:
     rows = {e.contract_row for e in ENDPOINTS.values() if e.contract_row is not None}
     assert rows == set(range(1, 25))
-    assert {c.endpoint for c in CASES} | {"demo_confirm"} == set(ENDPOINTS)
+    outside = {"demo_confirm", "test_payment_offered", "test_payment"}
+    assert {c.endpoint for c in CASES} | outside == set(ENDPOINTS)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.endpoint for c in CASES])
@@ -348,6 +349,22 @@ async def test_demo_confirm_goes_to_the_origin_outside_api_v1(
     assert str(server.last.url) == "https://api.example.test/demo/processor/confirm"
     assert server.last.method == "POST"
     assert server.body() == {"clientSecret": "pi_1_secret_x", "cardNumber": "4242 4242 4242 4242"}
+
+
+async def test_the_test_payment_is_found_and_paid_on_the_origin(
+    client: StorefrontClient, server: Server
+) -> None:
+    # docs/api.md, "A test payment": a GET says the server has one, a POST pays a hand-off.
+    server.reply(ok({"testPayment": True}), ok({"status": "succeeded"}))
+    assert await client.test_payment_offered()
+    assert str(server.last.url) == "https://api.example.test/.well-known/storefront-test-payment"
+    assert server.last.method == "GET"
+    await client.pay_test_order("https://pay.example.test/h/1")
+    assert server.last.method == "POST"
+    assert server.body() == {"checkoutUrl": "https://pay.example.test/h/1"}
+    # A server without one (the hosted service): a 404, read as no.
+    server.reply(httpx.Response(404, json={"error": "Not found"}))
+    assert not await client.test_payment_offered()
 
 
 async def test_menus_without_date_send_no_query(client: StorefrontClient, server: Server) -> None:

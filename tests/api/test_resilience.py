@@ -48,6 +48,8 @@ WRITES: dict[str, Call] = {
     "apply_discount": lambda c: c.apply_discount("loc_1", "cart_1", "SAVE"),
     "payment_intent": lambda c: c.create_payment_intent("loc_1", "cart_1"),
     "demo_confirm": lambda c: c.confirm_demo_payment(SecretStr("pi_x_secret_y"), "4242"),
+    # A payment is never sent twice, a test one neither (docs/api.md, "A test payment").
+    "test_payment": lambda c: c.pay_test_order("https://pay.example.test/h/1"),
 }
 
 # A reply every write above accepts.

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import ipaddress
 import os
+import re
 import socket
 import sqlite3
 import subprocess
@@ -29,7 +30,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-pytestmark = pytest.mark.slow
+# A whole order and more in Chromium; each wait may take WAIT_MS on a loaded machine.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 CHROMIUM = Path(os.environ.get("KIOSK_TEST_CHROMIUM", "/usr/bin/chromium"))
 ARGS = [
@@ -140,6 +142,44 @@ def serve(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serve]:
         log.close()
 
 
+def _assert_qr_readable_with_quiet_zone(png: bytes) -> None:
+    """The payment screen's QR code as Chromium drew it: a QR reader (zxing-cpp) decodes the
+    checkout page's address from the screenshot, and 4 modules of light surround the code on
+    every side (sampled at each module's centre). Before, the code had none on its right."""
+    import io
+
+    import segno
+    import zxingcpp
+    from PIL import Image
+
+    image = Image.open(io.BytesIO(png)).convert("L")
+    (found,) = zxingcpp.read_barcodes(image)
+    assert re.fullmatch(r"http://[^/]+/demo/checkout/pi_[0-9a-f]+", found.text), found.text
+    n = segno.make_qr(found.text, error="l", boost_error=True).symbol_size(border=0)[0]
+    p = found.position
+    left = min(p.top_left.x, p.bottom_left.x)
+    right = max(p.top_right.x, p.bottom_right.x)
+    top = min(p.top_left.y, p.top_right.y)
+    bottom = max(p.bottom_left.y, p.bottom_right.y)
+    mw, mh = (right - left) / n, (bottom - top) / n  # a module: a cell wide, half a cell high
+    dark: list[tuple[str, int, int]] = []
+    for i in range(4):
+        out_x, out_y = (i + 0.5) * mw, (i + 0.5) * mh
+        for k in range(-4, n + 4):
+            y = top + (k + 0.5) * mh
+            x = left + (k + 0.5) * mw
+            for side, (px, py) in {
+                "left": (left - out_x, y),
+                "right": (right + out_x, y),
+                "top": (x, top - out_y),
+                "bottom": (x, bottom + out_y),
+            }.items():
+                inside = 0 <= px < image.width and 0 <= py < image.height
+                if not inside or image.getpixel((int(px), int(py))) < 128:
+                    dark.append((side, int(px), int(py)))
+    assert dark == [], f"not light around the QR code: {dark[:10]}"
+
+
 class Tab:
     """One browser tab on the kiosk, with the screen as the kiosk drew it."""
 
@@ -216,14 +256,19 @@ def test_the_browser_demo(
     context.add_init_script(path=str(TAP))
     context.route("**/*", guard)
     sockets: list[str] = []
+    failed: list[str] = []  # every answer of 400 or more the page saw: none
     try:
         page = context.new_page()
         page.on("websocket", lambda ws: sockets.append(ws.url))
+        page.on("response", lambda r: r.status >= 400 and failed.append(f"{r.status} {r.url}"))
         a = Tab(page, "tab-a", artifacts, shots)
         page.goto(serve.url)
         a.wait_for("Pickup")
         # The title; the terminal has focus with no click, and the footer's keys are there.
         assert page.title() == "Kiosk demo"
+        # Its icon is in the page (a headed browser asked for /favicon.ico and got a 404).
+        icon = page.evaluate("document.querySelector('link[rel=icon]').href")
+        assert icon.startswith("data:image/svg+xml;base64,")
         assert page.evaluate("document.activeElement.className").startswith("xterm-helper")
         a.wait_for("Language")  # the footer's "f3 Language"
         a.shot("welcome")
@@ -245,6 +290,7 @@ def test_the_browser_demo(
         a.shot("checkout")
         a.press("F2", "press A to pay")
         a.shot("payment")
+        _assert_qr_readable_with_quiet_zone(page.locator(".xterm-screen").screenshot())
         a.press("a", "Thank you")
         a.shot("done")
         assert serve.db("SELECT COUNT(*) FROM orders") == [(1,)]
@@ -312,6 +358,7 @@ def test_the_browser_demo(
 
     # No request left the machine: the page, its script, styles, font and websockets.
     assert requests and not refused, refused
+    assert failed == []
     assert sockets and all(_loopback(url) for url in sockets), sockets
     with capsys.disabled():
         print(

@@ -129,9 +129,11 @@ def test_every_route_it_serves_is_in_the_document() -> None:
     api_routes = [r for r in app.routes if isinstance(r, Route) and r.path.startswith(BASE_PATH)]
     assert api_routes and {r.path.removeprefix(BASE_PATH) for r in api_routes} <= templates
     assert set(app.state.implemented) <= set(contract.operations)
-    # The rest of the table: the test-only routes (apart from the API) and the catch-all.
+    # The rest of the table: the test-only routes (apart from the API: /__test__ and the test
+    # payment a client may look for, docs/api.md) and the catch-all.
     others = [r.path for r in app.routes if isinstance(r, Route) and r not in api_routes]
-    assert all(p.startswith("/__test__/") for p in others[:-1]) and others[-1] == "/{rest:path}"
+    test_only = ("/__test__/", "/.well-known/storefront-test-payment")
+    assert all(p.startswith(test_only) for p in others[:-1]) and others[-1] == "/{rest:path}"
 
 
 async def test_a_whole_order_answers_as_documented(api: Api) -> None:

@@ -2395,13 +2395,15 @@ def make_vendor_app(
     slug_as_id: bool = False,
     cart_lifetime: timedelta = timedelta(hours=24),
     handoff_lifetime: timedelta = timedelta(minutes=15),
+    test_payment: bool = True,
 ) -> Starlette:
     """The strict 2.0 server. `seed`: the data (default harbour_noodles()); `faults`: seeded
     failures of cart writes; `rate_limit`: requests per `rate_window` seconds (default: none);
     `clock`: an aware datetime source (default: the real clock); `slug_as_id`: serve a location
     slug given where {locationId} is documented (still recorded as a violation), to explore a
     client past that first breach. `cart_lifetime`, `handoff_lifetime`: from creation to
-    `expiresAt` (on `clock`)."""
+    `expiresAt` (on `clock`). `test_payment`: advertise the test payment a client can find
+    (docs/api.md, "A test payment"; False: a server like the hosted one, which has none)."""
     server = Server(
         seed or harbour_noodles(),
         faults,
@@ -2442,7 +2444,7 @@ def make_vendor_app(
             ApiError(404, "NOT_FOUND", "Not found.", violation="path not in the document"),
         )
 
-    async def test_payment(request: Request) -> Response:
+    async def test_pay_or_refuse(request: Request) -> Response:
         """What the hosted page does with a hand-off (by its id, the checkoutUrl's last
         segment) or with a cart's newest hand-off (by cart id: a restarted kiosk's test pays
         the cart whose code it showed). Actions: pay | decline | fail ({"code": ...})."""
@@ -2472,6 +2474,27 @@ def make_vendor_app(
         except PaymentRefused as refused:
             return JSONResponse({"refused": str(refused), "cart": cart_id}, 409)
         return JSONResponse({action: cart_id, "handoff": handoff.id if handoff else None})
+
+    async def well_known_test_payment(request: Request) -> Response:
+        """The documented test payment (docs/api.md): GET says there is one; POST
+        {"checkoutUrl"} pays that hand-off, as the hosted page would."""
+        if request.method == "GET":
+            return JSONResponse({"testPayment": True, "pays": "checkoutUrl"})
+        raw = await request.body()
+        try:
+            url = (json.loads(raw) if raw else {}).get("checkoutUrl")
+        except (ValueError, AttributeError):
+            url = None
+        if not isinstance(url, str) or not url:
+            return JSONResponse({"error": "checkoutUrl is required"}, 400)
+        handoff = server.store.handoffs.get(url.rstrip("/").rsplit("/", 1)[-1])
+        if handoff is None:
+            return JSONResponse({"error": "no such handoff"}, 404)
+        try:
+            server.store.pay(handoff.cart_id, handoff)
+        except PaymentRefused as refused:
+            return JSONResponse({"refused": str(refused)}, 409)
+        return JSONResponse({"pay": handoff.cart_id, "handoff": handoff.id})
 
     async def test_faults(request: Request) -> Response:
         """Out-of-process control of the faults: {"rate_limited": N, "script": [...]}."""
@@ -2550,10 +2573,23 @@ def make_vendor_app(
         Route("/__test__/methods/{method}/{state}", _event(switch), methods=["POST"]),
         Route("/__test__/slots/take", _event(take), methods=["POST"]),
         Route("/__test__/discount-codes", _event(add_code), methods=["POST"]),
-        Route("/__test__/handoffs/{handoffId}/{action}", test_payment, methods=["POST"]),
-        Route("/__test__/carts/{cartId}/{action}", test_payment, methods=["POST"]),
+        Route("/__test__/handoffs/{handoffId}/{action}", test_pay_or_refuse, methods=["POST"]),
+        Route("/__test__/carts/{cartId}/{action}", test_pay_or_refuse, methods=["POST"]),
         Route("/__test__/faults", test_faults, methods=["POST"]),
     ]
+
+    async def no_test_payment(request: Request) -> Response:
+        # A server without one answers as for any path it lacks. Outside the API's base path,
+        # so no breach of the document (a client may look for it: docs/api.md).
+        return JSONResponse({"error": "Not found."}, 404)
+
+    routes.append(
+        Route(
+            "/.well-known/storefront-test-payment",
+            well_known_test_payment if test_payment else no_test_payment,
+            methods=["GET", "POST"],
+        )
+    )
     # Every documented path is routed (all verbs reach the endpoint, which flags undocumented
     # ones); a documented operation this server does not offer answers 404 and is counted.
     routes += [
@@ -2578,5 +2614,6 @@ def make_vendor_app(
     app.state.violations = server.violations
     app.state.refusals = server.refusals
     app.state.answer_errors = server.answer_errors
+    app.state.test_payment = test_payment
     app.state.implemented = sorted(HANDLERS)
     return app

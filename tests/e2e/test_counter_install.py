@@ -27,7 +27,8 @@ ROOT = Path(__file__).resolve().parents[2]
 LOCATION_ID = "66a1f0c2b3d4e5f60718293a"
 PIP = (sys.executable, "-m", "pip")
 
-pytestmark = pytest.mark.slow
+# The module's first test builds the wheel and a fresh venv (its install alone may take 600 s).
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 
 def core_closure() -> list[metadata.Distribution]:
@@ -150,7 +151,7 @@ def test_the_installed_counter_places_a_test_order_on_a_2_0_server(
     venv, _ = counter_venv
     home = tmp_path / "home"
     home.mkdir()
-    app = make_vendor_app()
+    app = make_vendor_app(test_payment=False)  # as the hosted service: no test payment
     with UvicornThread(app) as server:
         base_url = server.url + "/api/v1/storefront"
         done = kiosk(

@@ -75,8 +75,10 @@ def test_the_issues_command_passes_in_the_default_profile(
     assert re.search(r"change the quantity to 2: total £\d+\.\d\d ", done.stdout), out
     # The order really went to that server, without one breach of its document.
     assert app.state.violations == [] and app.state.answer_errors == []
-    carts = list(app.state.store.carts.values())
-    assert [c.status for c in carts] == ["EXPIRED"] and carts[0].lines
+    # Paid through the server's test payment (docs/api.md), its number read and shown.
+    (cart,) = app.state.store.carts.values()
+    assert cart.status == "COMPLETED" and cart.lines
+    assert "OK   pay with the server's test payment: order number H101 (" in done.stdout, out
     assert _legacy_paths(app) == []
 
 

@@ -147,6 +147,70 @@ async def test_a_negative_total_fails_the_test_order() -> None:
     assert "the test order FAILED" in text and "PASSED" not in text
 
 
+@pytest.mark.parametrize("number", [None, "", "  "], ids=["missing", "empty", "blank"])
+async def test_a_server_that_completes_orders_without_a_number_fails_the_test_order(
+    number: str | None,
+) -> None:
+    # Before: the demo alone was paid, so such a server passed "a whole test order" unpaid.
+    def numberless(answer: dict[str, Any]) -> tuple[int, Any]:
+        order = answer.get("order")
+        if answer.get("state") == "completed" and isinstance(order, dict):
+            answer = {**answer, "order": {**order, "shortId": number}}
+            if number is None:
+                del answer["order"]["shortId"]
+        return 200, answer
+
+    app = _vendor({("GET", r"/order-result$"): numberless})
+    ok, text = await _run(app, test_order=True)
+    assert not ok, text
+    (fail,) = _fails(text)
+    assert fail == (
+        f"FAIL pay with the server's test payment: the server at {BASE} says the order is "
+        "completed but gives no order number"
+    )
+    assert "the test order FAILED" in text and "PASSED" not in text
+    # It did pay, through the server's test payment (docs/api.md), and kept the paid cart.
+    (cart,) = app.state.store.carts.values()
+    assert cart.status == "COMPLETED" and "could not be deleted" not in text
+
+
+async def test_a_legacy_server_that_completes_orders_without_a_number_fails_it() -> None:
+    # The legacy API's number is the completed cart's fulfillmentIdentifier: the demo over v1,
+    # its completed cart's number taken away.
+    from kiosk.demo import create_app
+    from kiosk.demo.data import DOWNTOWN
+
+    def numberless(answer: dict[str, Any]) -> tuple[int, Any]:
+        if answer.get("status") == "COMPLETED":
+            answer = {**answer, "fulfillmentIdentifier": None}
+        return 200, answer
+
+    demo = create_app(":memory:")
+    settings = load_settings(
+        env={"KIOSK_API_KEY": DOWNTOWN.api_key},
+        flags={"base_url": "http://127.0.0.1:9/api/v1", "location": "loc_downtown"},
+    )
+    services = build_remote_services(
+        settings,
+        transport=httpx.ASGITransport(app=Tamper(demo, {("GET", r"/carts/[^/]+$"): numberless})),
+        client_options={"retry": RetryPolicy(max_attempts=1)},
+    )
+    out = io.StringIO()
+    try:
+        assert services.client_for("loc_downtown").dialect == "v1"
+        ok = await run_test_order(services, out)
+    finally:
+        await services.aclose()
+        demo.state.backend.close()
+    text = out.getvalue()
+    assert not ok, text
+    (fail,) = _fails(text)
+    assert fail == (
+        "FAIL pay with the server's test payment: the server at http://127.0.0.1:9/api/v1 says "
+        "the order is paid but gives no order number"
+    )
+
+
 async def test_a_write_answered_without_its_line_fails_the_test_order() -> None:
     def emptied(answer: dict[str, Any]) -> tuple[int, Any]:
         return 200, {**answer, "items": [], "totalQuantity": 0}

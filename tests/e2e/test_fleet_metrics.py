@@ -17,10 +17,11 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from kiosk import __version__
+from kiosk.api.client import RETRY_REASONS
 from kiosk.api.errors import PaymentDeclinedError, StorefrontError
 from kiosk.config import Settings
 from kiosk.demo import create_app
-from kiosk.metrics import FleetMetrics, error_code, terminal_label
+from kiosk.metrics import ERROR_CODES, FleetMetrics, error_code, terminal_label
 from kiosk.ordering.events import OrderEvent
 from kiosk.ordering.services import KioskServices
 from kiosk.ordering.visit import Visit
@@ -147,6 +148,7 @@ async def test_the_endpoint_counts_whole_orders(tmp_path: Path) -> None:
                     "operation",
                     "location",
                     "cache",
+                    "reason",
                     "le",
                 }, key
                 assert "@" not in value
@@ -215,7 +217,12 @@ def test_labels_carry_nothing_personal() -> None:
     assert error_code(hostile) == "HTTP_400"
     metrics = FleetMetrics("counter-1")
     metrics.request_done("add_item", 0.02, hostile)
-    assert metrics.errors == {"HTTP_400": 1}
+    assert +metrics.errors == {"HTTP_400": 1}
+    # A code outside the documented list, or a status outside it, is `other`: the label's values
+    # are a fixed set, every one served from the start.
+    assert error_code(StorefrontError("x", status=400, code="SOMETHING_NEW")) == "HTTP_400"
+    assert error_code(StorefrontError("x", status=418)) == "other"
+    assert error_code(StorefrontError("x", code="SOMETHING_NEW")) == "other"
 
 
 def test_no_prometheus_import_without_the_setting(tmp_path: Path) -> None:
@@ -255,3 +262,43 @@ async def test_the_grafana_dashboard_asks_for_what_the_kiosk_serves(tmp_path: Pa
     asked = set(re.findall(r"kiosk_[a-z_]+", text))
     asked.discard("kiosk_fleet")  # the dashboard's own uid
     assert asked and asked <= served, asked - served
+
+
+async def test_a_scrape_right_after_start_reads_zero_for_every_series_the_dashboard_names(
+    tmp_path: Path,
+) -> None:
+    """A healthy fleet reads 0, not "No data": every counter and gauge the dashboard reads is
+    served before anything has happened, each label value the dashboard groups by at 0."""
+    import re
+
+    port = _free_port()
+    services = _services(tmp_path, str(port))
+    try:
+        samples = await _scrape(port)
+    finally:
+        await services.aclose()
+    asked = set(re.findall(r"kiosk_[a-z_]+", DASHBOARD.read_text())) - {"kiosk_fleet"}
+    # The latency histogram has no quantile before its first request (no counter, no gauge).
+    asked.discard("kiosk_request_duration_seconds_bucket")
+    by_name: dict[str, dict[frozenset[tuple[str, str]], float]] = {}
+    for (name, labels), value in samples.items():
+        by_name.setdefault(name, {})[labels] = value
+    assert asked <= set(by_name), asked - set(by_name)
+
+    def values(name: str, label: str) -> dict[str, float]:
+        return {dict(labels)[label]: v for labels, v in by_name[name].items()}
+
+    assert values("kiosk_orders_total", "event") == dict.fromkeys(
+        ("started", "paid", "declined", "abandoned", "reset"), 0
+    )
+    assert values("kiosk_errors_total", "code") == dict.fromkeys(ERROR_CODES, 0)
+    assert values("kiosk_retries_total", "reason") == dict.fromkeys(RETRY_REASONS, 0)
+    loc = services.location_ids[0]
+    assert values("kiosk_cache_hits_total", "cache") == {"memory": 0, "disk": 0}
+    assert values("kiosk_rate_budget_remaining", "location") == values(
+        "kiosk_rate_budget_limit", "location"
+    )
+    assert values("kiosk_rate_budget_limit", "location")[loc] > 0
+    # No request has succeeded yet: 0, and the dashboard counts from the start instead.
+    assert _value(samples, "kiosk_last_success_timestamp_seconds") == 0
+    assert _value(samples, "kiosk_start_timestamp_seconds") > 1.7e9

@@ -15,7 +15,7 @@ from kiosk.api.models import validate_as
 from kiosk.tui import menu_model
 from kiosk.tui.cartview import choice_lines, total_rows
 from kiosk.tui.text import clean, literal
-from kiosk.tui.widgets.qr import qr_lines, qr_matrix
+from kiosk.tui.widgets.qr import QUIET_ZONE, qr_lines, qr_matrix
 
 HOSTILE = "[bold]x[/] \x1b[31mRED\x1b[0m \x07\u202eevil\u202c ﺳﻼﻡ 漢字"
 
@@ -74,10 +74,10 @@ def test_qr_half_blocks_draw_exactly_the_modules(url: str, border: int) -> None:
     assert all(not any(row[:border]) and not any(row[-border:]) for row in expected)
 
 
-def test_qr_of_a_checkout_url_fits_80x24() -> None:
+def test_qr_of_a_checkout_url_fits_80x24_with_its_whole_quiet_zone() -> None:
     url = "http://embedded-demo.localhost/demo/checkout/pi_0123456789abcdef01234567"
-    lines = qr_lines(qr_matrix(url, 2))
-    assert len(lines) <= 19 and len(lines[0]) <= 40
+    lines = qr_lines(qr_matrix(url, QUIET_ZONE))
+    assert QUIET_ZONE == 4 and len(lines) <= 21 and len(lines[0]) <= 41
 
 
 def _menus(n: int) -> MenusResponse:

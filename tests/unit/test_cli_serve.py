@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -59,6 +61,15 @@ def test_serve_publishes_kiosk_demo_on_loopback(kiosk_home: Path) -> None:
         assert 'data-session-websocket-url=""' in page.text
         assert "<title>Kiosk demo</title>" in page.text
         assert "googleapis" not in page.text  # the font is served from this machine
+        # An icon in the page itself (before: the browser asked for /favicon.ico and got a 404);
+        # one that asks there anyway gets the same icon.
+        icon = re.search(r'<link rel="icon" type="image/svg\+xml" href="([^"]+)"', page.text)
+        assert icon is not None and icon.group(1).startswith("data:image/svg+xml;base64,")
+        svg = base64.b64decode(icon.group(1).split(",", 1)[1])
+        assert svg.startswith(b"<svg") and b"http://www.w3.org/2000/svg" in svg
+        favicon = httpx.get(f"http://127.0.0.1:{port}/favicon.ico", timeout=5)
+        assert favicon.status_code == 200 and favicon.content == svg
+        assert favicon.headers["content-type"].startswith("image/svg+xml")
         # Only loopback: the server is not reachable on this machine's other address, if any.
         other = _non_loopback_address()
         if other is not None:

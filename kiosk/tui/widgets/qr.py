@@ -1,9 +1,11 @@
 """A QR code drawn with half-block characters: dark modules on a light background, with a quiet
-zone.
+zone of 4 modules on every side (the standard's minimum: a phone's reader looks for it).
 
-Two modules stack in one terminal cell ("▀", "▄", "█", " "), so a version-4 code (33 modules) with a
-2-module quiet zone takes 37 columns by 19 rows and fits an 80x24 screen. One explicit style (black
-on white) keeps the code scannable on dark terminals and in 16 colours.
+Two modules stack in one terminal cell ("▀", "▄", "█", " "), so a version-4 code (33 modules) with
+its quiet zone takes 41 columns by 21 rows and fits an 80x24 screen. One explicit style (black on
+white) keeps the code scannable on dark terminals and in 16 colours. The quiet zone never depends
+on the space left: a width that changed with the height made the layout give the code fewer
+columns than it drew, which cut off the quiet zone on its right.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 _STYLE = Style(color="#000000", bgcolor="#ffffff")
+QUIET_ZONE = 4  # modules of light around the code, on every side
 _GLYPH = {(False, False): " ", (True, True): "█", (True, False): "▀", (False, True): "▄"}
 
 
@@ -39,7 +42,7 @@ def qr_lines(matrix: list[list[bool]]) -> list[str]:
 
 
 class QRCode(Widget):
-    """Draws `data` as a QR code; the quiet zone is 4 modules when the space allows, else 2."""
+    """Draws `data` as a QR code with its quiet zone."""
 
     DEFAULT_CSS = """
     QRCode { width: auto; height: auto; }
@@ -48,32 +51,30 @@ class QRCode(Widget):
     def __init__(self, data: str, *, name: str | None = None, id: str | None = None) -> None:
         super().__init__(name=name, id=id)
         self.data = data
-        self._lines: dict[int, list[str]] = {}
+        self._lines: list[str] | None = None
 
     def show(self, data: str) -> None:
         """Draw other data in place (a renewed hand-off's URL): no remove and mount, which would
         race with the old widget's removal."""
         if data != self.data:
             self.data = data
-            self._lines.clear()
+            self._lines = None
             self.refresh(layout=True)
 
-    def lines_for(self, border: int) -> list[str]:
-        if border not in self._lines:
-            self._lines[border] = qr_lines(qr_matrix(self.data, border))
-        return self._lines[border]
-
-    def _border_for(self, height: int) -> int:
-        return 4 if len(self.lines_for(4)) <= height else 2
+    @property
+    def lines(self) -> list[str]:
+        if self._lines is None:
+            self._lines = qr_lines(qr_matrix(self.data, QUIET_ZONE))
+        return self._lines
 
     def get_content_width(self, container: Size, viewport: Size) -> int:
-        return len(self.lines_for(self._border_for(container.height))[0])
+        return len(self.lines[0])
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return len(self.lines_for(self._border_for(container.height)))
+        return len(self.lines)
 
     def render_line(self, y: int) -> Strip:
-        lines = self.lines_for(self._border_for(self.size.height))
+        lines = self.lines
         if y >= len(lines):
             return Strip.blank(self.size.width)
         line = lines[y]
