@@ -164,3 +164,38 @@ def test_the_table_prints_every_phase() -> None:
     assert "awaiting_payment: " in text and "paid -> paid" in text
     assert "restored -> <the restored phase>" in text
     assert "settled -> <where the doubt began>" in text
+
+
+def test_only_the_owner_touches_the_order_record() -> None:
+    """One owner of the order: outside kiosk/ordering/lifecycle.py nothing assigns a record, and
+    outside the CartStore nothing reaches the lifecycle (the Visit and the screens ask the store:
+    `store.order`, `store.phase`, `back_to_order()`, ...). Read from the code itself, so a new
+    side door fails here."""
+    import ast
+    from pathlib import Path
+
+    kiosk = Path(__file__).resolve().parents[2] / "kiosk"
+    doors = []
+    for path in sorted(kiosk.rglob("*.py")):
+        relative = path.relative_to(kiosk).as_posix()
+        if relative.startswith("demo/"):
+            continue  # the demo backend is another party with carts of its own
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute):
+                if node.attr == "lifecycle" and relative != "ordering/cart_store.py":
+                    doors.append(f"{relative}:{node.lineno} reaches .lifecycle")
+                if (
+                    node.attr == "snapshot"
+                    and isinstance(node.ctx, ast.Store)
+                    and relative != "ordering/lifecycle.py"
+                ):
+                    doors.append(f"{relative}:{node.lineno} assigns a record")
+                inner = node.value
+                if (
+                    node.attr in ("set", "update", "fire_if")
+                    and isinstance(inner, ast.Attribute)
+                    and inner.attr == "lifecycle"
+                ):
+                    doors.append(f"{relative}:{node.lineno} lifecycle.{node.attr}")
+    assert not doors, doors
