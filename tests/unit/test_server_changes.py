@@ -164,6 +164,19 @@ async def test_sold_out_at_checkout_on_2_0_names_the_line_and_hands_off_nothing(
         assert result.intent is not None and result.unavailable == ()
 
 
+async def test_a_hand_off_refused_as_item_unavailable_names_the_line(tmp_path: Path) -> None:
+    async with strict(tmp_path) as rig:
+        await gyoza_and_tea(rig, "pickup")
+        rig.store.sell_out("prod_jasmine_tea", LOCATION_ID)
+        await rig.visit.refresh()  # the kiosk has the cart as it now is: only the hand-off refuses
+        result = await rig.visit.checkout("Ada", "")
+        cart = rig.visit.state.cart
+        assert cart is not None and result.intent is None
+        tea = next(i.id for i in cart.items if i.product_id == "prod_jasmine_tea")
+        assert result.unavailable == (tea,)
+        assert [r for r in rig.server.state.refusals if "checkout-handoffs" in r]
+
+
 async def test_sold_out_at_checkout_on_v1_is_the_same_reading() -> None:
     async with demo_rig() as rig:
         visit = rig.visit()
