@@ -107,6 +107,31 @@ async def test_journey_21_expiry_found_at_checkout_goes_back_to_the_order_said_o
         assert server_lines(j) == {"prod_gyoza": 1, "prod_jasmine_tea": 1}
 
 
+async def test_journey_21_expiry_found_on_the_menu_shows_the_order_said_once(
+    journey: JourneyFactory,
+) -> None:
+    async with journey(settings=MERCHANT) as j:
+        await gyoza_and_tea_in_the_cart(j)
+        old = j.cart_id
+        await j.press("escape")
+        await j.wait_for_screen("MenuScreen")
+        j.expire_cart()
+        await j.walk().add_line("prod_crackers")  # refused: the order has expired
+        await j.wait_for_screen("CartScreen", within=5)
+        assert phase(j) is Phase.EXPIRED
+        text = j.screen_text()
+        assert text.count("This order has expired") == 1, text
+        assert "try again" not in text.lower() and "EXPIRED" not in text, text
+        await j.press("enter")  # the focused "Start again with the same items"
+        await j.wait_for(
+            lambda: j.app.visit.state.cart_id not in (None, old), within=10, what="a new cart"
+        )
+        assert server_lines(j) == {"prod_gyoza": 1, "prod_jasmine_tea": 1}
+        await j.press("escape")  # back on the menu: nothing left of the refusal
+        await j.wait_for_screen("MenuScreen")
+        assert "expired" not in j.screen_text().lower()
+
+
 async def test_journey_25_sold_out_at_checkout_is_marked_with_a_remove_action(
     journey: JourneyFactory,
 ) -> None:

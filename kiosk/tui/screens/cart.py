@@ -263,8 +263,11 @@ class CartScreen(KioskScreen):
         again = self.query_one("#start-again", Button)
         again.display = expired
         if expired:
-            # Said once, here: a refusal's own words on the banner would say it twice.
-            self.banner.clear()
+            # Said once, here: a refusal's own words on a banner (this screen's, or the menu's
+            # below, where the write was refused) would say it twice.
+            for screen in self.app.screen_stack:
+                if isinstance(screen, KioskScreen) and (banner := screen._banner()) is not None:
+                    banner.clear()
             again.focus()
         self.refresh_bindings()
 
