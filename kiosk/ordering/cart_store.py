@@ -53,7 +53,7 @@ from kiosk.api.models import (
     PaymentIntent,
     unavailable_lines,
 )
-from kiosk.i18n import _
+from kiosk.i18n import N_, _
 from kiosk.ordering.cart_changes import cart_changes
 from kiosk.ordering.clock import LocationClock
 from kiosk.ordering.lifecycle import TERMINAL, Event, Lifecycle, OrderSnapshot, Phase, WayToOrder
@@ -101,7 +101,8 @@ class CartExpiredError(ConflictError):
     nothing more can be written to it; the order can be started again with its lines
     (Visit.start_again)."""
 
-    default_message = "This order has expired."
+    # In the customer's language where it is shown (kiosk.tui.errors.describe).
+    default_message = N_("This order has expired.")
     CODE = "CART_EXPIRED"
     cart_expired = True
 
@@ -407,7 +408,7 @@ class CartStore:
         cart_id = self._need_cart()
         if self.lifecycle.phase is Phase.EXPIRED:
             # The server said so already: one more request would only be refused again.
-            raise CartExpiredError(_("This order has expired."))
+            raise CartExpiredError()
         if self.cart is not None and self.cart.is_locked:
             # Refused here: the server would say the same (409 CART_LOCKED) for one more request.
             raise ConflictError(
@@ -531,7 +532,7 @@ class CartStore:
                     # cart read after it): the order ends there, said as that, not as a change.
                     self._expired()
                     if self.lifecycle.phase is Phase.EXPIRED:
-                        raise CartExpiredError(_("This order has expired.")) from exc
+                        raise CartExpiredError() from exc
                 if (
                     exc.has_code("CART_CONFLICT")
                     and doubt is not None

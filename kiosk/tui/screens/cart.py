@@ -170,6 +170,8 @@ class CartScreen(KioskScreen):
         self.slot_values: set[str] = set()
         # Per cart line, the quantity last asked for while writes are on their way.
         self._asked: dict[str, int] = {}
+        # Whether the order was shown as expired (None: not shown yet).
+        self._expired: bool | None = None
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="cart-body"):
@@ -235,7 +237,6 @@ class CartScreen(KioskScreen):
         self.query_one("#cross-sell-section").display = False
         self.watch(self.app, "cart", self.show_cart)
         self.query_one("#lines", CartLines).focus()
-        self._expired: bool | None = None
         self.watch(self.app, "visit_state", self._follow_order)
         self.load_settings()
 
