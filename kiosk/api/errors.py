@@ -60,6 +60,12 @@ class StorefrontError(Exception):
     default_message = "Something went wrong. Please try again."
     # Whether the server's own message is fit to show a customer for this kind of error.
     show_server_message = False
+    # What the dialect read of a refusal in its own shapes (StorefrontClientV2._read_refusal):
+    # the cart lines and products it names as not available any more (models.unavailable_lines
+    # is the one reading of them), and whether it says the cart has expired.
+    unavailable_items: tuple[str, ...] = ()
+    unavailable_products: tuple[str, ...] = ()
+    cart_expired: bool = False
 
     def __init__(
         self,
@@ -340,6 +346,19 @@ def field_names(details: Mapping[str, Any]) -> list[str]:
     return found[:8]
 
 
+_DROP = object()
+
+
+def _detail(value: Any, secrets: Iterable[str]) -> Any:
+    """A `details` member kept: a scalar as it came; a list of short texts (ids a refusal names,
+    e.g. 2.0's `itemIds`) as a tuple of them, cleaned; anything else dropped."""
+    if isinstance(value, str | int | float | bool) or value is None:
+        return value
+    if isinstance(value, list) and len(value) <= 50 and all(isinstance(v, str) for v in value):
+        return tuple(t for v in value if (t := _clean_text(v, secrets)) and len(t) <= 64)
+    return _DROP
+
+
 def parse_error_body(content: bytes, secrets: Iterable[str] = ()) -> dict[str, Any]:
     """What an error body says, as keyword arguments for StorefrontError; {} when it says nothing.
 
@@ -373,7 +392,7 @@ def parse_error_body(content: bytes, secrets: Iterable[str] = ()) -> dict[str, A
         "field": field if isinstance(field, str) else None,
         "modifier_group_id": group if isinstance(group, str) else None,
         "details": {
-            k: v for k, v in details.items() if isinstance(v, str | int | float | bool) or v is None
+            k: kept for k, v in details.items() if (kept := _detail(v, secrets)) is not _DROP
         },
         "retry_after": _as_number(body.get("retryAfter")),
     }

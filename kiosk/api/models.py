@@ -85,6 +85,7 @@ __all__ = [
     "TipSettings",
     "ValidationIssue",
     "normalize_fulfillment",
+    "unavailable_lines",
     "validate_as",
 ]
 
@@ -730,6 +731,15 @@ class CartItem(ApiModel):
     # Entry shape not fixed by the spec: kept exactly as it came.
     selections: list[Any] = Field(default_factory=list)
     special_instructions: str | None = None
+    # Not in either contract's line; a 2.0 server may say the product's own word here once it
+    # sells out ("sold_out"). Missing means available.
+    availability: str | None = None
+
+    @property
+    def is_unavailable(self) -> bool:
+        """The server marks this line as no longer orderable (sold out, withdrawn)."""
+        said = (self.availability or "").strip().lower()
+        return bool(said) and said != "available"
 
 
 _TOTALS = (
@@ -881,6 +891,25 @@ class Readiness(ApiModel):
 
     ready: bool = True
     reason: str | None = None
+
+
+def unavailable_lines(cart: Cart | None, said: Any = None) -> tuple[str, ...]:
+    """Which of the cart's lines can no longer be ordered, in the cart's order: the one reading
+    of it for both dialects. A line counts when the cart marks it (`CartItem.is_unavailable`),
+    when a refusal names it by line or by product (`StorefrontError.unavailable_items` and
+    `unavailable_products`, read by the dialect from its own shapes: 2.0's ITEM_UNAVAILABLE),
+    or when a validation names it (v1's validate: an issue with the line's `itemId`)."""
+    if cart is None:
+        return ()
+    lines = set(getattr(said, "unavailable_items", ()))
+    products = set(getattr(said, "unavailable_products", ()))
+    if isinstance(said, CartValidation):
+        lines.update(issue.item_id for issue in said.errors if issue.item_id)
+    return tuple(
+        item.id
+        for item in cart.items
+        if item.is_unavailable or item.id in lines or item.product_id in products
+    )
 
 
 class OrderingSession(ApiModel):

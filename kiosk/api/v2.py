@@ -25,7 +25,7 @@ from pydantic import SecretStr
 
 from .client import StorefrontClient
 from .endpoints import V2_ENDPOINTS, Endpoint
-from .errors import ConflictError, NotFoundError, ResponseFormatError
+from .errors import ConflictError, NotFoundError, ResponseFormatError, StorefrontError
 from .models import (
     Cart,
     CartValidation,
@@ -112,6 +112,23 @@ def _instant(value: Any) -> datetime | None:
     return moment if moment.tzinfo is not None else None
 
 
+def _read_refusal(exc: StorefrontError) -> None:
+    """What a 2.0 refusal says in 2.0's own shapes, onto the typed error (the ordering core reads
+    the error, never these shapes): a hand-off refused for lines no longer available (400
+    `details.reason` ITEM_UNAVAILABLE with `itemIds` and `productIds`), and a write refused
+    because the cart has expired (409 CART_IMMUTABLE with `details.status` EXPIRED)."""
+    details = exc.details
+    if details.get("reason") == "ITEM_UNAVAILABLE":
+        exc.unavailable_items = _ids(details.get("itemIds"))
+        exc.unavailable_products = _ids(details.get("productIds"))
+    elif exc.has_code("CART_IMMUTABLE") and str(details.get("status", "")).upper() == "EXPIRED":
+        exc.cart_expired = True
+
+
+def _ids(value: Any) -> tuple[str, ...]:
+    return tuple(v for v in value if isinstance(v, str)) if isinstance(value, tuple) else ()
+
+
 class StorefrontClientV2(StorefrontClient):
     """The 2.0 dialect. `StorefrontClientV2(base_url)` with base_url ending /api/v1/storefront."""
 
@@ -188,7 +205,11 @@ class StorefrontClientV2(StorefrontClient):
         given = path_params.get("location_id")
         if given and endpoint.name != "location":
             path_params = {**path_params, "location_id": await self._location_key(given)}
-        return await super()._call(endpoint, path_params, **kwargs)
+        try:
+            return await super()._call(endpoint, path_params, **kwargs)
+        except StorefrontError as exc:
+            _read_refusal(exc)
+            raise
 
     async def _location_key(self, given: str) -> str:
         known = self._location_ids.get(given)

@@ -40,6 +40,8 @@ def cart_changes(before: Cart | None, after: Cart | None) -> list[str]:
         elif was.quantity != item.quantity:
             now = _("{name} now ×{n} (was ×{was})")
             said.append(now.format(name=_name(item), n=item.quantity, was=was.quantity))
+        if item.is_unavailable and (was is None or not was.is_unavailable):
+            said.append(_("{name} is sold out").format(name=_name(item)))
     gone = _("{name} removed")
     said.extend(
         gone.format(name=_name(item)) for item_id, item in old.items() if item_id not in new

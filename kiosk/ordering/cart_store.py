@@ -51,8 +51,9 @@ from kiosk.api.models import (
     FulfillmentMethod,
     OrderProgress,
     PaymentIntent,
+    unavailable_lines,
 )
-from kiosk.i18n import _
+from kiosk.i18n import N_, _
 from kiosk.ordering.cart_changes import cart_changes
 from kiosk.ordering.clock import LocationClock
 from kiosk.ordering.lifecycle import TERMINAL, Event, Lifecycle, OrderSnapshot, Phase, WayToOrder
@@ -63,6 +64,7 @@ if TYPE_CHECKING:
     from kiosk.api.client import StorefrontClient
 
 __all__ = [
+    "CartExpiredError",
     "CartStore",
     "CheckoutResult",
     "NoCartError",
@@ -92,6 +94,21 @@ class WayGoneError(StorefrontError):
 
     show_server_message = True
     default_message = "That way to order is no longer offered here. Please choose another."
+
+
+class CartExpiredError(ConflictError):
+    """The server says the order's cart has expired (its status, or a write refused for it):
+    nothing more can be written to it; the order can be started again with its lines
+    (Visit.start_again)."""
+
+    # In the customer's language where it is shown (kiosk.tui.errors.describe).
+    default_message = N_("This order has expired.")
+    CODE = "CART_EXPIRED"
+    cart_expired = True
+
+    def __init__(self, message: str | None = None, **kwargs: Any) -> None:
+        kwargs["code"] = self.CODE
+        super().__init__(message, **kwargs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +142,9 @@ class CheckoutResult:
 
     validation: CartValidation
     intent: PaymentIntent | None
+    # The cart's lines that can no longer be ordered (models.unavailable_lines), on both
+    # dialects: the checkout screen marks them, with a way to remove them.
+    unavailable: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,8 +318,7 @@ class CartStore:
         if cart is not None and cart.is_expired:
             # Nothing will be paid: a restart has nothing to come back to. (A completed cart's
             # file stays until the visit ends: the order's number is shown again after a crash.)
-            self.lifecycle.fire(Event.EXPIRED)
-            self._forget_file()
+            self._expired()
         for callback in list(self._cart_listeners):
             try:
                 callback(cart)
@@ -387,6 +406,9 @@ class CartStore:
 
     def _need_editable(self) -> str:
         cart_id = self._need_cart()
+        if self.lifecycle.phase is Phase.EXPIRED:
+            # The server said so already: one more request would only be refused again.
+            raise CartExpiredError()
         if self.cart is not None and self.cart.is_locked:
             # Refused here: the server would say the same (409 CART_LOCKED) for one more request.
             raise ConflictError(
@@ -505,6 +527,12 @@ class CartStore:
                     self._publish(exc.cart)  # the client read it already (2.0 CART_CONFLICT)
                 else:
                     await self._reread_quietly()
+                if exc.cart_expired or (self.cart is not None and self.cart.is_expired):
+                    # Refused because the cart has expired (said by the refusal, or by the
+                    # cart read after it): the order ends there, said as that, not as a change.
+                    self._expired()
+                    if self.lifecycle.phase is Phase.EXPIRED:
+                        raise CartExpiredError() from exc
                 if (
                     exc.has_code("CART_CONFLICT")
                     and doubt is not None
@@ -816,10 +844,13 @@ class CartStore:
             if cart_id is None:
                 self._forget()
                 return True
-            paid = self.lifecycle.phase is Phase.PAID
+            # A paid order stands; an expired cart is already ended by the server (a delete
+            # would only be refused): neither is deleted, only forgotten.
+            ended = self.lifecycle.phase in (Phase.PAID, Phase.EXPIRED)
             self.lifecycle.fire(Event.CANCELLED)
             done = True
-            if not (paid or (self.cart is not None and self.cart.is_completed)):
+            cart = self.cart
+            if not (ended or (cart is not None and (cart.is_completed or cart.is_expired))):
                 try:
                     await self.client.delete_cart(self.location_id, cart_id)
                 except NotFoundError:
@@ -910,6 +941,13 @@ class CartStore:
     def _gone(self) -> None:
         self.lifecycle.fire(Event.EXPIRED)
         self._forget()
+
+    def _expired(self) -> None:
+        """The server says the cart has expired: EXPIRED (once), and nothing left to resume. The
+        cart stays published as the server holds it: its lines can be ordered again."""
+        if self.lifecycle.phase is not Phase.EXPIRED:
+            self.lifecycle.fire(Event.EXPIRED)
+        self._forget_file()
 
     async def poll(self) -> Cart | None:
         """check_payment, for callers that want the cart (None when the server only answered
@@ -1200,16 +1238,33 @@ class CartStore:
                 )
                 intent = await self._create_intent(cart_id) if validation.valid else None
                 await self._after_intent(intent)
-            except StorefrontError:
+            except StorefrontError as exc:
                 self._refused()
-                raise
+                unavailable = await self._unavailable_after(exc)
+                if not unavailable:
+                    raise
+                # Lines no longer available (2.0 refuses the hand-off, or the cart moved on
+                # because they sold out): told as v1's validation tells them, line by line.
+                return CheckoutResult(CartValidation(valid=False), None, unavailable)
             if intent is None:
                 self._refused()
             else:
                 self._handed_off(intent)
-            return CheckoutResult(validation, intent)
+            return CheckoutResult(validation, intent, unavailable_lines(self.cart, validation))
 
         return await self._operation(body)
+
+    async def _unavailable_after(self, exc: StorefrontError) -> tuple[str, ...]:
+        """The lines a refused checkout concerns: those it names (the cart re-read first, so its
+        lines show the server's own marking), or, when the cart moved on meanwhile (it was read
+        again), those the cart now marks."""
+        if exc.unavailable_items or exc.unavailable_products:
+            await self._reread_quietly()
+        elif not exc.has_code("CART_CONFLICT"):
+            return ()  # about something else (a field, the time): said as it is
+        if self.lifecycle.phase is Phase.EXPIRED:
+            return ()
+        return unavailable_lines(self.cart, exc)
 
     async def confirm_demo_payment(self, card_number: str) -> None:
         """Demo only: pay the open intent as the demo processor would (declines raise)."""

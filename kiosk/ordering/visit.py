@@ -155,13 +155,15 @@ class ResumeOutcome:
 
 @dataclass(frozen=True, slots=True)
 class ReopenResult:
-    """What `Visit.reopen_order()` did: `completed`, the order paid meanwhile (nothing was
-    touched; `order_number` is the server's); else the order is open again, less the lines (by
-    name) and extras (the code, the tip, the later time) that `dropped` names. `kept_handoff`:
-    the same cart, and the code shown before still pays it (2.0)."""
+    """What `Visit.reopen_order()` (or `start_again()`) did: `completed`, the order paid
+    meanwhile (nothing was touched; `order_number` is the server's); else the order is open
+    again, less the lines (by name) and extras (the code, the tip, the later time) that `dropped`
+    names (`dropped_lines`: the lines alone). `kept_handoff`: the same cart, and the code shown
+    before still pays it (2.0)."""
 
     completed: Cart | None = None
     dropped: tuple[str, ...] = ()
+    dropped_lines: tuple[str, ...] = ()
     order_number: str | None = None
     paid: bool = False
     kept_handoff: bool = False
@@ -859,8 +861,6 @@ class Visit:
         and takes no more changes, so the same order is made again in a new cart (the same way
         of ordering, lines, choices, notes, code and time) and the old one deleted, its payment
         hand-off with it. One last look first: a payment that landed meanwhile wins."""
-        from kiosk.api.errors import InvalidRequestError, UnprocessableError
-
         store = self._need_store()
         cart = await store.last_look()
         if store.phase is Phase.PAID:
@@ -872,6 +872,31 @@ class Visit:
             store.back_to_order()
             self._sync_store()
             return ReopenResult(kept_handoff=store.order.checkout_url is not None)
+        return await self._order_again(store, cart)
+
+    async def start_again(self) -> ReopenResult:
+        """The order's cart expired on the server: a new cart with the same way to order (its
+        table, room or address), lines, choices, notes, code and time, as far as the server
+        allows; `dropped_lines` names the lines it refused (sold out or gone since)."""
+        store = self._need_store()
+        if store.phase is not Phase.EXPIRED:
+            raise RuntimeError(f"start_again in phase {store.phase}: only an expired order")
+        cart = store.cart
+        if cart is None:
+            with contextlib.suppress(StorefrontError):
+                cart = await store.refresh()  # a 2.0 server still answers an expired cart
+        if cart is None:
+            from kiosk.api.models import Cart
+
+            cart = Cart(id="")  # no longer readable: nothing to copy but the way to order
+        return await self._order_again(store, cart)
+
+    async def _order_again(self, store: CartStore, cart: Cart) -> ReopenResult:
+        """The same order in a new cart: the old one discarded, a new one started the same way,
+        then its lines and extras added one by one; what the server refuses is named, not
+        fatal. A refused start (that way is no longer offered) propagates."""
+        from kiosk.api.errors import InvalidRequestError, UnprocessableError
+
         state = self.state
         method = state.fulfillment_method or str(cart.fulfilment_method)
         await _quietly(store.discard())
@@ -879,7 +904,7 @@ class Visit:
         await self.start(
             method, table_number=state.table_number, delivery=state.delivery, room=state.room
         )
-        dropped: list[str] = []
+        lines: list[str] = []
         refused = (InvalidRequestError, NotFoundError, UnprocessableError)
         for item in cart.items:
             try:
@@ -890,7 +915,8 @@ class Visit:
                     item.special_instructions,
                 )
             except refused:
-                dropped.append(item.name or item.product_id)  # sold out or gone since
+                lines.append(item.name or item.product_id)  # sold out or gone since
+        dropped = list(lines)
         extras: list[tuple[str, Callable[[], Awaitable[Any]]]] = []
         if cart.discount_code:
             code = cart.discount_code
@@ -905,7 +931,7 @@ class Visit:
                 dropped.append(name)
         if cart.waiter_tip_total:
             dropped.append("the tip (please choose it again)")
-        return ReopenResult(dropped=tuple(dropped))
+        return ReopenResult(dropped=tuple(dropped), dropped_lines=tuple(lines))
 
     async def confirm_demo_payment(self, card_number: str) -> None:
         from kiosk.api.errors import PaymentDeclinedError

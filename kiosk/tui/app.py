@@ -476,6 +476,8 @@ class KioskApp(KioskMode, Accessibility, App[None]):
 
             if not any(isinstance(s, PaymentScreen | DoneScreen) for s in self.screen_stack):
                 self.call_later(self._show_paid)
+        if order.phase is Phase.EXPIRED and (before is None or before.phase is not Phase.EXPIRED):
+            self.call_later(self._show_expired)
         if (
             order.phase is Phase.ORDERING
             and order.checkout_url is not None
@@ -501,6 +503,22 @@ class KioskApp(KioskMode, Accessibility, App[None]):
             return
         while not isinstance(self.screen, WelcomeScreen):
             await self.pop_screen()
+
+    async def _show_expired(self) -> None:
+        """The order expired while the customer was choosing (on the menu or a product): the
+        order screen says so, with its one way on (start again with the same items). Where the
+        order screen is open already, or the payment (it says so itself), nothing moves."""
+        from kiosk.tui.screens.cart import CartScreen
+        from kiosk.tui.screens.menu import MenuScreen
+        from kiosk.tui.screens.product import ProductScreen
+
+        stack = self.screen_stack
+        menus = [i for i, s in enumerate(stack) if isinstance(s, MenuScreen)]
+        if not menus or any(not isinstance(s, ProductScreen) for s in stack[menus[-1] + 1 :]):
+            return
+        while not isinstance(self.screen, MenuScreen):
+            await self.pop_screen()
+        await self.push_screen(CartScreen())
 
     async def _show_paid(self) -> None:
         from kiosk.tui.screens.done import DoneScreen

@@ -34,3 +34,18 @@ def test_the_code_the_time_and_a_long_list() -> None:
     said = cart_changes(before, many)
     assert len(said) == 4 and said[-1] == "4 more change(s)"
     assert cart_changes(before, before) == []
+
+
+def test_a_line_that_sold_out_is_named() -> None:
+    before = _cart(("a", "Gyoza", 1), ("b", "Tea", 1))
+    after = Cart.model_validate(
+        {
+            "id": "c1",
+            "items": [
+                {"id": "a", "name": "Gyoza", "quantity": 1, "availability": "sold_out"},
+                {"id": "b", "name": "Tea", "quantity": 1},
+            ],
+        }
+    )
+    assert cart_changes(before, after) == ["Gyoza is sold out"]
+    assert cart_changes(after, after) == []

@@ -19,6 +19,7 @@ from textual.widgets import Button, Input, Select, Static
 
 from kiosk.i18n import N_, _, language, money_locale
 from kiosk.ordering.clock import human_moment
+from kiosk.ordering.lifecycle import Phase
 from kiosk.ordering.tips import TipRefused, chosen_tip, parse_custom_tip, tip_choices
 from kiosk.tui.a11y import large_text
 from kiosk.tui.contract import kiosk_of, shop_currency
@@ -36,6 +37,7 @@ from kiosk.tui.widgets.scroll import ControlsScroll
 
 if TYPE_CHECKING:
     from kiosk.api import Cart, MenuProduct, TimeIntervals, TipSettings
+    from kiosk.ordering.visit import ReopenResult
 
 
 @dataclass(frozen=True)
@@ -70,16 +72,21 @@ class CartLines(RowList[LineRow]):
         self.watch(self.app, "cart", self.show_cart)
 
     def show_cart(self, cart: Cart | None) -> None:
+        from kiosk.api.models import unavailable_lines
         from kiosk.tui.cartview import choice_lines, line_amount
 
         rows: list[LineRow] = []
         spaced = large_text(self.app)
+        unavailable = set(unavailable_lines(cart))
         for item in cart.items if cart is not None else ():
             if spaced and rows:
                 rows.append(LineRow(None, Text("")))  # large text: a blank row between items
             text = Text(f" {item.quantity} × ", style="bold")
             text.append(clean(item.name, 100))
             right = Text(line_amount(item, cart.currency if cart else None) + " ")
+            if item.id in unavailable:
+                # Marked on the line itself; Del removes it (the checkout says the same).
+                right = Text(_("Sold out") + "  ", style=tone(self.app, "error")) + right
             rows.append(LineRow(item.id, text, right))
             choices = choice_lines(item, kiosk_of(self.app).visit.option_names)
             rows.extend(LineRow(None, Text("      " + c, style="dim")) for c in choices)
@@ -163,11 +170,14 @@ class CartScreen(KioskScreen):
         self.slot_values: set[str] = set()
         # Per cart line, the quantity last asked for while writes are on their way.
         self._asked: dict[str, int] = {}
+        # Whether the order was shown as expired (None: not shown yet).
+        self._expired: bool | None = None
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="cart-body"):
             with ControlsScroll(id="cart-left"):
                 yield Static(id="cart-title")
+                yield Static(id="expired-note")
                 yield CartLines(id="lines")
                 yield FullName(id="line-full-name")
                 with Horizontal(id="lines-bar"):
@@ -176,38 +186,48 @@ class CartScreen(KioskScreen):
                         id="lines-help",
                     )
                     yield Button(_("Edit"), id="edit-line", compact=True)
-                yield Static(Text(_("Discount code"), style="bold"), classes="section")
-                with Horizontal(id="discount-row"):
-                    yield TextField(
-                        placeholder=_("Enter a code"),
-                        id="discount",
-                        max_length=40,
-                        select_on_focus=False,
-                    )
-                    yield Button(_("Apply"), id="apply-discount")
-                    yield Button(_("Remove code"), id="remove-discount")
-                yield FieldError(id="discount-error")
-                with Vertical(id="tip-section"):
-                    yield Static(Text(_("Tip"), style="bold"), classes="section")
-                    yield TipRow(id="tip-row")
-                    with Horizontal(id="custom-tip-row"):
+                # What can change in an open order; none of it for an expired one.
+                with Vertical(id="cart-extras"):
+                    yield Static(Text(_("Discount code"), style="bold"), classes="section")
+                    with Horizontal(id="discount-row"):
                         yield TextField(
-                            placeholder=_("Amount, e.g. 2.50"), id="custom-tip", max_length=8
+                            placeholder=_("Enter a code"),
+                            id="discount",
+                            max_length=40,
+                            select_on_focus=False,
                         )
-                        yield Button(_("Set tip"), id="set-custom-tip")
-                    yield FieldError(id="tip-error")
-                with Vertical(id="time-section"):
-                    yield Static(Text(_("When"), style="bold"), classes="section")
-                    with Horizontal(id="time-row"):
-                        yield Button(_("As soon as possible"), id="asap", classes="time")
-                        yield Select[str]([], prompt=_("A later time"), id="later")
-                with Vertical(id="cross-sell-section"):
-                    yield Static(Text(_("You might also like"), style="bold"), classes="section")
-                    yield CrossSell(id="cross-sell")
+                        yield Button(_("Apply"), id="apply-discount")
+                        yield Button(_("Remove code"), id="remove-discount")
+                    yield FieldError(id="discount-error")
+                    with Vertical(id="tip-section"):
+                        yield Static(Text(_("Tip"), style="bold"), classes="section")
+                        yield TipRow(id="tip-row")
+                        with Horizontal(id="custom-tip-row"):
+                            yield TextField(
+                                placeholder=_("Amount, e.g. 2.50"), id="custom-tip", max_length=8
+                            )
+                            yield Button(_("Set tip"), id="set-custom-tip")
+                        yield FieldError(id="tip-error")
+                    with Vertical(id="time-section"):
+                        yield Static(Text(_("When"), style="bold"), classes="section")
+                        with Horizontal(id="time-row"):
+                            yield Button(_("As soon as possible"), id="asap", classes="time")
+                            yield Select[str]([], prompt=_("A later time"), id="later")
+                    with Vertical(id="cross-sell-section"):
+                        yield Static(
+                            Text(_("You might also like"), style="bold"), classes="section"
+                        )
+                        yield CrossSell(id="cross-sell")
             with Vertical(id="cart-right"):
                 yield TotalsPanel(id="totals")
                 yield Button(
                     _("Checkout  (F2)"), id="checkout", variant="success", classes="main-action"
+                )
+                yield Button(
+                    _("Start again with the same items"),
+                    id="start-again",
+                    variant="success",
+                    classes="main-action",
                 )
 
     def on_mount(self) -> None:
@@ -218,6 +238,7 @@ class CartScreen(KioskScreen):
         self.watch(self.app, "cart", self.show_cart)
         self.watch(self.app, "visit_state", self._follow_slots, init=False)
         self.query_one("#lines", CartLines).focus()
+        self.watch(self.app, "visit_state", self._follow_order)
         self.load_settings()
 
     def _follow_slots(self, state: Any) -> None:
@@ -226,6 +247,60 @@ class CartScreen(KioskScreen):
         slots = getattr(state, "slots", None)
         if slots is not None and self.slots is not None and slots != self.slots:
             self._slots_loaded(slots)
+
+    # The order's phase ----------------------------------------------------------------------------
+    @property
+    def expired(self) -> bool:
+        """The server says this order's cart has expired: nothing of it can be checked out."""
+        return self.kiosk.visit.state.order.phase is Phase.EXPIRED
+
+    def _follow_order(self, _state: object = None) -> None:
+        """An expired order shows that, once, and one way on: the same items in a new order.
+        Its lines stay in view (what the server holds, and what starting again carries); what
+        only an open order offers (checkout, the code, the tip, the time) goes."""
+        expired = self.expired
+        if expired == self._expired:
+            return
+        self._expired = expired
+        note = self.query_one("#expired-note", Static)
+        note.update(
+            Text(_("This order has expired."), style=tone(self.app, "error")) if expired else ""
+        )
+        note.display = expired
+        for part in ("#cart-extras", "#lines-bar", "#checkout"):
+            self.query_one(part).display = not expired
+        again = self.query_one("#start-again", Button)
+        again.display = expired
+        if expired:
+            # Said once, here: a refusal's own words on a banner (this screen's, or the menu's
+            # below, where the write was refused) would say it twice.
+            for screen in self.app.screen_stack:
+                if isinstance(screen, KioskScreen) and (banner := screen._banner()) is not None:
+                    banner.clear()
+            again.focus()
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # An expired order's lines are not offered for checkout (F2 goes from the footer).
+        return not (action == "checkout" and self.expired)
+
+    def start_again(self) -> None:
+        """The one action of an expired order: a new one, the same way, with the same items; the
+        lines the server no longer sells are named."""
+        visit = self.kiosk.visit
+
+        async def again() -> ReopenResult:
+            return await visit.start_again()
+
+        def started(result: ReopenResult) -> None:
+            self.query_one("#lines", CartLines).focus()
+            if result.dropped_lines:
+                names = ", ".join(clean(name, 60) for name in result.dropped_lines)
+                self.say(_("{names} could not be added: no longer available.").format(names=names))
+            else:
+                self.say(_("Your new order has the same items."), kind="ok")
+
+        self.call(again, group="cart", done=started, busy=self.query_one("#cart-body"))
 
     def on_row_list_highlighted(self, event: RowList.Highlighted) -> None:
         if isinstance(event.rowlist, CartLines):
@@ -461,11 +536,19 @@ class CartScreen(KioskScreen):
         if not visit.state.has_order:
             self.say(_("Your order has not started."), hint=_("Press F9 to start over."))
             return
+        if self.expired:
+            self.query_one("#start-again", Button).focus()  # the one way on
+            return
 
         async def run() -> Any:
             return await work(visit)
 
-        self.call(run, group="cart", busy=busy, failed=failed, done=done)
+        def refused(failure: Failure) -> bool | None:
+            handled = failed(failure) if failed is not None else None
+            # The order expired: the screen says so itself, once (_follow_order).
+            return True if self.expired else handled
+
+        self.call(run, group="cart", busy=busy, failed=refused, done=done)
 
     def change_line(self, item_id: str, step: int) -> None:
         cart = self.kiosk.cart
@@ -494,7 +577,7 @@ class CartScreen(KioskScreen):
         replaces the line (Visit.replace_line), Escape leaves it as it was."""
         cart = self.kiosk.cart
         line = next((i for i in cart.items if i.id == item_id), None) if cart else None
-        if line is None or not line.product_id:
+        if line is None or not line.product_id or self.expired:
             return
         from kiosk.tui.screens.product import ProductScreen
 
@@ -641,6 +724,8 @@ class CartScreen(KioskScreen):
             self.set_asap()
         elif button_id == "checkout":
             self.action_checkout()
+        elif button_id == "start-again":
+            self.start_again()
         elif button_id == "edit-line":
             self.query_one("#lines", CartLines).action_edit()
 
@@ -674,6 +759,8 @@ class CartScreen(KioskScreen):
 
     def action_checkout(self) -> None:
         cart = self.kiosk.cart
+        if self.expired:
+            return
         if cart is None or not cart.items:
             self.say(
                 _("Your order is empty."), hint=_("Press Esc to choose something from the menu.")

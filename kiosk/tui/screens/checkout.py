@@ -14,6 +14,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Label, Static
 
 from kiosk.i18n import N_, _
+from kiosk.ordering.lifecycle import Phase
 from kiosk.tui.cartview import pay_total
 from kiosk.tui.errors import Failure
 from kiosk.tui.palette import tone
@@ -189,6 +190,10 @@ class CheckoutScreen(KioskScreen):
             return await visit.checkout(name, email)
 
         def failed(failure: Failure) -> bool:
+            if visit.state.order.phase is Phase.EXPIRED:
+                # The order below says so, once, with its one way on (start again).
+                self.dismiss(None)
+                return True
             field = SERVER_FIELDS.get(failure.field or "")
             if field:
                 self._error(field, failure.message)
@@ -213,16 +218,22 @@ class CheckoutScreen(KioskScreen):
         cart = self.kiosk.cart
         names = {i.id: clean(i.name, 60) for i in cart.items} if cart else {}
         lines = Text(_("Your order can't be paid for yet:") + "\n", style=tone(self.app, "warn"))
-        self.unavailable = []
+        # Which lines can no longer be ordered: one reading for both dialects (v1's validation
+        # names them; 2.0's refused hand-off or the cart's own marking), marked line by line.
+        self.unavailable = [i for i in result.unavailable if i in names]
+        told = set()
         for issue in result.validation.errors:
             item = names.get(issue.item_id or "")
-            if issue.item_id and item is not None:
-                self.unavailable.append(issue.item_id)
             said = clean(issue.message, 160) or clean(issue.code, 40)
+            if item is not None:
+                told.add(issue.item_id)
             # Name the line unless the server's sentence already does.
             what = f"{item}: " if item and item not in said else ""
             lines.append(f" • {what}{said}\n")
-        if not result.validation.errors:
+        for item_id in self.unavailable:
+            if item_id not in told:
+                lines.append(f" • {names[item_id]}: {_('Sold out')}\n")
+        if not result.validation.errors and not self.unavailable:
             lines.append(" • " + _("Please check your order and try again.") + "\n")
         if self.unavailable:
             lines.append(
