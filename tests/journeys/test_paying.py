@@ -20,8 +20,8 @@ ZONES = {
 }
 
 
-async def to_payment(j: Journey, method: str = "takeout", **details: str) -> None:
-    """The way to order and its details, one gyoza, checkout with a name, on to the payment."""
+async def to_checkout(j: Journey, method: str = "takeout", **details: str) -> None:
+    """The way to order and its details, one gyoza, on to the checkout screen."""
     await j.settle()
     if method == "takeout":
         await j.press("1")
@@ -39,7 +39,14 @@ async def to_payment(j: Journey, method: str = "takeout", **details: str) -> Non
     await j.walk().add_line("prod_gyoza")
     await j.press("f4")
     await j.wait_for_screen("CartScreen")
-    await checkout_to_payment(j)
+    await j.press("f2")
+    await j.wait_for_screen("CheckoutScreen")
+
+
+async def to_payment(j: Journey, method: str = "takeout", **details: str) -> None:
+    """The way to order and its details, one gyoza, checkout with a name, on to the payment."""
+    await to_checkout(j, method, **details)
+    await name_to_payment(j)
 
 
 async def checkout_to_payment(j: Journey) -> None:

@@ -5,29 +5,8 @@ and be paid as that order. Through the real kiosk on the strict 2.0 server, 80x2
 
 from __future__ import annotations
 
-from tests.journeys.harness import Journey, JourneyFactory
-from tests.journeys.test_paying import MERCHANT, ZONES, name_to_payment, number_of
-
-
-async def to_checkout(j: Journey, method: str, **details: str) -> None:
-    """The way to order and its details, one gyoza, on to the checkout screen."""
-    await j.settle()
-    if method == "table":
-        await j.press("2")
-        await j.type("#f-table", details.get("table", "8"), then="enter")
-    elif method == "delivery":
-        await j.press("3")
-        await j.type("#f-street", details.get("street", "10 Pitt St"))
-        await j.type("#f-street2", details.get("unit", "Unit 5"))
-        await j.type("#f-city", "Bristol")
-        await j.type("#f-state", "England")
-        await j.type("#f-zip", "BS1 4QA", then="enter")
-    await j.wait_for_screen("MenuScreen")
-    await j.walk().add_line("prod_gyoza")
-    await j.press("f4")
-    await j.wait_for_screen("CartScreen")
-    await j.press("f2")
-    await j.wait_for_screen("CheckoutScreen")
+from tests.journeys.harness import JourneyFactory
+from tests.journeys.test_paying import MERCHANT, ZONES, name_to_payment, number_of, to_checkout
 
 
 async def test_journey_18_a_restart_at_checkout_keeps_the_table(journey: JourneyFactory) -> None:
