@@ -867,7 +867,8 @@ class Visit:
         try:
             return await self._on_store(lambda s: s.renew_handoff())
         except StorefrontError:
-            # The server was not asked, or refused: still declined, the old code as it was.
+            # Refused (or not asked): back on the order, as after a refused checkout (the store
+            # says why the order must change); the old code is kept as it was.
             self._sync_store()
             raise
 

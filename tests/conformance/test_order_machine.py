@@ -495,6 +495,27 @@ def test_a_restart_after_the_cart_expired_at_payment_deletes_it_by_its_revision(
     assert machine.phase is Phase.ORDERING and machine.cart_id is None
 
 
+def test_pay_again_refused_for_a_slot_taken_since_goes_back_to_the_order() -> None:
+    """Found by the machine: declined, then the order's later time was taken; "pay again" was
+    refused (SLOT_UNAVAILABLE) and left the order CHECKING_OUT, with nothing to press."""
+
+    def later(m: VisitMachine) -> None:
+        m.choose_a_later_time(Fixed(2))
+        assert not m.visit.state.order_time.is_asap
+
+    machine = play(
+        lambda m: m.choose_a_way("table_service", "12"),
+        later,
+        lambda m: m.add_a_line(Fixed("prod_crackers", 2)),
+        lambda m: m.checkout(),
+        lambda m: m.pay_on_the_phone(Fixed(3, True)),
+        lambda m: m.slots_are_taken(Fixed("16:30")),
+        lambda m: m.pay_again(),
+    )
+    assert machine.phase is Phase.ORDERING
+    assert machine.refusals["InvalidRequestError:VALIDATION_ERROR"] == 1
+
+
 class Fixed:
     """A stand-in for Hypothesis's `data` in a scripted sequence: its draws, in order."""
 
