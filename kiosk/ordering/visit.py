@@ -1084,22 +1084,25 @@ class Visit:
                 return outcome
         else:
             store.restore(saved.cart_id, order)
+        way_gone: WayGoneError | None = None
         try:
             cart = await store.resume(saved.cart_id, saved.location_id)
         except WayGoneError as exc:
-            # The location no longer offers the order's way: the same cart and its lines wait
-            # for the customer to choose another way (the welcome screen says why).
-            self._sync_store()
-            self._set(session_message=exc.message)
-            log.info("crash resume: the order's way to order is no longer offered")
-            self._order = "open"
-            return ResumeOutcome("way_gone", store.cart)
+            way_gone = exc
         except StorefrontError:
             log.warning("crash resume: the server could not be asked; kept for the next start")
             self._abandon_resume()
             return ResumeOutcome("failed")
         finally:
             self._sync_store()
+        if way_gone is not None:
+            # The location no longer offers the order's way: the same cart and its lines wait
+            # for the customer to choose another way (the welcome screen says why). Set after
+            # the store's state, which has no such message; the time and name come back too.
+            self._set(session_message=way_gone.message, **resumed_fields(store.order))
+            log.info("crash resume: the order's way to order is no longer offered")
+            self._order = "open"
+            return ResumeOutcome("way_gone", store.cart)
         if cart is not None and not cart.items and not cart.is_locked:
             log.info("crash resume: the saved cart has no lines; dropped")
             await _quietly(store.discard())

@@ -516,6 +516,24 @@ def test_pay_again_refused_for_a_slot_taken_since_goes_back_to_the_order() -> No
     assert machine.refusals["InvalidRequestError:VALIDATION_ERROR"] == 1
 
 
+def test_a_restart_after_the_orders_way_was_switched_off_keeps_its_time_and_says_why() -> None:
+    """Found by the machine: a restart whose way to order the location no longer offers kept the
+    cart but lost the order's later time (the screen said as soon as possible, the server held
+    16:15) and the server's words (the store's state, read after them, had none)."""
+    machine = play(
+        lambda m: m.choose_a_way("delivery"),
+        lambda m: m.choose_a_later_time(Fixed(0)),
+        lambda m: m.add_a_line(Fixed("prod_jasmine_tea", 1)),
+        lambda m: m.a_way_is_switched_off(Fixed(True)),
+        lambda m: m.restart(False),
+    )
+    state = machine.visit.state
+    assert state.session_message == (
+        "Delivery orders are not available at Harbour Noodles Quayside right now."
+    )
+    assert state.order_time.order_time == "16:15" and len(state.cart.items) == 1
+
+
 class Fixed:
     """A stand-in for Hypothesis's `data` in a scripted sequence: its draws, in order."""
 
