@@ -447,7 +447,7 @@ class VisitMachine(RuleBasedStateMachine):
         assert self.server.violations == [], self.server.violations
 
 
-EXAMPLES = int(os.environ.get("KIOSK_ORDER_MACHINE_EXAMPLES", "300"))
+EXAMPLES = int(os.environ.get("KIOSK_ORDER_MACHINE_EXAMPLES", "150"))
 VisitMachine.TestCase.settings = settings(
     max_examples=EXAMPLES,
     stateful_step_count=20,

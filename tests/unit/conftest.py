@@ -16,13 +16,6 @@ from tests.unit import test_ordering_rig
 DIALECTS = ("v1", "v2")
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line(
-        "markers",
-        "only_dialect(name, reason): an ordering test true of one API dialect only (and why)",
-    )
-
-
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "rig_dialect" not in metafunc.fixturenames:
         return
