@@ -27,11 +27,13 @@ import contextlib
 import os
 import tempfile
 from collections import Counter
+from collections.abc import Callable
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import httpx
 from hypothesis import HealthCheck, settings
 from hypothesis import Phase as Phase_
 from hypothesis import strategies as st
@@ -45,13 +47,23 @@ from hypothesis.stateful import (
 from kiosk.api.errors import StorefrontError
 from kiosk.api.models import DeliveryAddress
 from kiosk.api.v2 import V2_FULFILLMENT
+from kiosk.config import Settings
 from kiosk.ordering.cart_store import load_saved_cart
 from kiosk.ordering.lifecycle import Phase
 from kiosk.ordering.recent import RECALL_WINDOW
 from kiosk.ordering.visit import Visit
+from kiosk.runtime import build_remote_services
 from tests.conformance.test_lifecycle_machine import LOCATION_ID
-from tests.conformance.test_lifecycle_machine import OrderMachine as _Lifecycle
-from tests.conformance.vendor_server import PaymentRefused, cart_body, make_vendor_app
+from tests.conformance.vendor_server import (
+    BONDI_LOCATION_ID,
+    PaymentRefused,
+    Seed,
+    cart_body,
+    harbour_and_bondi,
+    harbour_noodles,
+    make_vendor_app,
+)
+from tests.journeys.harness import BASE_URL
 from tests.unit.test_ordering_rig import START, FakeClock
 
 # Products with no required choice; crackers and tea to sell out, gyoza for BIG100's minimum.
@@ -87,11 +99,23 @@ MIDWAY = frozenset({Phase.CHECKING_OUT, Phase.IN_DOUBT})
 
 
 class VisitMachine(RuleBasedStateMachine):
+    """At Harbour Noodles Quayside (Bristol, GBP): every way to order, a £100 minimum code."""
+
+    SEED: Callable[[], Seed] = staticmethod(harbour_noodles)
+    LOCATION = LOCATION_ID
+    PRODUCTS = PRODUCTS
+    # The ways the welcome screen offers here (a way switched off is refused by the server).
+    WAYS = WAYS
+    ADDRESS = ADDRESS
+    CODES = CODES
+
     def __init__(self) -> None:
         super().__init__()
         self.loop = asyncio.new_event_loop()
         self.clock = FakeClock(START)
-        self.app = make_vendor_app(clock=lambda: datetime.fromtimestamp(self.clock.now, UTC))
+        self.app = make_vendor_app(
+            self.SEED(), clock=lambda: datetime.fromtimestamp(self.clock.now, UTC)
+        )
         self.server = self.app.state.server
         self.store = self.server.store
         self.dir = tempfile.TemporaryDirectory()
@@ -112,8 +136,23 @@ class VisitMachine(RuleBasedStateMachine):
 
     def _new_visit(self) -> Visit:
         """A kiosk process on this terminal's state folder, as the lifecycle machine builds it."""
-        visit = _Lifecycle._new_visit(self)  # type: ignore[arg-type]
+        settings_ = Settings(
+            profile="production", api_dialect="v2", base_url=BASE_URL, location=self.LOCATION
+        )
+        self.services = build_remote_services(
+            settings_,
+            client_options={"clock": self.clock, "sleep": self.clock.sleep},
+            transport=httpx.ASGITransport(app=self.app),
+        )
         self.processes.append(self.services)
+        visit = Visit(
+            self.services.client_for,
+            self.services.location_ids,
+            cart_id_file=self.resume_file,
+            wall_clock=self.clock,
+            store_options={"sleep": self.clock.sleep},
+        )
+        visit.choose_location(self.LOCATION)
         return visit
 
     def run(self, work: Any) -> Any:
@@ -172,9 +211,9 @@ class VisitMachine(RuleBasedStateMachine):
 
     # -- the customer: the way to order ------------------------------------------------------------
 
-    @initialize(way=st.sampled_from(WAYS), table=st.sampled_from(["8", "12"]))
-    def first_a_way(self, way: str, table: str) -> None:
-        self.choose_a_way(way, table)
+    @initialize(data=st.data())
+    def first_a_way(self, data: st.DataObject) -> None:
+        self.choose_a_way(data)
 
     @rule(data=st.data())
     def step(self, data: st.DataObject) -> None:
@@ -216,17 +255,17 @@ class VisitMachine(RuleBasedStateMachine):
     def choose_a_way(self, data: Any, table: str | None = None) -> None:
         """The welcome screen: a way to order with its details (a new cart, or the same cart
         switched to another way)."""
-        way = data if isinstance(data, str) else data.draw(st.sampled_from(WAYS), label="way")
+        way = data if isinstance(data, str) else data.draw(st.sampled_from(self.WAYS), label="way")
         table = table or "8"
         details: dict[str, Any] = {
             "table_service": {"table_number": table},
-            "delivery": {"delivery": ADDRESS},
+            "delivery": {"delivery": self.ADDRESS},
             "room_service": {"room": ("Okafor", "304")},
         }.get(way, {})
         self.attempt(self.visit.start(way, **details))
 
     def add_a_line(self, data: st.DataObject) -> None:
-        product = data.draw(st.sampled_from(PRODUCTS), label="product")
+        product = data.draw(st.sampled_from(self.PRODUCTS), label="product")
         self.attempt(self.visit.add_item(product, data.draw(st.sampled_from([1, 2]), label="qty")))
 
     def change_quantity(self, data: st.DataObject) -> None:
@@ -240,7 +279,9 @@ class VisitMachine(RuleBasedStateMachine):
 
     def apply_a_code(self, data: st.DataObject) -> None:
         """HARBOUR10, BIG100 (refused below £100.00: MINIMUM_NOT_MET), or an unknown code."""
-        self.attempt(self.visit.apply_discount(data.draw(st.sampled_from(CODES), label="code")))
+        self.attempt(
+            self.visit.apply_discount(data.draw(st.sampled_from(self.CODES), label="code"))
+        )
 
     def choose_a_later_time(self, data: st.DataObject) -> None:
         """From the list of times the kiosk has (read through the client's cache: it may offer
@@ -320,28 +361,28 @@ class VisitMachine(RuleBasedStateMachine):
     def a_product_sells_out(self, data: st.DataObject) -> None:
         """A product of the order (or any, when it has none) sells out."""
         in_cart = [line.product_id for line in self.lines()]
-        product = data.draw(st.sampled_from(in_cart or list(PRODUCTS)))
-        self.store.sell_out(product, LOCATION_ID)
+        product = data.draw(st.sampled_from(in_cart or list(self.PRODUCTS)))
+        self.store.sell_out(product, self.LOCATION)
 
     def a_product_comes_back(self, data: st.DataObject) -> None:
-        self.store.restock(data.draw(st.sampled_from(PRODUCTS)), LOCATION_ID)
+        self.store.restock(data.draw(st.sampled_from(self.PRODUCTS)), self.LOCATION)
 
     def a_way_is_switched_off(self, data: st.DataObject) -> None:
         """The order's own way to order (or another) is switched off."""
         mine = self.visit.state.fulfillment_method
         way = mine if mine in API_WAY and data.draw(st.booleans()) else None
-        way = way or data.draw(st.sampled_from(WAYS))
-        self.store.switch(API_WAY[way], False, LOCATION_ID)
+        way = way or data.draw(st.sampled_from(self.WAYS))
+        self.store.switch(API_WAY[way], False, self.LOCATION)
 
     def a_way_is_switched_on(self, data: st.DataObject) -> None:
-        self.store.switch(API_WAY[data.draw(st.sampled_from(WAYS))], True, LOCATION_ID)
+        self.store.switch(API_WAY[data.draw(st.sampled_from(self.WAYS))], True, self.LOCATION)
 
     def slots_are_taken(self, data: st.DataObject) -> None:
         """Today's slots after a time are taken (and the cart's own, if it holds one)."""
         after = data.draw(st.sampled_from(["00:00", "16:30", "20:00"]))
         cart = self.server_cart()
         times = (cart.order_time,) if cart is not None and cart.pickup_type != "ASAP" else ()
-        self.store.take_slots(times, after=after, location_id=LOCATION_ID)
+        self.store.take_slots(times, after=after, location_id=self.LOCATION)
 
     def the_card_is_declined(self, data: st.DataObject) -> None:
         cart_id = self.cart_id
@@ -458,6 +499,32 @@ VisitMachine.TestCase.settings = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 TestTheOrderIsTheServers = VisitMachine.TestCase
+
+
+class BondiMachine(VisitMachine):
+    """At Harbour Noodles Bondi (Sydney time, AUD): table and delivery only, no tips, an
+    A$100 minimum code."""
+
+    SEED = staticmethod(harbour_and_bondi)
+    LOCATION = BONDI_LOCATION_ID
+    PRODUCTS = ("prod_bondi_laksa", "prod_bondi_lemonade")
+    WAYS = ("table_service", "delivery")
+    ADDRESS = DeliveryAddress(
+        street="12 Hall St",
+        city="Bondi Beach",
+        state="NSW",
+        zip_code="2026",
+        country="AU",
+        lat=-33.8908,
+        lng=151.2743,
+    )
+    CODES = ("BIG100", "NOPE42")
+
+
+BondiMachine.TestCase.settings = settings(
+    VisitMachine.TestCase.settings, max_examples=max(1, EXAMPLES // 3)
+)
+TestTheOrderIsTheServersAtBondi = BondiMachine.TestCase
 
 
 # -- sequences the machine found, and the stories every run must cover ----------------------------
