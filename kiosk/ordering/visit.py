@@ -1078,7 +1078,9 @@ class Visit:
         if order.phase is Phase.IN_DOUBT:
             # Settled by reading the server (below): back to where the doubt began.
             order = replace(order, phase=order.doubt_from or Phase.ORDERING, doubt_from=None)
-        if order.phase is not Phase.ORDERING:
+        if order.phase is not Phase.ORDERING or order.checkout_url is not None:
+            # Handed to payment, or back on the order with a code that can still pay it (2.0):
+            # where the payment stands is asked first, so a payment made meanwhile is shown.
             outcome = await self._resume_order(store, saved.cart_id, order)
             if outcome is not None:
                 return outcome
@@ -1123,7 +1125,8 @@ class Visit:
         """A restart after the order was handed to payment (or paid, or declined): the phase
         comes back as it was, and the server is asked at once where the payment stands, so a
         customer who paid meanwhile sees the number now. None: back to ordering (the hand-off
-        was never shown), resumed as an open cart."""
+        was never shown, or a code kept while ordering has not paid it), resumed as an open
+        cart."""
         store.restore(cart_id, order)
         store.restore_handoff(order)
         try:
@@ -1143,6 +1146,8 @@ class Visit:
         if phase is Phase.CHECKING_OUT:
             store.back_to_order()
             return None
+        if phase is Phase.ORDERING:
+            return None  # not paid: the open cart is resumed as it is
         if phase is Phase.EXPIRED:
             await _quietly(store.discard())
             self._abandon_resume()

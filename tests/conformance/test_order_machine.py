@@ -601,6 +601,24 @@ def test_a_restart_after_the_orders_way_was_switched_off_keeps_its_time_and_says
     assert state.order_time.order_time == "16:15" and len(state.cart.items) == 1
 
 
+def test_a_restart_after_a_late_payment_on_the_kept_code_shows_the_number() -> None:
+    """Found by the machine: back on the order after the hand-off, the customer paid with the
+    code still on their phone; a write was refused (the cart locked) and the order placed; a
+    restart then resumed the record (ordering) as an open cart, found it completed and forgot
+    it: the number was lost. Now the kept code's payment is asked for first."""
+    machine = play(
+        lambda m: m.choose_a_way("room_service"),
+        lambda m: m.add_a_line(Fixed("prod_jasmine_tea", 1)),
+        lambda m: m.checkout(),
+        lambda m: m.back_to_the_order(),
+        lambda m: m.a_late_payment_on_an_earlier_code(None),
+        lambda m: m.apply_a_code(Fixed("NOPE42")),
+        lambda m: m.restart(False),
+    )
+    assert machine.phase is Phase.PAID and machine.paid is not None
+    assert machine.visit.recent.get() == machine.paid[0]
+
+
 class Fixed:
     """A stand-in for Hypothesis's `data` in a scripted sequence: its draws, in order."""
 
