@@ -5,6 +5,9 @@ checkout, back, paying on the phone, paying again, starting over), server-side e
 middle (the cart expires, a product in it sells out, a way to order is switched off, slots are
 taken, a decline, a payment that lands late on an earlier hand-off) and kill -9 restarts and
 takeovers at any step (a new Visit, CartStore and client on the same state folder and server).
+Two locations: Harbour Noodles Quayside (every way to order) and Bondi (table and delivery only,
+Sydney time, AUD). The headless Visit waits on the rig's FakeClock (a payment at t + 40 s is
+instant): nobody moves a ManualClock here, as a journey does for the TUI.
 
 Invariants, after every step:
 - the order's way to order, its table, time, lines (product, quantity), discount code and total
@@ -15,6 +18,9 @@ Invariants, after every step:
 - a settled step leaves a way forward (no phase in the middle of a write or a checkout);
 - a refusal is a typed StorefrontError, never another exception (IllegalTransition included);
 - the server recorded no contract breach.
+
+The sequences it found (each fixed in kiosk/ with its own commit) are kept at the end as plain
+tests, run step by step with every invariant after each.
 
 Bounded (derandomized, EXAMPLES orders of 20 steps): a small budget in the default run, the
 full one in CI (tests/conftest.py BUDGETS); a longer run:

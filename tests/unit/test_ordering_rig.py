@@ -8,6 +8,8 @@ scripted customer); it holds no tests of its own beyond checking itself.
 - `FaultyTransport`: httpx.ASGITransport over `kiosk.demo.create_app`, counting the requests in
   flight; `fail_next(method, path_end, when=...)` makes the next matching request fail with a
   dropped connection either before it reaches the backend (nothing written) or after (committed).
+- Dialects: the demo serves v1 and 2.0; `demo_rig(dialect=...)` picks one, else the ordering tests'
+  `rig_dialect` fixture (tests/unit/conftest.py) runs each test on both.
 """
 
 from __future__ import annotations
