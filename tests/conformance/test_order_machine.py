@@ -56,6 +56,7 @@ from kiosk.api.v2 import V2_FULFILLMENT
 from kiosk.config import Settings
 from kiosk.ordering.cart_store import load_saved_cart
 from kiosk.ordering.lifecycle import Phase
+from kiosk.ordering.payment import PaymentOutcome
 from kiosk.ordering.recent import RECALL_WINDOW
 from kiosk.ordering.visit import Visit
 from kiosk.runtime import build_remote_services
@@ -314,6 +315,8 @@ class VisitMachine(RuleBasedStateMachine):
         cart_id = self.cart_id
         assert cart_id is not None
 
+        paid: list[bool] = []
+
         async def pay() -> None:
             with contextlib.suppress(PaymentRefused):
                 handoff = self.store.latest_handoff(cart_id)
@@ -321,9 +324,14 @@ class VisitMachine(RuleBasedStateMachine):
                     self.store.decline(cart_id, handoff)
                 else:
                     self.store.pay(cart_id, handoff)
+                    paid.append(True)
 
         self.clock.call_later(delay, pay)
-        self.attempt(self.visit.wait_for_payment(timeout=120))
+        result = self.attempt(self.visit.wait_for_payment(timeout=120))
+        if paid and delay < 120:
+            # Paid while the kiosk waited: the wait ends with the order and its number.
+            assert result is not None and result.outcome is PaymentOutcome.COMPLETED, result
+            assert self.phase is Phase.PAID
         if delay > 120:
             self.run(self.clock.sleep(delay))
             self.look_at_the_payment()  # order_pending: the order is being placed
