@@ -29,6 +29,9 @@ BUDGETS = {  # name: (default run, full)
     "KIOSK_LIFECYCLE_EXAMPLES": ("8", "25"),
     # The demo's cart-state machine (tests/demo/test_cart_states.py): runs of 25 steps.
     "KIOSK_CART_STATE_EXAMPLES": ("10", "50"),
+    # The Visit against the strict 2.0 server with server-side events and restarts
+    # (tests/conformance/test_order_machine.py): runs of 20 steps, about 0.3 s each.
+    "KIOSK_ORDER_MACHINE_EXAMPLES": ("25", "150"),
 }
 _FULL = os.environ.get("KIOSK_TEST_BUDGET") == "full"
 for _name, (_quick, _whole) in BUDGETS.items():

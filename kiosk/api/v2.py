@@ -369,6 +369,11 @@ class StorefrontClientV2(StorefrontClient):
         the cart holds."""
         ep = self.endpoints["delete_cart"]
         where = {"location_id": location_id, "cart_id": cart_id}
+        access = self._carts.get(cart_id)
+        if access is not None and access.revision is None:
+            # A delete names the revision (If-Match) or is answered 428: a client that has not
+            # read this cart yet (a restart that only asked order-result) reads it first.
+            await self.get_cart(location_id, cart_id)
         try:
             await self._call(ep, where, body={})
         except ConflictError as exc:

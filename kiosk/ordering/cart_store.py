@@ -1193,7 +1193,14 @@ class CartStore:
 
         async def body() -> PaymentIntent:
             cart_id = self._need_cart()
-            intent = await self._create_intent(cart_id)
+            try:
+                intent = await self._create_intent(cart_id)
+            except StorefrontError:
+                # As a refused checkout: back to the order (a slot taken, a product sold out, a
+                # way switched off since the first code are changes to the order), never left
+                # midway with nothing to press.
+                self._refused()
+                raise
             if self.cart is not None and intent.checkout_url:
                 self._publish(self.cart.model_copy(update={"checkout_url": intent.checkout_url}))
             self._handed_off(intent)

@@ -955,7 +955,8 @@ class Visit:
         try:
             return await self._on_store(lambda s: s.renew_handoff())
         except StorefrontError:
-            # The server was not asked, or refused: still declined, the old code as it was.
+            # Refused (or not asked): back on the order, as after a refused checkout (the store
+            # says why the order must change); the old code is kept as it was.
             self._sync_store()
             raise
 
@@ -1219,28 +1220,34 @@ class Visit:
         if order.phase is Phase.IN_DOUBT:
             # Settled by reading the server (below): back to where the doubt began.
             order = replace(order, phase=order.doubt_from or Phase.ORDERING, doubt_from=None)
-        if order.phase is not Phase.ORDERING:
+        if order.phase is not Phase.ORDERING or order.checkout_url is not None:
+            # Handed to payment, or back on the order with a code that can still pay it (2.0):
+            # where the payment stands is asked first, so a payment made meanwhile is shown.
             outcome = await self._resume_order(store, saved.cart_id, order)
             if outcome is not None:
                 return outcome
         else:
             store.restore(saved.cart_id, order)
+        way_gone: WayGoneError | None = None
         try:
             cart = await store.resume(saved.cart_id, saved.location_id)
         except WayGoneError as exc:
-            # The location no longer offers the order's way: the same cart and its lines wait
-            # for the customer to choose another way (the welcome screen says why).
-            self._sync_store()
-            await self.reread_refused(exc)
-            log.info("crash resume: the order's way to order is no longer offered")
-            self._order = "open"
-            return ResumeOutcome("way_gone", store.cart)
+            way_gone = exc
         except StorefrontError:
             log.warning("crash resume: the server could not be asked; kept for the next start")
             self._abandon_resume()
             return ResumeOutcome("failed")
         finally:
             self._sync_store()
+        if way_gone is not None:
+            # The location no longer offers the order's way: the same cart and its lines wait
+            # for the customer to choose another way (the welcome screen says why). Set after
+            # the store's state, which has no such message; the time and name come back too.
+            self._set(**resumed_fields(store.order))
+            await self.reread_refused(way_gone)  # the ways read again; the refusal said last
+            log.info("crash resume: the order's way to order is no longer offered")
+            self._order = "open"
+            return ResumeOutcome("way_gone", store.cart)
         if cart is not None and not cart.items and not cart.is_locked:
             log.info("crash resume: the saved cart has no lines; dropped")
             await _quietly(store.discard())
@@ -1261,7 +1268,8 @@ class Visit:
         """A restart after the order was handed to payment (or paid, or declined): the phase
         comes back as it was, and the server is asked at once where the payment stands, so a
         customer who paid meanwhile sees the number now. None: back to ordering (the hand-off
-        was never shown), resumed as an open cart."""
+        was never shown, or a code kept while ordering has not paid it), resumed as an open
+        cart."""
         store.restore(cart_id, order)
         store.restore_handoff(order)
         try:
@@ -1281,6 +1289,8 @@ class Visit:
         if phase is Phase.CHECKING_OUT:
             store.back_to_order()
             return None
+        if phase is Phase.ORDERING:
+            return None  # not paid: the open cart is resumed as it is
         if phase is Phase.EXPIRED:
             await _quietly(store.discard())
             self._abandon_resume()

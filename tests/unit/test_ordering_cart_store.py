@@ -29,7 +29,23 @@ from kiosk.ordering.cart_store import (
 )
 from kiosk.ordering.lifecycle import OrderSnapshot, Phase, WayToOrder
 from kiosk.ordering.modifiers import SelectionState
-from tests.unit.test_ordering_rig import Rig, demo_rig
+from tests.unit.test_ordering_rig import (
+    V1_ONLY_CODES,
+    V1_ONLY_DELETE,
+    V1_ONLY_DINE,
+    V1_ONLY_EMAIL,
+    V1_ONLY_FAULT,
+    V1_ONLY_FILE,
+    V1_ONLY_LOCK,
+    V1_ONLY_RATE,
+    V1_ONLY_ROUTES,
+    V1_ONLY_VALIDATE,
+    Rig,
+    demo_rig,
+)
+
+# Each test on the legacy API and on 2.0 (tests/unit/conftest.py).
+pytestmark = pytest.mark.usefixtures("rig_dialect")
 
 CART_ITEM = "POST /carts/{cartId}/cart-item"
 GET_CART = "GET /carts/{cartId}"
@@ -56,6 +72,7 @@ async def started(rig: Rig, **kw: Any) -> CartStore:
 # ---------------------------------------------------------------------------------------- basics
 
 
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_ROUTES)
 async def test_start_writes_once_and_reads_nothing(tmp_path: Path) -> None:
     async with demo_rig() as rig:
         published: list[Cart | None] = []
@@ -72,6 +89,7 @@ async def test_start_writes_once_and_reads_nothing(tmp_path: Path) -> None:
         assert published[-1] is cart and store.cart is cart
 
 
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_ROUTES)
 async def test_start_with_table_or_delivery_sends_the_detail_and_publishes_its_cart() -> None:
     async with demo_rig(WESTSIDE) as rig:
         store = rig.store()
@@ -91,6 +109,7 @@ async def test_start_with_table_or_delivery_sends_the_detail_and_publishes_its_c
         assert "1 Wall St" in (cart.delivery_info.address_string or "")
 
 
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_DINE)
 async def test_starting_again_switches_the_open_carts_method_and_keeps_its_lines() -> None:
     async with demo_rig() as rig:
         store = await started(rig)
@@ -117,6 +136,7 @@ async def test_operations_before_a_session_raise_no_cart() -> None:
 # --------------------------------------------------------------------- refresh after each write
 
 
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_ROUTES)
 async def test_each_write_refreshes_the_cart_and_reads_only_when_it_must() -> None:
     async with demo_rig() as rig:
         store = await started(rig)
@@ -195,6 +215,7 @@ async def test_modifier_selection_state_goes_to_the_server_as_the_contract_shape
         assert line.selections
 
 
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_CODES)
 async def test_a_refused_write_raises_the_typed_error_and_keeps_the_cart() -> None:
     async with demo_rig() as rig:
         store = await started(rig)
@@ -216,6 +237,7 @@ async def test_a_refused_write_raises_the_typed_error_and_keeps_the_cart() -> No
         assert store.status == StoreStatus() and store.last_error is None
 
 
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_LOCK)
 async def test_a_locked_cart_refuses_changes_without_asking_the_server() -> None:
     async with demo_rig() as rig:
         store = await started(rig)
@@ -233,6 +255,7 @@ async def test_a_locked_cart_refuses_changes_without_asking_the_server() -> None
         assert rig.total() == 0
 
 
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_ROUTES)
 async def test_a_conflict_from_the_server_re_reads_the_cart() -> None:
     async with demo_rig() as rig:
         store = await started(rig)
@@ -249,6 +272,7 @@ async def test_a_conflict_from_the_server_re_reads_the_cart() -> None:
 # -------------------------------------------------------------------------------- serialisation
 
 
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_ROUTES)
 async def test_concurrent_adds_are_serialised_in_call_order_and_none_is_lost() -> None:
     products = [
         "prd_cookie",
@@ -293,6 +317,7 @@ async def test_mixed_concurrent_writes_keep_their_order() -> None:
 # ------------------------------------------------------------------------- no double writes
 
 
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_FAULT)
 async def test_an_add_committed_but_unanswered_is_not_sent_again() -> None:
     async with demo_rig() as rig:
         store = await started(rig)
@@ -307,6 +332,7 @@ async def test_an_add_committed_but_unanswered_is_not_sent_again() -> None:
         assert lines(cart) == [("prd_cookie", 3)] and store.cart is cart
 
 
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_FAULT)
 async def test_an_add_that_never_arrived_is_sent_again_once() -> None:
     async with demo_rig() as rig:
         store = await started(rig)
@@ -330,6 +356,7 @@ async def test_a_first_add_with_an_unknown_outcome_compares_against_the_empty_ca
         assert lines(cart) == [("prd_cookie", 1)]
 
 
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_FAULT)
 async def test_quantity_change_discount_and_payment_with_unknown_outcomes_apply_once() -> None:
     async with demo_rig() as rig:
         store = await started(rig)
@@ -351,6 +378,7 @@ async def test_quantity_change_discount_and_payment_with_unknown_outcomes_apply_
         assert rig.backend.intent_by_id(intent.payment_intent_id) is not None
 
 
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_FAULT)
 async def test_when_even_the_re_read_fails_the_error_says_the_outcome_is_unknown() -> None:
     async with demo_rig(client_kw={"retry": None}) as rig:
         # One settling read (the store would read again, counting down: tests/unit/
@@ -383,6 +411,7 @@ async def _add_unconfirmed(rig: Rig, store: CartStore, product_id: str) -> None:
         await store.add_item(product_id, 1)
 
 
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_FAULT)
 async def test_repeating_an_unconfirmed_add_checks_first_and_does_not_double() -> None:
     async with demo_rig(client_kw={"retry": None}) as rig:
         # One settling read (the store would read again, counting down: tests/unit/
@@ -401,6 +430,7 @@ async def test_repeating_an_unconfirmed_add_checks_first_and_does_not_double() -
         assert server_lines(rig, store.cart_id or "") == [("prd_cookie", 3)]
 
 
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_FAULT)
 async def test_an_unconfirmed_add_that_did_not_land_is_sent_when_repeated() -> None:
     async with demo_rig(client_kw={"retry": None}) as rig:
         # One settling read (the store would read again, counting down: tests/unit/
@@ -416,6 +446,7 @@ async def test_an_unconfirmed_add_that_did_not_land_is_sent_when_repeated() -> N
         assert lines(cart) == [("prd_cookie", 1)]
 
 
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_FAULT)
 async def test_a_different_add_after_an_unconfirmed_one_is_sent() -> None:
     async with demo_rig(client_kw={"retry": None}) as rig:
         # One settling read (the store would read again, counting down: tests/unit/
@@ -429,6 +460,7 @@ async def test_a_different_add_after_an_unconfirmed_one_is_sent() -> None:
 # ---------------------------------------------------------------------------------- rate limits
 
 
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_RATE)
 async def test_a_429_is_waited_out_with_a_countdown_then_the_write_goes_through() -> None:
     async with demo_rig() as rig:
         store = await started(rig)
@@ -449,6 +481,7 @@ async def test_a_429_is_waited_out_with_a_countdown_then_the_write_goes_through(
         assert rig.requests() == {CART_ITEM: 2}  # the refused one and the one that went through
 
 
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_RATE)
 async def test_the_real_limiter_runs_out_and_the_order_resumes_after_the_reset() -> None:
     async with demo_rig(rate_limit=5, rate_window=120.0) as rig:
         store = rig.store()
@@ -464,6 +497,7 @@ async def test_the_real_limiter_runs_out_and_the_order_resumes_after_the_reset()
         assert rig.requests()["POST /carts/{cartId}/cart-item"] <= 7
 
 
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_RATE)
 async def test_an_empty_budget_is_waited_for_before_sending() -> None:
     async with demo_rig(rate_limit=3, rate_window=60.0) as rig:
         store = rig.store()
@@ -481,6 +515,7 @@ async def test_an_empty_budget_is_waited_for_before_sending() -> None:
 # ------------------------------------------------------------------------------- crash resume
 
 
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_FILE)
 async def test_the_cart_id_file_lives_from_start_to_completion(tmp_path: Path) -> None:
     path = tmp_path / "state" / "cart.json"
     async with demo_rig() as rig:
@@ -534,6 +569,7 @@ async def test_the_cart_id_file_lives_from_start_to_completion(tmp_path: Path) -
         assert store3.cart_id is None
 
 
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_LOCK)
 async def test_a_crash_mid_payment_resumes_the_locked_cart_for_polling(tmp_path: Path) -> None:
     path = tmp_path / "cart.json"
     async with demo_rig() as rig:
@@ -550,6 +586,7 @@ async def test_a_crash_mid_payment_resumes_the_locked_cart_for_polling(tmp_path:
         assert rig.requests() == {GET_CART: 1}  # no create-or-resume on a locked cart
 
 
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_DELETE)
 async def test_discard_deletes_the_server_cart_and_the_file(tmp_path: Path) -> None:
     path = tmp_path / "cart.json"
     async with demo_rig() as rig:
@@ -641,6 +678,7 @@ async def test_an_unreadable_cart_id_file_is_no_saved_cart(tmp_path: Path) -> No
     assert load_saved_cart(path) is None
 
 
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_DELETE)
 async def test_a_cart_gone_on_the_server_is_forgotten_on_refresh(tmp_path: Path) -> None:
     path = tmp_path / "cart.json"
     async with demo_rig() as rig:
@@ -655,6 +693,7 @@ async def test_a_cart_gone_on_the_server_is_forgotten_on_refresh(tmp_path: Path)
 # ----------------------------------------------------------------------------------- checkout
 
 
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_ROUTES)
 async def test_checkout_sends_details_validates_pays_and_reads_once() -> None:
     async with demo_rig() as rig:
         store = await started(rig)
@@ -674,6 +713,7 @@ async def test_checkout_sends_details_validates_pays_and_reads_once() -> None:
         assert secret not in repr(result.intent) and secret not in repr(store)
 
 
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_EMAIL)
 async def test_checkout_with_a_bad_email_stops_at_the_field() -> None:
     async with demo_rig() as rig:
         store = await started(rig)
@@ -686,6 +726,7 @@ async def test_checkout_with_a_bad_email_stops_at_the_field() -> None:
         assert store.cart is not None and not store.cart.is_locked
 
 
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_VALIDATE)
 async def test_checkout_of_a_cart_with_a_sold_out_line_reports_it_and_does_not_lock() -> None:
     async with demo_rig() as rig:
         store = await started(rig)

@@ -8,13 +8,17 @@ import pytest
 
 from kiosk.ordering.modifiers import SelectionState
 from kiosk.ordering.visit import LineKeptError, same_selections, selection_for_line
-from tests.unit.test_ordering_rig import demo_rig
+from tests.unit.test_ordering_rig import V1_ONLY_FAULT, V1_ONLY_ROUTES, demo_rig
+
+# Each test on the legacy API and on 2.0 (tests/unit/conftest.py).
+pytestmark = pytest.mark.usefixtures("rig_dialect")
 
 
 def _chosen(state: SelectionState) -> list[str]:
     return sorted(o["optionId"] for g in state.to_request() for o in g["selectedOptions"])
 
 
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_ROUTES)
 async def test_new_choices_are_added_before_the_old_line_is_removed() -> None:
     async with demo_rig() as rig:
         visit = rig.visit()
@@ -55,6 +59,7 @@ async def test_same_choices_change_the_quantity_in_place() -> None:
         assert not any(r.startswith("POST") for r in rig.transport.sent)
 
 
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_FAULT)
 async def test_a_failed_removal_keeps_both_lines_and_says_so() -> None:
     async with demo_rig() as rig:
         visit = rig.visit()
@@ -73,6 +78,7 @@ async def test_a_failed_removal_keeps_both_lines_and_says_so() -> None:
         assert visit.cart is not None and len(visit.cart.items) == 2
 
 
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_FAULT)
 async def test_a_failed_add_leaves_the_line_as_it_was() -> None:
     async with demo_rig() as rig:
         visit = rig.visit()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
+import pytest
+
 from kiosk.api import PaymentDeclinedError
 from kiosk.ordering.cart_store import CartStore
 from kiosk.ordering.lifecycle import Phase
@@ -15,7 +17,17 @@ from kiosk.ordering.payment import (
     PollSchedule,
     wait_for_payment,
 )
-from tests.unit.test_ordering_rig import Rig, demo_rig
+from tests.unit.test_ordering_rig import (
+    V1_ONLY_DELETE,
+    V1_ONLY_LOCK,
+    V1_ONLY_POLL,
+    V1_ONLY_RATE,
+    Rig,
+    demo_rig,
+)
+
+# Each test on the legacy API and on 2.0 (tests/unit/conftest.py).
+pytestmark = pytest.mark.usefixtures("rig_dialect")
 
 GET_CART = "GET /carts/{cartId}"
 APPROVE = "4242 4242 4242 4242"
@@ -53,6 +65,7 @@ def poll_times(rig: Rig, t0: float, ticks: list[PaymentTick]) -> list[int]:
     return seen
 
 
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_POLL)
 async def test_a_payment_after_25_s_is_seen_within_one_poll_interval() -> None:
     async with demo_rig() as rig:
         store = await locked(rig)
@@ -95,6 +108,7 @@ def test_the_schedule_spreads_what_is_left_of_the_budget_over_the_window() -> No
     assert schedule.interval(0, budget_low=True, remaining=0, reset_in=500) == 4
 
 
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_RATE)
 async def test_polling_is_slower_when_the_rate_budget_is_low() -> None:
     async with demo_rig(rate_limit=20) as rig:
         store = await locked(rig)  # 4 of 20 requests used
@@ -118,6 +132,7 @@ async def test_a_normal_budget_polls_every_two_seconds_for_a_minute() -> None:
         assert result.polls == 30  # 2, 4, … 58 s and the last look at 60 s
 
 
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_RATE)
 async def test_polling_waits_for_the_reset_when_the_budget_is_spent() -> None:
     async with demo_rig(rate_limit=6, rate_window=120.0) as rig:
         store = await locked(rig)  # start, add, intent, GET: 4 of 6
@@ -131,6 +146,7 @@ async def test_polling_waits_for_the_reset_when_the_budget_is_spent() -> None:
         assert rig.backend.stats.as_dict()["byStatus"] == {"200": 3}
 
 
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_LOCK)
 async def test_the_payment_times_out() -> None:
     async with demo_rig() as rig:
         store = await locked(rig)
@@ -142,6 +158,7 @@ async def test_the_payment_times_out() -> None:
         assert result.cart is not None and result.cart.is_locked
 
 
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_RATE)
 async def test_a_payment_made_while_polls_wait_for_the_rate_limit_is_seen_at_the_timeout() -> None:
     # The customer pays while the kiosk's polls are held back by a spent budget, and the payment
     # timer runs out before the window resets: the order is paid, so it must not say "time's up".
@@ -216,6 +233,7 @@ async def test_transient_errors_do_not_end_the_wait() -> None:
         assert store.status.kind == "idle"
 
 
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_DELETE)
 async def test_a_cart_deleted_during_payment_ends_the_wait() -> None:
     async with demo_rig() as rig:
         store = await locked(rig)

@@ -8,6 +8,8 @@ scripted customer); it holds no tests of its own beyond checking itself.
 - `FaultyTransport`: httpx.ASGITransport over `kiosk.demo.create_app`, counting the requests in
   flight; `fail_next(method, path_end, when=...)` makes the next matching request fail with a
   dropped connection either before it reaches the backend (nothing written) or after (committed).
+- Dialects: the demo serves v1 and 2.0; `demo_rig(dialect=...)` picks one, else the ordering tests'
+  `rig_dialect` fixture (tests/unit/conftest.py) runs each test on both.
 """
 
 from __future__ import annotations
@@ -15,23 +17,65 @@ from __future__ import annotations
 import asyncio
 import heapq
 import itertools
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 import httpx
+import pytest
 
 from kiosk.api import StorefrontClient
+from kiosk.api.probe import dialect_base
+from kiosk.api.v2 import StorefrontClientV2
 from kiosk.demo import create_app
 from kiosk.demo.data import DOWNTOWN, DemoLocation
 from kiosk.ordering.cart_store import CartStore
 from kiosk.ordering.visit import Visit
 
+# Each test on the legacy API and on 2.0 (tests/unit/conftest.py).
+pytestmark = pytest.mark.usefixtures("rig_dialect")
+
 # Monday 2 March 2026, 16:00 UTC: 11:00 in New York, 08:00 in Los Angeles (both demo shops open).
 START = 1772467200.0
 BASE_URL = "http://demo.test/api/v1"
+# The dialect a rig's client speaks unless told (the demo serves both): v1, or the one the
+# ordering tests' `rig_dialect` fixture sets for the test running now (tests/unit/conftest.py).
+_dialect = ["v1"]
+# Why an ordering test runs on v1 only (`@pytest.mark.only_dialect("v1", reason=...)`).
+V1_ONLY_CODES = "asserts v1's refusal codes; 2.0 answers VALIDATION_ERROR with the field"
+V1_ONLY_COORDS = "a 2.0 delivery needs coordinates from delivery zones, which this test has none of"
+V1_ONLY_DELETE = "a v1 DELETE removes the cart; 2.0's expires it and GET still answers it"
+V1_ONLY_DINE = "2.0 has no dine-in (it is takeout there)"
+V1_ONLY_EMAIL = (
+    "asks v1's server about the email; 2.0's client checks it against the vendor schema first"
+)
+V1_ONLY_FAULT = "aims its fault at a v1 route (/cart-item, /quantity); 2.0's routes differ"
+V1_ONLY_FILE = "asserts v1's resume file; 2.0's also keeps the cart token"
+V1_ONLY_LOCK = "a v1 cart locks on its payment intent; a 2.0 cart stays open after its hand-off"
+V1_ONLY_POLL = "v1 polls the cart; 2.0 asks order-result (tests/conformance covers it)"
+V1_ONLY_RATE = "reads v1's X-RateLimit headers; 2.0 sends none (the client counts its own budget)"
+V1_ONLY_ROUTES = "counts requests by v1's routes; 2.0 names and shapes its routes its own way"
+V1_ONLY_VALIDATE = "v1's validate lists the sold-out line; 2.0 refuses the hand-off instead"
+
+
+@contextmanager
+def rig_dialect(dialect: str) -> Iterator[None]:
+    _dialect.append(dialect)
+    try:
+        yield
+    finally:
+        _dialect.pop()
+
+
+def rig_client(
+    dialect: str, location: DemoLocation, transport: httpx.AsyncBaseTransport, **kw: Any
+) -> StorefrontClient:
+    """A client of `dialect` for the demo backend behind `transport` (2.0 needs no key)."""
+    if dialect == "v2":
+        return StorefrontClientV2(dialect_base(BASE_URL, "v2"), transport=transport, **kw)
+    return StorefrontClient(BASE_URL, location.api_key, transport=transport, **kw)
 
 
 class FakeClock:
@@ -173,12 +217,16 @@ class Rig(BackendViews):
             store_options={"sleep": self.clock.sleep, **kw},
         )
 
+    @property
+    def dialect(self) -> str:
+        return self.client.dialect
+
     def new_client(self, **kw: Any) -> StorefrontClient:
         """A second client on the same backend (e.g. a kiosk restarted after a crash)."""
-        return StorefrontClient(
-            BASE_URL,
-            self.location.api_key,
-            transport=self.transport,
+        return rig_client(
+            self.dialect,
+            self.location,
+            self.transport,
             clock=self.clock,
             sleep=self.clock.sleep,
             **kw,
@@ -187,15 +235,20 @@ class Rig(BackendViews):
 
 @asynccontextmanager
 async def demo_rig(
-    location: DemoLocation = DOWNTOWN, *, start: float = START, client_kw: Any = None, **app_kw: Any
+    location: DemoLocation = DOWNTOWN,
+    *,
+    start: float = START,
+    client_kw: Any = None,
+    dialect: str | None = None,
+    **app_kw: Any,
 ) -> AsyncIterator[Rig]:
     clock = FakeClock(start)
     app = create_app(":memory:", clock=clock, **app_kw)
     transport = FaultyTransport(httpx.ASGITransport(app=app))
-    client = StorefrontClient(
-        BASE_URL,
-        location.api_key,
-        transport=transport,
+    client = rig_client(
+        dialect or _dialect[-1],
+        location,
+        transport,
         clock=clock,
         sleep=clock.sleep,
         **(client_kw or {}),
@@ -207,6 +260,7 @@ async def demo_rig(
         app.state.backend.close()
 
 
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_ROUTES)
 async def test_the_rig_counts_what_the_backend_counts() -> None:
     async with demo_rig() as rig:
         await rig.client.get_location(rig.location_id)

@@ -3,7 +3,12 @@ in a visit, nothing when none is left, and no request more than the cart screen 
 
 from __future__ import annotations
 
+import pytest
+
 from tests.unit.test_ordering_rig import demo_rig
+
+# Each test on the legacy API and on 2.0 (tests/unit/conftest.py).
+pytestmark = pytest.mark.usefixtures("rig_dialect")
 
 
 async def test_each_recommendation_is_suggested_once_then_none() -> None:

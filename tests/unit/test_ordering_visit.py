@@ -17,7 +17,10 @@ from kiosk.ordering.cart_store import load_saved_cart
 from kiosk.ordering.clock import LocationClock
 from kiosk.ordering.visit import OrderTime, Visit, VisitState
 from kiosk.runtime import CLIENT_MAX_WAIT
-from tests.unit.test_ordering_rig import demo_rig
+from tests.unit.test_ordering_rig import V1_ONLY_COORDS, V1_ONLY_DELETE, V1_ONLY_RATE, demo_rig
+
+# Each test on the legacy API and on 2.0 (tests/unit/conftest.py).
+pytestmark = pytest.mark.usefixtures("rig_dialect")
 
 
 async def test_every_change_publishes_a_new_frozen_state() -> None:
@@ -36,6 +39,7 @@ async def test_every_change_publishes_a_new_frozen_state() -> None:
             visit.state.cart_id = "x"  # type: ignore[misc]
 
 
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_COORDS)
 async def test_reset_deletes_the_server_cart_and_clears_every_field(tmp_path: Path) -> None:
     path = tmp_path / "cart.json"
     async with demo_rig() as rig:
@@ -95,7 +99,7 @@ async def test_reset_leaves_a_completed_order_alone_and_survives_a_dead_network(
 
         await visit.start("pickup")
         cart_id = visit.state.cart_id or ""
-        for _ in range(4):  # the DELETE is retried by the client: fail every attempt
+        for _ in range(8):  # the DELETE is retried by the client (2.0 more often): fail every one
             rig.transport.fail_next("DELETE", f"/carts/{cart_id}", when="before")
         assert await visit.reset() is False
         assert visit.state.cart is None and not visit.state.has_order
@@ -133,6 +137,7 @@ async def test_asap_uses_the_locations_date_and_time_not_the_machines(
 # ---------------------------------------------------------------------------------- rate limits
 
 
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_RATE)
 async def test_a_429_shows_the_countdown_at_once_with_the_real_retry_settings() -> None:
     # The client as the composition root builds it: the real RetryPolicy, the root's max_wait.
     async with demo_rig(client_kw={"retry": RetryPolicy(), "max_wait": CLIENT_MAX_WAIT}) as rig:
@@ -184,6 +189,7 @@ async def test_resume_finds_the_cart_whether_the_location_was_a_slug_or_an_id(
         assert rig.server_cart(cart_id) is not None
 
 
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_DELETE)
 async def test_a_saved_cart_with_no_lines_is_dropped(tmp_path: Path) -> None:
     path = tmp_path / "cart.json"
     async with demo_rig() as rig:
@@ -198,6 +204,7 @@ async def test_a_saved_cart_with_no_lines_is_dropped(tmp_path: Path) -> None:
         assert rig.server_cart(cart_id) is None
 
 
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_DELETE)
 async def test_a_quit_keeps_the_open_cart_for_the_next_start(tmp_path: Path) -> None:
     # Journey 16: a quit is not "start over"; only a caller that chooses to clear deletes it.
     path = tmp_path / "cart.json"
