@@ -21,12 +21,10 @@ import contextlib
 import hashlib
 import json
 import logging
-import random
 import time
-from collections import Counter, OrderedDict, deque
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from email.utils import parsedate_to_datetime
+from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 from urllib.parse import urlsplit
 
@@ -37,7 +35,6 @@ from kiosk.diskcache import DiskCache, DiskEntry, DiskHead
 
 from .endpoints import ENDPOINTS, Endpoint
 from .errors import (
-    AmbiguousWriteError,
     APIConnectionError,
     APITimeoutError,
     RateLimitedError,
@@ -67,8 +64,25 @@ from .models import (
     validate_as,
 )
 from .money import to_decimal_string
+from .sender import (
+    NOT_MODIFIED,
+    RETRY_REASONS,
+    ClientStats,
+    RateBudget,
+    RetryObserver,
+    RetryPolicy,
+    Sender,
+    header_int,
+)
 
-__all__ = ["ClientStats", "RateBudget", "RetryPolicy", "StorefrontClient", "key_identity"]
+__all__ = [
+    "RETRY_REASONS",
+    "ClientStats",
+    "RateBudget",
+    "RetryPolicy",
+    "StorefrontClient",
+    "key_identity",
+]
 
 log = logging.getLogger("kiosk.api")
 
@@ -89,13 +103,6 @@ DISK_KINDS = frozenset({"location", "merchant", "menus", "products", "product", 
 # How long stale data from disk is served when its revalidation failed (seconds), before the next
 # try goes to the server again.
 STALE_RETRY_TTL = 30.0
-
-
-class _NotModified:
-    """The server's 304 to a conditional read."""
-
-
-NOT_MODIFIED = _NotModified()
 
 
 def cache_rules(cache_control: str | None, ttl: float) -> tuple[float, bool]:
@@ -121,168 +128,9 @@ def cache_rules(cache_control: str | None, ttl: float) -> tuple[float, bool]:
     return ttl, True
 
 
-# Unix timestamps are above this; a smaller X-RateLimit-Reset is read as "seconds from now"
-# (assumption A: the spec says Unix seconds, some gateways send a delta).
-_EPOCH_THRESHOLD = 1_000_000_000
-
-
 def key_identity(api_key: str) -> str:
     """A short, non-reversible identity of an API key (sha256's first 8 hex) for keys and repr."""
     return hashlib.sha256(api_key.encode("utf-8")).hexdigest()[:8]
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    """Capped exponential backoff with jitter.
-
-    Retry number n (1 = the first retry) waits
-        min(max_delay, base_delay * multiplier ** (n - 1)) * (1 - jitter * random())
-    `random` is injectable (tests pass a constant); `max_attempts` counts the first try.
-    """
-
-    max_attempts: int = 4
-    base_delay: float = 0.5
-    max_delay: float = 8.0
-    multiplier: float = 2.0
-    jitter: float = 0.25
-    random: Callable[[], float] = field(default=random.random, compare=False, repr=False)
-
-    def backoff(self, retry_number: int) -> float:
-        delay = min(self.max_delay, self.base_delay * self.multiplier ** max(0, retry_number - 1))
-        return max(0.0, delay * (1.0 - self.jitter * self.random()))
-
-
-class RateBudget:
-    """What is left of the rate limit window, from the last response's X-RateLimit-* headers.
-
-    Callers slow polling and defer optional reads when `is_low`. Before any response `remaining` is
-    None (unknown); after the window's reset time has passed it reads as the full `limit` again.
-    """
-
-    LOW_FRACTION = 0.2
-
-    def __init__(
-        self,
-        limit: int,
-        clock: Callable[[], float],
-        *,
-        self_counted: bool = False,
-        window: float = 600.0,
-    ) -> None:
-        self.limit = limit
-        self._clock = clock
-        self._remaining: int | None = None
-        self.reset_at: float | None = None
-        self.updated_at: float | None = None
-        # Storefront 2.0 sends no X-RateLimit-* headers: the kiosk counts what it sent in the
-        # window itself (`limit` per `window` seconds, per IP as the service documents), until a
-        # header says otherwise.
-        self.self_counted = self_counted
-        self.window = window
-        self._sent: deque[float] = deque()
-        self._refused_until: float | None = None
-
-    @property
-    def remaining(self) -> int | None:
-        if self._remaining is None:
-            if not self.self_counted:
-                return None
-            now = self._clock()
-            if self._refused_until is not None and now < self._refused_until:
-                return 0  # the server said so (a bare 429), whatever our count says
-            self._trim(now)
-            return max(0, self.limit - len(self._sent))
-        if self.reset_at is not None and self._clock() >= self.reset_at:
-            return self.limit
-        return self._remaining
-
-    def _trim(self, now: float) -> None:
-        while self._sent and self._sent[0] <= now - self.window:
-            self._sent.popleft()
-
-    def note_sent(self) -> None:
-        """One request sent (counted only when the budget is the kiosk's own count)."""
-        if self.self_counted:
-            now = self._clock()
-            self._sent.append(now)
-            self._trim(now)
-
-    def note_refused(self) -> float:
-        """A 429 that said nothing of when. Returns the wait in seconds (at least 1).
-
-        When the kiosk's own count is at the limit, the window is spent until its oldest request
-        leaves it. When the count says there was room, the refusal is the server's burst (or other
-        terminals on the same address), not our window: a second, then the request goes again,
-        so that a burst of N refusals costs about N seconds, each counted down by the caller (and
-        the store's cap on rate waits bounds it)."""
-        now = self._clock()
-        self._trim(now)
-        spent = (self._sent[0] + self.window - now) if self._sent else self.window
-        wait = max(1.0, spent if len(self._sent) >= self.limit else min(spent, 1.0))
-        self._refused_until = now + wait
-        return wait
-
-    def note_answered(self) -> None:
-        """A request was answered (not refused): a refusal's hold on the budget is over."""
-        self._refused_until = None
-
-    @property
-    def is_low(self) -> bool:
-        left = self.remaining
-        return left is not None and left < self.limit * self.LOW_FRACTION
-
-    def seconds_until_reset(self) -> float | None:
-        if self.reset_at is None:
-            if not self.self_counted or self._remaining is not None:
-                return None
-            now = self._clock()
-            if self._refused_until is not None and now < self._refused_until:
-                return self._refused_until - now
-            self._trim(now)
-            return max(0.0, self._sent[0] + self.window - now) if self._sent else None
-        return max(0.0, self.reset_at - self._clock())
-
-    def update(self, headers: httpx.Headers) -> None:
-        now = self._clock()
-        limit = _header_int(headers, "x-ratelimit-limit")
-        if limit is not None and limit > 0:
-            self.limit = limit
-        remaining = _header_int(headers, "x-ratelimit-remaining")
-        if remaining is not None:
-            self._remaining = max(0, remaining)
-            self.updated_at = now
-        reset = _header_float(headers, "x-ratelimit-reset")
-        if reset is not None:
-            self.reset_at = reset if reset >= _EPOCH_THRESHOLD else now + reset
-
-    def __repr__(self) -> str:
-        return (
-            f"RateBudget(remaining={self.remaining}, limit={self.limit}, reset_at={self.reset_at})"
-        )
-
-
-@dataclass
-class ClientStats:
-    """Counters for benchmarks and the staff screen. `requests` counts HTTP attempts sent."""
-
-    requests: int = 0
-    by_method: Counter[str] = field(default_factory=Counter)
-    by_endpoint: Counter[str] = field(default_factory=Counter)
-    retries: int = 0
-    cache_hits: int = 0
-    cache_misses: int = 0
-    # The shared cache on disk: fresh entries read (no request), 304s, stale data kept on failure.
-    disk_hits: int = 0
-    revalidated: int = 0
-    stale_served: int = 0
-    shared_flights: int = 0
-
-    def reset(self) -> None:
-        self.requests = self.retries = self.cache_hits = self.cache_misses = 0
-        self.shared_flights = 0
-        self.disk_hits = self.revalidated = self.stale_served = 0
-        self.by_method.clear()
-        self.by_endpoint.clear()
 
 
 @dataclass
@@ -299,33 +147,9 @@ class _Timed(Generic[T]):
     ttl: float
 
 
-def _header_float(headers: httpx.Headers, name: str) -> float | None:
-    raw = headers.get(name)
-    if raw is None:
-        return None
-    try:
-        value = float(raw.strip())
-    except ValueError:
-        return None
-    return value if value == value and abs(value) != float("inf") else None
-
-
-def _header_int(headers: httpx.Headers, name: str) -> int | None:
-    value = _header_float(headers, name)
-    return None if value is None else int(value)
-
-
 # Told of each contract row's outcome: (operation, seconds, None or the error it raised). The
 # client knows nothing of who listens (kiosk.metrics, wired by kiosk.runtime).
 RequestObserver = Callable[[str, float, StorefrontError | None], None]
-# Told of each retry the client makes: (operation, reason), the reason one of RETRY_REASONS. A
-# retry that succeeds leaves no error behind; this is where it is counted (kiosk.metrics).
-RetryObserver = Callable[[str, str], None]
-# Why a request was sent again: no answer in time, no connection, a 429, a 5xx.
-RETRY_REASONS = ("timeout", "connection", "rate_limited", "server_error")
-
-# httpx errors raised before any byte of the request left: safe to retry any request.
-_NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 
 
 class StorefrontClient:
@@ -385,10 +209,6 @@ class StorefrontClient:
         # Durations (what a request took, as logged and counted) from their own clock: a test
         # holds both still for a screen that shows them (the staff screen's snapshot).
         self._timer = timer
-        self._sleep = sleep
-        self.retry = retry or RetryPolicy()
-        self.timeout = timeout
-        self.deadline = deadline
         # Spec: menus may be cached 5 to 10 minutes.
         self.menu_ttl = min(600.0, max(300.0, menu_ttl))
         self.location_ttl = location_ttl
@@ -396,7 +216,6 @@ class StorefrontClient:
         # budget (issue 6); a slot that passed meanwhile is refused by the server, shown at the
         # field (A).
         self.slots_ttl = slots_ttl
-        self.max_wait = max_wait
         self.rate_budget = RateBudget(rate_limit, clock, self_counted=self.counts_own_budget)
         self.stats = ClientStats()
         self.last_error: StorefrontError | None = None
@@ -404,7 +223,6 @@ class StorefrontClient:
         self.last_success_at: float | None = None
         # Told of every contract row's outcome (kiosk.metrics, set by the composition root).
         self.observer: RequestObserver | None = None
-        self.retry_observer: RetryObserver | None = None
         self._cache: dict[tuple[Hashable, ...], _Entry] = {}
         # The site's shared cache on disk (DISK_KINDS only); `cache_namespace` names the backend
         # where the base URL does not (the embedded demo's database).
@@ -430,6 +248,45 @@ class StorefrontClient:
             headers={"Accept": "application/json", "User-Agent": user_agent},
             follow_redirects=False,
         )
+        # The retry / 429 / idempotency loop (kiosk/api/sender.py): its rules live there alone.
+        self.sender = Sender(
+            self._http,
+            clock=clock,
+            timer=timer,
+            sleep=sleep,
+            retry=retry or RetryPolicy(),
+            timeout=timeout,
+            deadline=deadline,
+            max_wait=max_wait,
+            rate_budget=self.rate_budget,
+            stats=self.stats,
+        )
+
+    # The sender's settings, read where they were before it had its own class.
+    @property
+    def retry(self) -> RetryPolicy:
+        return self.sender.retry
+
+    @property
+    def timeout(self) -> float:
+        return self.sender.timeout
+
+    @property
+    def deadline(self) -> float:
+        return self.sender.deadline
+
+    @property
+    def max_wait(self) -> float:
+        return self.sender.max_wait
+
+    @property
+    def retry_observer(self) -> RetryObserver | None:
+        """Told of each retry with its reason (kiosk.metrics wires it)."""
+        return self.sender.retry_observer
+
+    @retry_observer.setter
+    def retry_observer(self, observer: RetryObserver | None) -> None:
+        self.sender.retry_observer = observer
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -603,6 +460,7 @@ class StorefrontClient:
         etag: str | None = None,
         meta: dict[str, Any] | None = None,
     ) -> Any:
+        """The request as this dialect spells it, handed to the sender (which retries it)."""
         path = endpoint.path(**path_params)
         url = self._origin + path if endpoint.outside_base else path.lstrip("/")
         secrets = tuple(
@@ -611,156 +469,26 @@ class StorefrontClient:
         content = None if body is None else json.dumps(body, separators=(",", ":")).encode()
         headers = self._request_headers(endpoint, path_params)
         secrets += tuple(v for k, v in headers.items() if k.lower() in _SECRET_HEADERS)
-        if content is not None:
-            headers["Content-Type"] = "application/json"
-        if etag is not None:
-            headers["If-None-Match"] = etag
         shown = path + (("?" + "&".join(f"{k}={v}" for k, v in query.items())) if query else "")
-        # A write that carries an Idempotency-Key may be sent again: the server runs it once. Such a
-        # write is sent again until the server answers (within the deadline), never abandoned
-        # after a fixed number of tries: its outcome is otherwise unknown.
-        keyed = "Idempotency-Key" in headers
-        retry_safe = endpoint.idempotent or keyed
-        max_attempts = 10_000 if keyed else self.retry.max_attempts
-        cap = None if keyed else self.retry.max_attempts - 1
-        maybe_landed = False  # an earlier attempt may have reached the server
-        ends_at = self._clock() + self.deadline
-        policy = self.retry
-        attempt = 0
-        # 429s have a cap of their own, whatever the write: the retry policy's attempts, and no
-        # more than `max_wait` seconds slept in all. Past either, RateLimitedError goes up to
-        # where the customer sees a countdown (the CartStore, the screen), never a silent wait.
-        refused = 0
-        slept_refused = 0.0
-        failure: StorefrontError | None = None
-        while True:
-            attempt += 1
-            left = ends_at - self._clock()
-            if left <= 0:  # only when the injected sleep overran its wait
-                raise failure or APITimeoutError(endpoint=endpoint.name)
-            per_attempt = min(self.timeout, left)
-            request = self._http.build_request(
-                endpoint.method,
-                url,
-                content=content,
-                params=query,
-                headers=headers,
-                timeout=httpx.Timeout(per_attempt),
-            )
-            self.stats.requests += 1
-            self.stats.by_method[endpoint.method] += 1
-            self.stats.by_endpoint[endpoint.name] += 1
-            self.rate_budget.note_sent()
-            started = self._timer()
-            try:
-                # httpx times each phase; this caps the whole attempt (a trickling body).
-                async with asyncio.timeout(per_attempt + min(1.0, per_attempt / 10)):
-                    response = await self._http.send(request)
-            except (httpx.TransportError, TimeoutError) as exc:
-                elapsed = (self._timer() - started) * 1000
-                log.warning(
-                    "%s %s -> %s after %.0f ms", endpoint.method, shown, type(exc).__name__, elapsed
-                )
-                failure = (
-                    APITimeoutError(endpoint=endpoint.name)
-                    if isinstance(exc, httpx.TimeoutException | TimeoutError)
-                    else APIConnectionError(endpoint=endpoint.name)
-                )
-                failure.details["cause"] = type(exc).__name__
-                if isinstance(exc, httpx.UnsupportedProtocol | httpx.ProxyError):
-                    raise failure from exc  # configuration, not weather: retrying will not help
-                if not isinstance(exc, _NOT_SENT):
-                    if not retry_safe:
-                        raise AmbiguousWriteError(cause=failure, endpoint=endpoint.name) from exc
-                    maybe_landed = True
-                wait = policy.backoff(attempt)
-                if attempt >= max_attempts or self._clock() + wait >= ends_at:
-                    if maybe_landed and endpoint.is_write and not endpoint.idempotent:
-                        # A keyed write resent until the deadline: an earlier send may have
-                        # landed. Not "unreachable": in doubt, for the caller to settle.
-                        raise AmbiguousWriteError(cause=failure, endpoint=endpoint.name) from exc
-                    raise failure from exc
-                reason = "timeout" if isinstance(failure, APITimeoutError) else "connection"
-                await self._pause(wait, attempt, endpoint, shown, cap=cap, reason=reason)
-                continue
 
-            elapsed = (self._timer() - started) * 1000
-            status = response.status_code
-            self.rate_budget.update(response.headers)
-            level = logging.INFO if status < 500 else logging.WARNING
-            log.log(level, "%s %s -> %d in %.0f ms", endpoint.method, shown, status, elapsed)
+        def on_answer(response: httpx.Response) -> Any:
+            data = self._decode(response, endpoint, secrets)
+            self._answered(endpoint, path_params, response, data)
+            return data
 
-            if status != 429:
-                self.rate_budget.note_answered()
-            if meta is not None and (status == 304 or 200 <= status < 300):
-                meta["etag"] = response.headers.get("etag")
-                meta["cache-control"] = response.headers.get("cache-control")
-            if status == 304 and etag is not None:
-                return NOT_MODIFIED
-            if 200 <= status < 300:
-                data = self._decode(response, endpoint, secrets)
-                self._answered(endpoint, path_params, response, data)
-                if meta is not None:
-                    meta["body"] = response.content
-                return data
-            if status == 404 and gone_is_done and maybe_landed:
-                return None
-
-            failure = error_from_response(
-                status, response.content, secrets=secrets, endpoint=endpoint.name
-            )
-            if failure.request_id is not None:
-                # What the service's support asks for; for the log and the staff screen only.
-                log.info("%s %s: requestId %s", endpoint.method, shown, failure.request_id)
-            if status == 429:
-                told = self._told_wait(response, failure)
-                if told is None and self.rate_budget.self_counted:
-                    told = self.rate_budget.note_refused()
-                refused += 1
-                wait = told if told is not None else policy.backoff(refused)
-                failure.retry_after = wait
-                if wait > self.max_wait or slept_refused + wait >= self.max_wait:
-                    raise failure  # a second or more in all is the caller's to count down
-                if refused >= self.retry.max_attempts or attempt >= max_attempts:
-                    raise failure
-                if self._clock() + wait >= ends_at:
-                    raise failure
-                slept_refused += wait
-                await self._pause(
-                    wait,
-                    refused,
-                    endpoint,
-                    shown,
-                    cap=self.retry.max_attempts - 1,
-                    reason="rate_limited",
-                )
-                continue
-            if status == 409 and maybe_landed and failure.has_code("IDEMPOTENCY_IN_PROGRESS"):
-                # The first send of this very write is still running on the server (its answer
-                # is late): whether it lands is not known yet. Never looped on (the vendor's
-                # notes): the caller settles it by reading the cart.
-                raise AmbiguousWriteError(
-                    cause=failure, status=status, code=failure.code, endpoint=endpoint.name
-                ) from failure
-            if status >= 500:
-                if not retry_safe:
-                    raise AmbiguousWriteError(
-                        cause=failure, status=status, code=failure.code, endpoint=endpoint.name
-                    ) from failure
-                maybe_landed = True
-                # X-RateLimit-Reset rides on every response; on a 5xx it says when the budget
-                # refills, not when the server recovers, so only an explicit wait is honoured.
-                told = self._told_wait(response, failure, rate_reset=False)
-                wait = told if told is not None else policy.backoff(attempt)
-                if told is not None:
-                    failure.retry_after = told
-                if wait > self.max_wait or attempt >= max_attempts:
-                    raise failure
-                if self._clock() + wait >= ends_at:
-                    raise failure
-                await self._pause(wait, attempt, endpoint, shown, cap=cap, reason="server_error")
-                continue
-            raise failure
+        return await self.sender.send(
+            endpoint,
+            url,
+            on_answer,
+            headers=headers,
+            content=content,
+            query=query,
+            secrets=secrets,
+            shown=shown,
+            gone_is_done=gone_is_done,
+            etag=etag,
+            meta=meta,
+        )
 
     def cart_access(self, cart_id: str) -> SecretStr | None:
         """What must be kept with a cart id to reach the cart again after a restart (2.0: its
@@ -787,54 +515,6 @@ class StorefrontClient:
         data: Any,
     ) -> None:
         """A 2xx arrived: what the dialect learns from it (v1: nothing)."""
-
-    async def _pause(
-        self,
-        wait: float,
-        attempt: int,
-        endpoint: Endpoint,
-        shown: str,
-        *,
-        cap: int | None = None,
-        reason: str,
-    ) -> None:
-        """Sleep before retry number `attempt` of at most `cap` (None: until the deadline, a keyed
-        write resent until the server answers); `reason` is one of RETRY_REASONS."""
-        self.stats.retries += 1
-        if self.retry_observer is not None:
-            try:
-                self.retry_observer(endpoint.name, reason)
-            except Exception:
-                log.warning("the retry observer failed", exc_info=True)
-        log.info(
-            "%s %s: retry %d/%s in %.2f s",
-            endpoint.method,
-            shown,
-            attempt,
-            cap if cap is not None else "deadline",
-            wait,
-        )
-        await self._sleep(wait)
-
-    def _told_wait(
-        self, response: httpx.Response, failure: StorefrontError | None, *, rate_reset: bool = True
-    ) -> float | None:
-        """Seconds the server asked us to wait: body retryAfter, Retry-After, X-RateLimit-Reset."""
-        if failure is not None and failure.retry_after is not None:
-            return failure.retry_after
-        raw = response.headers.get("retry-after")
-        if raw is not None:
-            raw = raw.strip()
-            try:
-                return max(0.0, float(raw))
-            except ValueError:
-                pass
-            with contextlib.suppress(TypeError, ValueError, IndexError, OverflowError):
-                return max(0.0, parsedate_to_datetime(raw).timestamp() - self._clock())
-        reset = _header_float(response.headers, "x-ratelimit-reset") if rate_reset else None
-        if reset is not None:
-            return max(0.0, reset - self._clock()) if reset >= _EPOCH_THRESHOLD else max(0.0, reset)
-        return None
 
     def _decode(self, response: httpx.Response, endpoint: Endpoint, secrets: Sequence[str]) -> Any:
         content = response.content
@@ -1447,7 +1127,7 @@ class StorefrontClient:
                         raise ResponseFormatError(
                             endpoint="image", details={"errors": f"not a picture: {kind[:40]}"}
                         )
-                    declared = _header_int(response.headers, "content-length")
+                    declared = header_int(response.headers, "content-length")
                     if declared is not None and declared > max_bytes:
                         raise ResponseFormatError(endpoint="image", details={"errors": "too big"})
                     body = bytearray()
