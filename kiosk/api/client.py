@@ -17,29 +17,25 @@ Resilience (the rules the rest of the kiosk relies on):
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import json
 import logging
 import time
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import httpx
 from pydantic import BaseModel, SecretStr, ValidationError
 
-from kiosk.diskcache import DiskCache, DiskEntry, DiskHead
+from kiosk.diskcache import DiskCache
 
+from .cache import DiskReads, MemoryCache, Timed
 from .endpoints import ENDPOINTS, Endpoint
 from .errors import (
     APIConnectionError,
-    APITimeoutError,
-    RateLimitedError,
     ResponseFormatError,
-    ServerError,
     StorefrontError,
     UnsupportedOperationError,
     error_from_response,
@@ -65,7 +61,6 @@ from .models import (
 )
 from .money import to_decimal_string
 from .sender import (
-    NOT_MODIFIED,
     RETRY_REASONS,
     ClientStats,
     RateBudget,
@@ -96,55 +91,10 @@ _SECRET_HEADERS = {"x-api-key", "x-cart-token"}
 M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
 
-# What the site's shared cache on disk may keep (kiosk.diskcache): what every terminal reads the
-# same. Never a cart, cross-sell (it depends on a cart), validation, time slots, an ordering session
-# or a payment: those carry a token or are one customer's.
-DISK_KINDS = frozenset({"location", "merchant", "menus", "products", "product", "gratuity"})
-# How long stale data from disk is served when its revalidation failed (seconds), before the next
-# try goes to the server again.
-STALE_RETRY_TTL = 30.0
-
-
-def cache_rules(cache_control: str | None, ttl: float) -> tuple[float, bool]:
-    """(seconds to keep, whether the shared disk may keep it) under the server's Cache-Control.
-
-    `no-store` and `private` keep it off the disk shared by the terminals (a shared cache by HTTP's
-    rules); `no-cache` keeps it but asks again (with the ETag) at every use; `s-maxage`, else
-    `max-age`, shortens our own TTL (it never lengthens it: the menu TTL is the spec's rule)."""
-    if not cache_control:
-        return ttl, True
-    directives: dict[str, str] = {}
-    for part in cache_control.lower().split(","):
-        name, _, value = part.strip().partition("=")
-        directives[name.strip()] = value.strip().strip('"')
-    if "no-store" in directives or "private" in directives:
-        return 0.0, False
-    if "no-cache" in directives:
-        return 0.0, True
-    for name in ("s-maxage", "max-age"):
-        if name in directives:
-            with contextlib.suppress(ValueError):
-                return max(0.0, min(ttl, float(directives[name]))), True
-    return ttl, True
-
 
 def key_identity(api_key: str) -> str:
     """A short, non-reversible identity of an API key (sha256's first 8 hex) for keys and repr."""
     return hashlib.sha256(api_key.encode("utf-8")).hexdigest()[:8]
-
-
-@dataclass
-class _Entry:
-    value: Any
-    expires_at: float
-
-
-@dataclass
-class _Timed(Generic[T]):
-    """A fetch's value with its own TTL (what is left of a disk entry's, or the server's)."""
-
-    value: T
-    ttl: float
 
 
 # Told of each contract row's outcome: (operation, seconds, None or the error it raised). The
@@ -223,15 +173,16 @@ class StorefrontClient:
         self.last_success_at: float | None = None
         # Told of every contract row's outcome (kiosk.metrics, set by the composition root).
         self.observer: RequestObserver | None = None
-        self._cache: dict[tuple[Hashable, ...], _Entry] = {}
-        # The site's shared cache on disk (DISK_KINDS only); `cache_namespace` names the backend
-        # where the base URL does not (the embedded demo's database).
-        self.disk_cache = disk_cache
-        self.cache_namespace = cache_namespace
-        # Since when reads are answered from stale data on disk because the server could not be
-        # reached (for staff: the health line and the staff screen); None when all is fresh.
-        self.stale_since: float | None = None
-        self._inflight: dict[tuple[Hashable, ...], asyncio.Future[Any]] = {}
+        # The caches (kiosk/api/cache.py): reads in memory and in flight; the site's shared cache
+        # on disk (DISK_KINDS only), where `cache_namespace` names the backend where the base URL
+        # does not (the embedded demo's database).
+        self.memory = MemoryCache(clock, self.stats)
+        self.disk = DiskReads(
+            disk_cache,
+            clock,
+            self.stats,
+            ("storefront", self.dialect, base, cache_namespace, self.key_id),
+        )
         # Client secrets this client has handled, scrubbed from later server text (bounded).
         self._seen_secrets: deque[str] = deque(maxlen=16)
         # Assumption-A routes this server turned out not to have (remembered per client, which
@@ -297,9 +248,7 @@ class StorefrontClient:
         await self.aclose()
 
     async def aclose(self) -> None:
-        for task in list(self._inflight.values()):
-            task.cancel()
-        self._inflight.clear()
+        self.memory.close()
         await self._http.aclose()
 
     @property
@@ -319,13 +268,22 @@ class StorefrontClient:
 
     def clear_cache(self) -> None:
         """Forget every cached read (in-flight reads finish but are not stored)."""
-        self._cache.clear()
-        self._inflight.clear()
+        self.memory.clear()
 
     @property
     def transport(self) -> httpx.AsyncBaseTransport | None:
         """The transport given at construction (None: the network), to probe the same wire."""
         return self._transport
+
+    @property
+    def stale_since(self) -> float | None:
+        """Since when reads are answered from stale data on disk because the server could not be
+        reached (for staff: the health line and the staff screen); None when all is fresh."""
+        return self.disk.stale_since
+
+    @stale_since.setter
+    def stale_since(self, since: float | None) -> None:
+        self.disk.stale_since = since
 
     def invalidate(self, location_id: str | None = None, kind: str | None = None) -> int:
         """Forget cached reads of one location and/or one kind ("menus", "products", "product",
@@ -337,12 +295,7 @@ class StorefrontClient:
                 kind is None or key[1] == kind
             )
 
-        gone = [k for k in self._cache if match(k)]
-        for key in gone:
-            del self._cache[key]
-        for key in [k for k in self._inflight if match(k)]:
-            del self._inflight[key]
-        return len(gone)
+        return self.memory.invalidate(match)
 
     async def _cached(
         self,
@@ -350,55 +303,11 @@ class StorefrontClient:
         scope: str,
         extra: tuple[Hashable, ...],
         ttl: float,
-        fetch: Callable[[], Awaitable[_Timed[T]]],
+        fetch: Callable[[], Awaitable[Timed[T]]],
         *,
         fresh: bool = False,
     ) -> T:
-        key: tuple[Hashable, ...] = (self.key_id, kind, scope, *extra)
-        if fresh:
-            # Asked of the server now (after it refused what a cached answer offered): a kept
-            # entry or a read already in flight may predate the refusal.
-            self._cache.pop(key, None)
-            self._inflight.pop(key, None)
-        entry = self._cache.get(key)
-        if entry is not None:
-            if entry.expires_at > self._clock():
-                self.stats.cache_hits += 1
-                return entry.value
-            del self._cache[key]
-        flight = self._inflight.get(key)
-        if flight is None:
-            self.stats.cache_misses += 1
-            flight = asyncio.ensure_future(self._fill(key, ttl, fetch))
-            self._inflight[key] = flight
-            flight.add_done_callback(lambda done: self._landed(key, done))
-        else:
-            self.stats.shared_flights += 1
-        # Shielded: one waiter giving up (a screen closed) does not cancel the read for the others.
-        return await asyncio.shield(flight)
-
-    async def _fill(
-        self,
-        key: tuple[Hashable, ...],
-        ttl: float,
-        fetch: Callable[[], Awaitable[_Timed[T]]],
-    ) -> T:
-        timed = await fetch()
-        value, ttl = timed.value, timed.ttl
-        # Stored only if still the registered flight: invalidate() unregisters stale ones.
-        if ttl > 0 and self._inflight.get(key) is asyncio.current_task():
-            now = self._clock()
-            if len(self._cache) >= 256:
-                for stale in [k for k, e in self._cache.items() if e.expires_at <= now]:
-                    del self._cache[stale]
-            self._cache[key] = _Entry(value, now + ttl)
-        return value
-
-    def _landed(self, key: tuple[Hashable, ...], done: asyncio.Future[Any]) -> None:
-        if self._inflight.get(key) is done:
-            del self._inflight[key]
-        if not done.cancelled():
-            done.exception()  # mark retrieved: every waiter may have gone away
+        return await self.memory.read((self.key_id, kind, scope, *extra), ttl, fetch, fresh=fresh)
 
     # ------------------------------------------------------------------ transport
 
@@ -568,16 +477,7 @@ class StorefrontClient:
     def disk_key(self, kind: str, scope: str, extra: tuple[Hashable, ...] = ()) -> tuple[str, ...]:
         """Where a read is kept on disk: the base URL, the dialect and the backend (namespace), the
         key's identity (never the key), then what was read and for which location."""
-        return (
-            "storefront",
-            self.dialect,
-            self.base_url,
-            self.cache_namespace,
-            self.key_id,
-            kind,
-            scope,
-            *(str(part) for part in extra),
-        )
+        return self.disk.key(kind, scope, extra)
 
     def _from_store(self, endpoint: Endpoint, path_params: Mapping[str, str], data: Any) -> None:
         """A read answered from the disk cache: what the dialect would have learnt from the
@@ -595,85 +495,16 @@ class StorefrontClient:
         parse: Callable[[Any], T],
         *,
         fresh: bool = False,
-    ) -> _Timed[T]:
-        """A cacheable GET through the site's disk cache: a fresh entry is used as it is (no
-        request: another terminal may have just read it); a stale one is revalidated (If-None-Match
-        when it has an ETag) and, when the server cannot be reached, served for STALE_RETRY_TTL
-        more with `stale_since` set for staff. Only what parses is kept. `fresh`: a fresh entry
-        is revalidated too (the server is asked)."""
-        disk = self.disk_cache
-        if disk is None or kind not in DISK_KINDS:
-            return _Timed(parse(await self._call(ep, params, query=query)), ttl)
-        key = self.disk_key(kind, scope, extra)
-        # An entry's data is read from disk only when it is used: a stale one's stays on disk while
-        # the server is asked (a new answer does not need it), so one menu is in memory at a time.
-        now = self._clock()
-        found = await asyncio.to_thread(disk.read, key, now)
-        head = found if isinstance(found, DiskHead) else None
-        if isinstance(found, DiskEntry):
-            kept = self._parse_kept(found, parse)
-            if kept is not None and found.fresh(now) and not fresh:
-                self.stats.disk_hits += 1
-                self._from_store(ep, params, found.data)
-                return _Timed(kept[0], found.expires_at - now)
-            found = kept = None  # read it again, unconditionally
-        meta: dict[str, Any] = {}
-        etag = head.etag if head is not None else None
-        try:
-            data = await self._call(ep, params, query=query, etag=etag, meta=meta)
-        except (APIConnectionError, APITimeoutError, ServerError, RateLimitedError) as exc:
-            entry = await asyncio.to_thread(disk.get, key) if head is not None else None
-            kept = self._parse_kept(entry, parse)
-            if entry is None or kept is None:
-                raise
-            self.stats.stale_served += 1
-            if self.stale_since is None:
-                self.stale_since = now
-            log.warning(
-                "%s %s: %s; showing what was kept at %s",
-                ep.name,
-                scope,
-                type(exc).__name__,
-                time.strftime("%H:%M:%S", time.localtime(entry.stored_at)),
-            )
-            self._from_store(ep, params, entry.data)
-            return _Timed(kept[0], STALE_RETRY_TTL)
-        self.stale_since = None
-        keep, shareable = cache_rules(meta.get("cache-control"), ttl)
-        if data is NOT_MODIFIED:
-            entry = await asyncio.to_thread(disk.get, key)
-            kept = self._parse_kept(entry, parse)
-            if entry is None or kept is None:
-                # Not what was asked: read it again, unconditionally.
-                entry = kept = None
-                data = await self._call(ep, params, query=query, meta=meta)
-            else:
-                self.stats.revalidated += 1
-                self._from_store(ep, params, entry.data)
-                await asyncio.to_thread(disk.refresh, key, ttl=keep)
-                return _Timed(kept[0], keep)
-        value = parse(data)  # what does not parse is never kept
-        if shareable:
-            body = meta.get("body")
-            if isinstance(body, bytes):
-                # The body as it came (it just parsed), not the parsed answer serialised again: the
-                # answer is let go first, so the disk's write holds no second copy of it.
-                data = None
-                await asyncio.to_thread(disk.put_json, key, body, ttl=keep, etag=meta.get("etag"))
-            else:
-                await asyncio.to_thread(disk.put, key, data, ttl=keep, etag=meta.get("etag"))
-        return _Timed(value, keep)
+    ) -> Timed[T]:
+        """A cacheable GET of `ep` through the site's disk cache (cache.py `DiskReads`)."""
 
-    @staticmethod
-    def _parse_kept(entry: DiskEntry | None, parse: Callable[[Any], T]) -> tuple[T] | None:
-        """A disk entry parsed as a fresh answer would be; None if it no longer parses (an entry
-        from another kiosk version is then read again from the server)."""
-        if entry is None:
-            return None
-        try:
-            return (parse(entry.data),)
-        except StorefrontError:
-            return None
+        async def call(etag: str | None, meta: dict[str, Any] | None) -> Any:
+            return await self._call(ep, params, query=query, etag=etag, meta=meta)
+
+        def kept(data: Any) -> None:
+            self._from_store(ep, params, data)
+
+        return await self.disk.fetch(kind, scope, extra, ttl, call, parse, kept=kept, fresh=fresh)
 
     # ------------------------------------------------------------------ rows 1-7: reads
 
@@ -695,7 +526,7 @@ class StorefrontClient:
         def parse(data: Any) -> M:
             return self._parse(model, data, ep.name)
 
-        async def fetch() -> _Timed[M]:
+        async def fetch() -> Timed[M]:
             return await self._fetch_shared(
                 kind, scope, extra, ttl, ep, params, None, parse, fresh=fresh
             )
@@ -749,7 +580,7 @@ class StorefrontClient:
                 data = {"menus": data}  # tolerated: a bare list of menus
             return self._parse(MenusResponse, data, ep.name)
 
-        async def fetch() -> _Timed[MenusResponse]:
+        async def fetch() -> Timed[MenusResponse]:
             params = {"location_id": location_id}
             return await self._fetch_shared(
                 "menus", location_id, extra, self.menu_ttl, ep, params, query or None, parse
@@ -763,7 +594,7 @@ class StorefrontClient:
         def parse(data: Any) -> list[MenuProduct]:
             return self._parse_list(MenuProduct, data, ep.name, "products")
 
-        async def fetch() -> _Timed[list[MenuProduct]]:
+        async def fetch() -> Timed[list[MenuProduct]]:
             params = {"location_id": location_id}
             return await self._fetch_shared(
                 "products", location_id, (), self.menu_ttl, ep, params, None, parse
