@@ -21,7 +21,7 @@ import hashlib
 import json
 import logging
 import time
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import Awaitable, Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
@@ -34,7 +34,6 @@ from kiosk.diskcache import DiskCache
 from .cache import DiskReads, MemoryCache, Timed
 from .endpoints import ENDPOINTS, Endpoint
 from .errors import (
-    APIConnectionError,
     ResponseFormatError,
     StorefrontError,
     UnsupportedOperationError,
@@ -60,6 +59,7 @@ from .models import (
     validate_as,
 )
 from .money import to_decimal_string
+from .pictures import IMAGE_MAX_BYTES, Pictures
 from .sender import (
     RETRY_REASONS,
     ClientStats,
@@ -67,7 +67,6 @@ from .sender import (
     RetryObserver,
     RetryPolicy,
     Sender,
-    header_int,
 )
 
 __all__ = [
@@ -81,10 +80,6 @@ __all__ = [
 
 log = logging.getLogger("kiosk.api")
 
-# Product pictures (get_image): what a terminal can draw, and no more than a small photo weighs.
-IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
-IMAGE_MAX_BYTES = 512 * 1024
-IMAGE_CACHE_SIZE = 24
 # Request headers whose values are credentials: scrubbed from any server text like the API key.
 _SECRET_HEADERS = {"x-api-key", "x-cart-token"}
 
@@ -188,8 +183,6 @@ class StorefrontClient:
         # Assumption-A routes this server turned out not to have (remembered per client, which
         # is per server): "validate", "remove_discount".
         self._missing_routes: set[str] = set()
-        # Product pictures: URL -> (expires at, bytes or the failure), least recently used first.
-        self._images: OrderedDict[str, tuple[float, bytes | StorefrontError]] = OrderedDict()
         # Kept so a probe of the other dialect goes over the same wire (kiosk.api.probe).
         self._transport = transport
         self._http = httpx.AsyncClient(
@@ -198,6 +191,15 @@ class StorefrontClient:
             timeout=timeout,
             headers={"Accept": "application/json", "User-Agent": user_agent},
             follow_redirects=False,
+        )
+        self.pictures = Pictures(
+            self._http,
+            self._origin,
+            clock=clock,
+            ttl=self.menu_ttl,
+            timeout=timeout,
+            stats=self.stats,
+            budget=self.rate_budget,
         )
         # The retry / 429 / idempotency loop (kiosk/api/sender.py): its rules live there alone.
         self.sender = Sender(
@@ -911,64 +913,6 @@ class StorefrontClient:
     # ------------------------------------------------------------------ product pictures
 
     async def get_image(self, url: str, *, max_bytes: int = IMAGE_MAX_BYTES) -> bytes:
-        """A product picture's bytes (`images[0]` of a product), for the screen to draw.
-
-        Not a contract row: a plain GET of the URL the API gave, relative ones resolved against
-        the API's origin. No credential goes with it (the key and cart token belong to the API's
-        routes, and a picture may live on a CDN). One try, no retries (a picture is decoration);
-        refused unless it answers 200 with an image content type within `max_bytes`.
-        The last IMAGE_CACHE_SIZE answers are kept for `menu_ttl` (failures too, so a broken
-        picture costs one request per product, not one per opening): bounded, as pictures weigh.
-        """
-        target = httpx.URL(self._origin + "/").join(url.strip())
-        if target.scheme not in ("http", "https") or not target.host:
-            raise ResponseFormatError(endpoint="image", details={"errors": "not an http(s) URL"})
-        key = str(target)
-        kept = self._images.get(key)
-        if kept is None or kept[0] <= self._clock():
-            try:
-                value: bytes | StorefrontError = await self._fetch_image(target, max_bytes)
-            except StorefrontError as exc:
-                value = exc
-            kept = (self._clock() + self.menu_ttl, value)
-            self._images[key] = kept
-            while len(self._images) > IMAGE_CACHE_SIZE:
-                self._images.popitem(last=False)
-        else:
-            self.stats.cache_hits += 1
-        self._images.move_to_end(key)
-        if isinstance(kept[1], StorefrontError):
-            raise kept[1]
-        return kept[1]
-
-    async def _fetch_image(self, target: httpx.URL, max_bytes: int) -> bytes:
-        if target.host == httpx.URL(self._origin).host:
-            self.rate_budget.note_sent()  # the API's own host counts against its budget
-        self.stats.requests += 1
-        self.stats.by_endpoint["image"] += 1
-        try:
-            async with asyncio.timeout(self.timeout):
-                async with self._http.stream(
-                    "GET", target, headers={"Accept": "image/png, image/jpeg, image/*;q=0.8"}
-                ) as response:
-                    kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
-                    if response.status_code != 200:
-                        raise ResponseFormatError(status=response.status_code, endpoint="image")
-                    if kind not in IMAGE_TYPES:
-                        raise ResponseFormatError(
-                            endpoint="image", details={"errors": f"not a picture: {kind[:40]}"}
-                        )
-                    declared = header_int(response.headers, "content-length")
-                    if declared is not None and declared > max_bytes:
-                        raise ResponseFormatError(endpoint="image", details={"errors": "too big"})
-                    body = bytearray()
-                    async for chunk in response.aiter_bytes():
-                        body += chunk
-                        if len(body) > max_bytes:
-                            raise ResponseFormatError(
-                                endpoint="image", details={"errors": "too big"}
-                            )
-                    return bytes(body)
-        except (httpx.TransportError, TimeoutError) as exc:
-            log.info("picture %s -> %s", target.path[:80], type(exc).__name__)
-            raise APIConnectionError(endpoint="image") from exc
+        """A product picture's bytes (`images[0]` of a product), for the screen to draw: see
+        pictures.py (not a contract row; no credential; one try; kept for `menu_ttl`)."""
+        return await self.pictures.get(url, max_bytes=max_bytes)
