@@ -1,4 +1,5 @@
-"""Storefront API 2.0 behind the legacy client's methods (../shared/storefront-v2-contract.md).
+"""Storefront API 2.0: an adapter of `StorefrontBase` (base.py), beside the v1 one (client.py)
+(../shared/storefront-v2-contract.md).
 
 What 2.0 changes on the wire, all of it here:
 - no API key: the catalog is anonymous; a cart is reached with the token its ordering session
@@ -23,7 +24,7 @@ from typing import Any, TypeVar
 import httpx
 from pydantic import SecretStr
 
-from .client import StorefrontClient
+from .base import StorefrontBase
 from .endpoints import V2_ENDPOINTS, Endpoint
 from .errors import ConflictError, NotFoundError, ResponseFormatError
 from .models import (
@@ -112,7 +113,7 @@ def _instant(value: Any) -> datetime | None:
     return moment if moment.tzinfo is not None else None
 
 
-class StorefrontClientV2(StorefrontClient):
+class StorefrontClientV2(StorefrontBase):
     """The 2.0 dialect. `StorefrontClientV2(base_url)` with base_url ending /api/v1/storefront."""
 
     dialect = "v2"
