@@ -340,6 +340,26 @@ def field_names(details: Mapping[str, Any]) -> list[str]:
     return found[:8]
 
 
+def _text_body(content: bytes, secrets: tuple[str, ...]) -> dict[str, Any]:
+    """A body that is not JSON: plain text is kept for staff when it is short and not HTML; it is
+    never shown as parsed."""
+    try:
+        text = content.decode("utf-8", errors="replace")
+    except Exception:  # pragma: no cover - decode with "replace" does not raise
+        text = ""
+    server_message = _clean_text(text, secrets)
+    return {"server_message": server_message} if server_message else {}
+
+
+def _code_of(body: dict[str, Any], details: dict[str, Any]) -> Any:
+    """`code`, else shape B's `error`, else `details.code` (any type: the caller checks)."""
+    code = body.get("code")
+    if isinstance(code, str) and code:
+        return code
+    error = body.get("error")
+    return error if isinstance(error, str) and error else details.get("code")
+
+
 def parse_error_body(content: bytes, secrets: Iterable[str] = ()) -> dict[str, Any]:
     """What an error body says, as keyword arguments for StorefrontError; {} when it says nothing.
 
@@ -351,19 +371,10 @@ def parse_error_body(content: bytes, secrets: Iterable[str] = ()) -> dict[str, A
     except (ValueError, UnicodeDecodeError):
         body = None
     if not isinstance(body, dict):
-        # Plain text is kept for staff when it is short and not HTML; it is never shown as parsed.
-        try:
-            text = content.decode("utf-8", errors="replace")
-        except Exception:  # pragma: no cover - decode with "replace" does not raise
-            text = ""
-        server_message = _clean_text(text, secrets) if body is None else None
-        return {"server_message": server_message} if server_message else {}
+        return _text_body(content, secrets) if body is None else {}
     details = body.get("details")
     details = details if isinstance(details, dict) else {}
-    code = body.get("code")
-    if not isinstance(code, str) or not code:
-        error = body.get("error")
-        code = error if isinstance(error, str) and error else details.get("code")
+    code = _code_of(body, details)
     named = field_names({**details, "field": details.get("field", body.get("field"))})
     field = named[0] if named else None
     group = body.get("modifierGroupId", details.get("modifierGroupId"))
