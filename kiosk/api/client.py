@@ -10,18 +10,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import Any
 
-from pydantic import BaseModel, SecretStr
+from pydantic import SecretStr
 
 from .base import StorefrontBase
 from .core import RequestObserver, key_identity
 from .endpoints import ENDPOINTS, Endpoint
-from .errors import (
-    ResponseFormatError,
-    StorefrontError,
-    UnsupportedOperationError,
-)
+from .errors import ResponseFormatError, StorefrontError, UnsupportedOperationError
 from .models import (
     Cart,
     CartValidation,
@@ -33,12 +29,7 @@ from .models import (
     PaymentIntent,
     Readiness,
 )
-from .sender import (
-    RETRY_REASONS,
-    ClientStats,
-    RateBudget,
-    RetryPolicy,
-)
+from .sender import RETRY_REASONS, ClientStats, RateBudget, RetryPolicy
 
 __all__ = [
     "RETRY_REASONS",
@@ -52,10 +43,6 @@ __all__ = [
 ]
 
 log = logging.getLogger("kiosk.api")
-
-
-M = TypeVar("M", bound=BaseModel)
-T = TypeVar("T")
 
 
 class StorefrontClient(StorefrontBase):

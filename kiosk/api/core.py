@@ -25,22 +25,10 @@ from kiosk.diskcache import DiskCache
 
 from .cache import DiskReads, MemoryCache, Timed
 from .endpoints import Endpoint
-from .errors import (
-    ResponseFormatError,
-    StorefrontError,
-    error_from_response,
-)
-from .models import (
-    validate_as,
-)
+from .errors import ResponseFormatError, StorefrontError, error_from_response
+from .models import validate_as
 from .pictures import Pictures
-from .sender import (
-    ClientStats,
-    RateBudget,
-    RetryObserver,
-    RetryPolicy,
-    Sender,
-)
+from .sender import ClientStats, RateBudget, RetryObserver, RetryPolicy, Sender
 
 __all__ = ["ClientCore", "RequestObserver", "key_identity"]
 
