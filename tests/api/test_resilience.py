@@ -1,4 +1,6 @@
-"""Retries, exact waits, the no-double-write rule, 429 handling, deadlines and the rate budget."""
+"""Each contract row under the retry rules, through the client: which rows are never sent twice,
+which are retried like reads, 429 on every write, a retried DELETE. The rules themselves (waits,
+429s, deadlines, the rate budget, keyed writes) are tested on the sender alone: test_sender.py."""
 
 from __future__ import annotations
 
