@@ -15,7 +15,7 @@ import time
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
-    from kiosk.api import StorefrontClient
+    from kiosk.api import StorefrontBase
     from kiosk.ordering.services import KioskServices
 
 log = logging.getLogger(__name__)
@@ -122,7 +122,7 @@ def explain(exc: BaseException, base_url: str, location_id: str) -> str:
     return f"unexpected error: {type(exc).__name__}"
 
 
-def _budget_text(client: StorefrontClient) -> tuple[bool, str]:
+def _budget_text(client: StorefrontBase) -> tuple[bool, str]:
     budget = client.rate_budget
     left = budget.remaining
     if left is None:
@@ -142,7 +142,7 @@ def _budget_text(client: StorefrontClient) -> tuple[bool, str]:
 
 
 async def _check_location(
-    report: _Report, client: StorefrontClient, location_id: str, key_source: str
+    report: _Report, client: StorefrontBase, location_id: str, key_source: str
 ) -> None:
     from kiosk.api import StorefrontError
 
@@ -205,7 +205,7 @@ async def _check_location(
 
 
 async def _check_dialect(
-    report: _Report, client: StorefrontClient, location_id: str, *, probe_all: bool = False
+    report: _Report, client: StorefrontBase, location_id: str, *, probe_all: bool = False
 ) -> None:
     """Whether the server answers the API version this kiosk speaks; with `probe_all`, which
     other version it answers too (by default the other is never asked: a strict 2.0 server

@@ -35,7 +35,7 @@ from kiosk.clocktime import clock_time
 from kiosk.ordering.events import OrderEvent
 
 if TYPE_CHECKING:
-    from kiosk.api import StorefrontClient
+    from kiosk.api import StorefrontBase
     from kiosk.api.errors import StorefrontError
     from kiosk.config import Settings
 
@@ -184,13 +184,13 @@ class FleetMetrics:
         self,
         terminal_id: str,
         *,
-        clients: Mapping[str, StorefrontClient] | None = None,
+        clients: Mapping[str, StorefrontBase] | None = None,
         version: str = __version__,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.terminal = terminal_label(terminal_id)
         self.version = version
-        self.clients: Mapping[str, StorefrontClient] = clients or {}
+        self.clients: Mapping[str, StorefrontBase] = clients or {}
         self._clock = clock
         self._lock = threading.Lock()
         self.orders: Counter[str] = Counter({e.value: 0 for e in OrderEvent})
@@ -250,7 +250,7 @@ class FleetMetrics:
         """The staff screen's lines (staff_summary)."""
         return staff_summary(self)
 
-    def watch(self, clients: Mapping[str, StorefrontClient]) -> None:
+    def watch(self, clients: Mapping[str, StorefrontBase]) -> None:
         """Count these clients' requests (their observer) and read their budget and cache."""
         self.clients = clients
         for client in clients.values():

@@ -22,7 +22,7 @@ from kiosk.logs import register_secret
 from kiosk.ordering.services import KioskServices
 
 if TYPE_CHECKING:
-    from kiosk.api import StorefrontClient
+    from kiosk.api import StorefrontBase
     from kiosk.demo.data import Restaurant
     from kiosk.tui.app import KioskApp
 
@@ -130,7 +130,7 @@ def _client(
     options: Mapping[str, Any] | None = None,
     disk_cache: DiskCache | None = None,
     cache_namespace: str = "",
-) -> StorefrontClient:
+) -> StorefrontBase:
     from kiosk.api import StorefrontClient
 
     # The client does not sleep through a rate limit: the Visit (writes) and the screen (reads)
@@ -235,7 +235,7 @@ def build_demo_services(
     if wrap_transport is not None:
         transport = wrap_transport(transport)
 
-    clients: dict[str, StorefrontClient] = {}
+    clients: dict[str, StorefrontBase] = {}
     for location_id in location_ids:
         client = _client(
             url, keys[location_id], settings, transport, client_options, disk_cache, namespace

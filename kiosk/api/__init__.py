@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .base import StorefrontBase
 from .client import ClientStats, RateBudget, RetryPolicy, StorefrontClient, key_identity
 from .endpoints import ENDPOINTS, Endpoint
 from .errors import (
@@ -115,6 +116,7 @@ __all__ = [
     "SelectedOption",
     "Selection",
     "ServerError",
+    "StorefrontBase",
     "StorefrontClient",
     "StorefrontError",
     "TableServiceInfo",

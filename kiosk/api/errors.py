@@ -357,6 +357,24 @@ def _detail(value: Any, secrets: Iterable[str]) -> Any:
     if isinstance(value, list) and len(value) <= 50 and all(isinstance(v, str) for v in value):
         return tuple(t for v in value if (t := _clean_text(v, secrets)) and len(t) <= 64)
     return _DROP
+def _text_body(content: bytes, secrets: tuple[str, ...]) -> dict[str, Any]:
+    """A body that is not JSON: plain text is kept for staff when it is short and not HTML; it is
+    never shown as parsed."""
+    try:
+        text = content.decode("utf-8", errors="replace")
+    except Exception:  # pragma: no cover - decode with "replace" does not raise
+        text = ""
+    server_message = _clean_text(text, secrets)
+    return {"server_message": server_message} if server_message else {}
+
+
+def _code_of(body: dict[str, Any], details: dict[str, Any]) -> Any:
+    """`code`, else shape B's `error`, else `details.code` (any type: the caller checks)."""
+    code = body.get("code")
+    if isinstance(code, str) and code:
+        return code
+    error = body.get("error")
+    return error if isinstance(error, str) and error else details.get("code")
 
 
 def parse_error_body(content: bytes, secrets: Iterable[str] = ()) -> dict[str, Any]:
@@ -370,19 +388,10 @@ def parse_error_body(content: bytes, secrets: Iterable[str] = ()) -> dict[str, A
     except (ValueError, UnicodeDecodeError):
         body = None
     if not isinstance(body, dict):
-        # Plain text is kept for staff when it is short and not HTML; it is never shown as parsed.
-        try:
-            text = content.decode("utf-8", errors="replace")
-        except Exception:  # pragma: no cover - decode with "replace" does not raise
-            text = ""
-        server_message = _clean_text(text, secrets) if body is None else None
-        return {"server_message": server_message} if server_message else {}
+        return _text_body(content, secrets) if body is None else {}
     details = body.get("details")
     details = details if isinstance(details, dict) else {}
-    code = body.get("code")
-    if not isinstance(code, str) or not code:
-        error = body.get("error")
-        code = error if isinstance(error, str) and error else details.get("code")
+    code = _code_of(body, details)
     named = field_names({**details, "field": details.get("field", body.get("field"))})
     field = named[0] if named else None
     group = body.get("modifierGroupId", details.get("modifierGroupId"))

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .base import StorefrontBase
 from .client import RetryPolicy, StorefrontClient
 from .errors import (
     APIConnectionError,
@@ -54,7 +55,7 @@ class DialectAnswer:
         return "2.0" if self.dialect == "v2" else "v1"
 
 
-def _client(dialect: str, base_url: str, api_key: str, transport: Any) -> StorefrontClient:
+def _client(dialect: str, base_url: str, api_key: str, transport: Any) -> StorefrontBase:
     options: dict[str, Any] = {
         "transport": transport,
         "retry": RetryPolicy(max_attempts=1),
@@ -98,7 +99,7 @@ async def _probe_one(
 
 
 async def probe_dialects(
-    client: StorefrontClient, location_id: str, dialects: Sequence[str] = ("v2", "v1")
+    client: StorefrontBase, location_id: str, dialects: Sequence[str] = ("v2", "v1")
 ) -> list[DialectAnswer]:
     """The `dialects` asked for (default both, 2.0 first) at the server `client` talks to (its
     wire and its key)."""

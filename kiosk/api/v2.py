@@ -1,4 +1,5 @@
-"""Storefront API 2.0 behind the legacy client's methods (../shared/storefront-v2-contract.md).
+"""Storefront API 2.0: an adapter of `StorefrontBase` (base.py), beside the v1 one (client.py)
+(../shared/storefront-v2-contract.md).
 
 What 2.0 changes on the wire, all of it here:
 - no API key: the catalog is anonymous; a cart is reached with the token its ordering session
@@ -23,7 +24,7 @@ from typing import Any, TypeVar
 import httpx
 from pydantic import SecretStr
 
-from .client import StorefrontClient
+from .base import StorefrontBase
 from .endpoints import V2_ENDPOINTS, Endpoint
 from .errors import ConflictError, NotFoundError, ResponseFormatError, StorefrontError
 from .models import (
@@ -129,7 +130,7 @@ def _ids(value: Any) -> tuple[str, ...]:
     return tuple(v for v in value if isinstance(v, str)) if isinstance(value, tuple) else ()
 
 
-class StorefrontClientV2(StorefrontClient):
+class StorefrontClientV2(StorefrontBase):
     """The 2.0 dialect. `StorefrontClientV2(base_url)` with base_url ending /api/v1/storefront."""
 
     dialect = "v2"

@@ -61,7 +61,7 @@ from kiosk.ordering.modifiers import SelectionState
 from kiosk.paths import atomic_write
 
 if TYPE_CHECKING:
-    from kiosk.api.client import StorefrontClient
+    from kiosk.api import StorefrontBase
 
 __all__ = [
     "CartExpiredError",
@@ -215,7 +215,7 @@ class CartStore:
 
     def __init__(
         self,
-        client: StorefrontClient,
+        client: StorefrontBase,
         location_id: str,
         *,
         clock: Callable[[], float] = time.time,

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TextIO
 from kiosk.config import Settings
 
 if TYPE_CHECKING:
-    from kiosk.api import StorefrontClient
+    from kiosk.api import StorefrontBase
     from kiosk.metrics import FleetMetrics
 
 
@@ -47,7 +47,7 @@ Checks = Callable[[TextIO], Awaitable[bool]]
 class KioskServices:
     settings: Settings
     # Keys are location-specific (contract: Auth): one client for each location the kiosk serves.
-    clients: Mapping[str, StorefrontClient]
+    clients: Mapping[str, StorefrontBase]
     # The locations offered on the location screen, in order; one entry means the screen is skipped.
     location_ids: list[str]
     merchant_slug: str | None = None
@@ -74,7 +74,7 @@ class KioskServices:
     demo_controls: DemoControls | None = None
     checks: Checks | None = None
 
-    def client_for(self, location_id: str) -> StorefrontClient:
+    def client_for(self, location_id: str) -> StorefrontBase:
         try:
             return self.clients[location_id]
         except KeyError:

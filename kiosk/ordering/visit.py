@@ -48,7 +48,7 @@ from kiosk.ordering.recent import RecentNumber
 from kiosk.ordering.selections import request_selections, same_selections, unnamed_options
 
 if TYPE_CHECKING:
-    from kiosk.api import StorefrontClient
+    from kiosk.api import StorefrontBase
     from kiosk.api.models import (
         Cart,
         CartItem,
@@ -220,7 +220,7 @@ class Visit:
 
     def __init__(
         self,
-        client_for: Callable[[str], StorefrontClient],
+        client_for: Callable[[str], StorefrontBase],
         location_ids: Sequence[str],
         *,
         wall_clock: Callable[[], float] = time.time,
@@ -350,13 +350,13 @@ class Visit:
         return opening_status(target, LocationClock(target, self.wall_clock).utc_now())
 
     @property
-    def client(self) -> StorefrontClient:
+    def client(self) -> StorefrontBase:
         location_id = self.state.location_id
         if location_id is None:
             raise LookupError("no location chosen yet")
         return self._client_for(location_id)
 
-    def client_for(self, location_id: str) -> StorefrontClient:
+    def client_for(self, location_id: str) -> StorefrontBase:
         return self._client_for(location_id)
 
     # ------------------------------------------------------------------ the store (one owner)

@@ -179,7 +179,7 @@ async def test_cache_key_holds_the_key_identity_never_the_key(
 ) -> None:
     server.default = ok(MENUS)
     await client.get_menus("loc_1")
-    keys = list(client._cache)
+    keys = list(client.memory.keys())
     assert keys == [(key_identity(API_KEY), "menus", "loc_1", "", "")]
     assert API_KEY not in repr(keys)
     assert key_identity(API_KEY) != key_identity(API_KEY + "x")
@@ -281,3 +281,26 @@ async def test_a_fresh_read_asks_the_server_and_keeps_its_answer(
     assert len(server.requests) == 2
     assert await read(client, False) == after  # the fresh answer is the one kept
     assert len(server.requests) == 2
+
+
+# ---------------------------------------------------------------- the memory cache on its own
+
+
+async def test_the_memory_cache_keeps_a_read_for_the_ttl_its_fetch_gives(clock: FakeClock) -> None:
+    from kiosk.api.cache import MemoryCache, Timed
+    from kiosk.api.sender import ClientStats
+
+    cache, fetched = MemoryCache(clock.time, ClientStats()), []
+
+    async def fetch() -> Timed[int]:
+        fetched.append(clock.now)
+        return Timed(len(fetched), 60.0)
+
+    assert await cache.read(("k",), 300.0, fetch) == 1
+    clock.now += 59
+    assert await cache.read(("k",), 300.0, fetch) == 1
+    clock.now += 1  # the fetch's 60 s, not the 300 s asked: it ran out
+    assert await cache.read(("k",), 300.0, fetch) == 2
+    assert await cache.read(("k",), 300.0, fetch, fresh=True) == 3
+    assert cache.invalidate(lambda key: key == ("k",)) == 1
+    assert list(cache.keys()) == []

@@ -17,7 +17,7 @@ import pytest
 
 from kiosk import diskcache
 from kiosk.api import APIConnectionError, NotFoundError, StorefrontClient
-from kiosk.api.client import cache_rules
+from kiosk.api.cache import cache_rules
 from kiosk.diskcache import DiskCache
 from kiosk.oslock import FileLock
 

@@ -47,3 +47,32 @@ def test_paths_are_spelled_only_in_the_endpoint_table() -> None:
         text = path.read_text(encoding="utf-8")
         offenders += [f"{rel}: {p!r}" for p in _PIECES if f'"{p}' in text or f"'{p}" in text]
     assert offenders == []
+
+
+def test_the_two_dialects_are_sibling_adapters_of_one_protocol() -> None:
+    from kiosk.api import StorefrontBase, StorefrontClient
+    from kiosk.api.v2 import StorefrontClientV2
+
+    assert issubclass(StorefrontClient, StorefrontBase)
+    assert issubclass(StorefrontClientV2, StorefrontBase)
+    assert not issubclass(StorefrontClientV2, StorefrontClient)
+    # Every row a dialect speaks its own way is written by both adapters.
+    assert not StorefrontClient.__abstractmethods__
+    assert not StorefrontClientV2.__abstractmethods__
+    assert "create_payment_intent" in StorefrontBase.__abstractmethods__
+
+
+def test_no_class_over_500_lines_no_function_over_120_in_the_client() -> None:
+    import ast
+
+    too_big = []
+    for path in sorted((ROOT / "kiosk" / "api").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            size = (
+                (node.end_lineno or node.lineno) - node.lineno + 1 if hasattr(node, "lineno") else 0
+            )
+            if isinstance(node, ast.ClassDef) and size > 500:
+                too_big.append(f"{path.name} class {node.name}: {size} lines")
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and size > 120:
+                too_big.append(f"{path.name} {node.name}: {size} lines")
+    assert too_big == []

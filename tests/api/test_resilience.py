@@ -1,11 +1,10 @@
-"""Retries, exact waits, the no-double-write rule, 429 handling, deadlines and the rate budget."""
+"""Each contract row under the retry rules, through the client: which rows are never sent twice,
+which are retried like reads, 429 on every write, a retried DELETE. The rules themselves (waits,
+429s, deadlines, the rate budget, keyed writes) are tested on the sender alone: test_sender.py."""
 
 from __future__ import annotations
 
-import asyncio
-import random
 from collections.abc import Awaitable, Callable
-from email.utils import formatdate
 from typing import Any
 
 import httpx
@@ -15,17 +14,13 @@ from pydantic import SecretStr
 from kiosk.api import (
     AmbiguousWriteError,
     APIConnectionError,
-    APITimeoutError,
-    Cart,
     DeliveryAddress,
     NotFoundError,
-    RateLimitedError,
-    RetryPolicy,
     ServerError,
     StorefrontClient,
 )
 
-from .conftest import EPOCH, ClientFactory, FakeClock, Server, ok, spec_cart
+from .conftest import ClientFactory, FakeClock, Server, ok, spec_cart
 
 Call = Callable[[StorefrontClient], Awaitable[Any]]
 
@@ -68,116 +63,6 @@ def test_the_write_list_is_every_non_idempotent_row() -> None:
 
 
 # ---------------------------------------------------------------- reads
-
-
-async def test_read_retries_connection_errors_with_exact_backoff(
-    client: StorefrontClient, server: Server, clock: FakeClock
-) -> None:
-    server.reply(httpx.ConnectError, httpx.ReadTimeout, ok({"id": "loc_1"}))
-    location = await client.get_location("loc_1")
-    assert location.id == "loc_1"
-    assert len(server.requests) == 3
-    assert clock.sleeps == [0.5, 1.0]
-    assert client.stats.requests == 3 and client.stats.retries == 2
-    assert client.last_success_at == EPOCH + 1.5
-
-
-@pytest.mark.parametrize("status", [500, 502, 503, 504])
-async def test_read_retries_5xx(client: StorefrontClient, server: Server, status: int) -> None:
-    server.reply(httpx.Response(status), ok(spec_cart()))
-    assert isinstance(await client.get_cart("loc_1", "cart_1"), Cart)
-    assert len(server.requests) == 2
-
-
-@pytest.mark.parametrize("failure", [*AMBIGUOUS, *NOT_SENT])
-async def test_read_gives_up_after_max_attempts(
-    client: StorefrontClient, server: Server, clock: FakeClock, failure: type[Exception]
-) -> None:
-    server.default = failure
-    expected = (
-        APITimeoutError if issubclass(failure, httpx.TimeoutException) else APIConnectionError
-    )
-    with pytest.raises(expected) as info:
-        await client.get_cart("loc_1", "cart_1")
-    assert type(info.value) is expected
-    assert info.value.details["cause"] == failure.__name__
-    assert len(server.requests) == 4
-    assert clock.sleeps == [0.5, 1.0, 2.0]
-
-
-async def test_backoff_is_capped(make_client: ClientFactory, server: Server, clock: FakeClock):
-    client = make_client(
-        retry=RetryPolicy(max_attempts=6, base_delay=1.0, max_delay=3.0, random=lambda: 0.0),
-        deadline=100,
-    )
-    server.default = httpx.ConnectError
-    with pytest.raises(APIConnectionError):
-        await client.get_location("loc_1")
-    assert clock.sleeps == [1.0, 2.0, 3.0, 3.0, 3.0]
-
-
-async def test_jitter_is_injectable(make_client: ClientFactory, server: Server, clock: FakeClock):
-    client = make_client(retry=RetryPolicy(jitter=0.25, random=lambda: 1.0))
-    server.reply(httpx.ConnectError, httpx.ConnectError, ok({"id": "l"}))
-    await client.get_location("l")
-    assert clock.sleeps == [0.375, 0.75]
-
-
-async def test_seeded_jitter_gives_reproducible_waits(
-    make_client: ClientFactory, server: Server, clock: FakeClock
-) -> None:
-    client = make_client(retry=RetryPolicy(random=random.Random(7).random))
-    server.reply(httpx.ConnectError, httpx.ConnectError, httpx.ConnectError, ok({"id": "l"}))
-    await client.get_location("l")
-    rng = random.Random(7)
-    expected = [d * (1 - 0.25 * rng.random()) for d in (0.5, 1.0, 2.0)]
-    assert clock.sleeps == pytest.approx(expected, abs=1e-12)
-    assert all(0.75 * d <= w <= d for w, d in zip(clock.sleeps, (0.5, 1.0, 2.0), strict=True))
-
-
-async def test_a_4xx_is_not_retried(client: StorefrontClient, server: Server, clock: FakeClock):
-    server.default = httpx.Response(404, json={"success": False, "code": "NOT_FOUND"})
-    with pytest.raises(Exception, match="find"):
-        await client.get_cart("loc_1", "cart_1")
-    assert len(server.requests) == 1 and clock.sleeps == []
-
-
-async def test_configuration_errors_are_not_retried(
-    client: StorefrontClient, server: Server
-) -> None:
-    server.default = httpx.UnsupportedProtocol
-    with pytest.raises(APIConnectionError):
-        await client.get_location("loc_1")
-    assert len(server.requests) == 1
-
-
-async def test_5xx_retry_after_header_is_honoured_on_reads(
-    client: StorefrontClient, server: Server, clock: FakeClock
-) -> None:
-    server.reply(httpx.Response(503, headers={"Retry-After": "4"}), ok({"id": "l"}))
-    await client.get_location("l")
-    assert clock.sleeps == [4.0]
-
-
-async def test_5xx_ignores_the_rate_limit_reset_header(
-    client: StorefrontClient, server: Server, clock: FakeClock
-) -> None:
-    # X-RateLimit-Reset comes on every response; on a 5xx it is not a wait the server asked for, so
-    # the read is retried on the backoff schedule instead of being raised as a 10-minute wait.
-    reset = {"X-RateLimit-Reset": str(int(EPOCH + 600)), "X-RateLimit-Remaining": "150"}
-    server.reply(httpx.Response(500, headers=reset), ok({"id": "l"}))
-    await client.get_location("l")
-    assert len(server.requests) == 2
-    assert len(clock.sleeps) == 1 and clock.sleeps[0] <= 0.5
-
-
-async def test_5xx_retry_after_beyond_max_wait_is_raised(
-    client: StorefrontClient, server: Server, clock: FakeClock
-) -> None:
-    server.reply(httpx.Response(503, headers={"Retry-After": "300"}))
-    with pytest.raises(ServerError) as info:
-        await client.get_location("l")
-    assert info.value.retry_after == 300 and clock.sleeps == []
 
 
 # ---------------------------------------------------------------- writes: never twice
@@ -268,100 +153,6 @@ async def test_idempotent_writes_are_retried_like_reads(
 # ---------------------------------------------------------------- 429
 
 
-async def test_429_body_retry_after(client: StorefrontClient, server: Server, clock: FakeClock):
-    server.reply(httpx.Response(429, json={"error": "rate_limit_exceeded", "retryAfter": 7}))
-    server.reply(ok({"id": "l"}))
-    await client.get_location("l")
-    assert clock.sleeps == [7.0]
-
-
-async def test_429_retry_after_seconds_header(
-    client: StorefrontClient, server: Server, clock: FakeClock
-) -> None:
-    server.reply(httpx.Response(429, headers={"Retry-After": "3"}), ok({"id": "l"}))
-    await client.get_location("l")
-    assert clock.sleeps == [3.0]
-
-
-async def test_429_retry_after_http_date(
-    client: StorefrontClient, server: Server, clock: FakeClock
-) -> None:
-    when = formatdate(clock.now + 12, usegmt=True)
-    server.reply(httpx.Response(429, headers={"Retry-After": when}), ok({"id": "l"}))
-    await client.get_location("l")
-    assert clock.sleeps == [12.0]
-
-
-async def test_429_x_ratelimit_reset(client: StorefrontClient, server: Server, clock: FakeClock):
-    reset = str(int(clock.now + 20))
-    server.reply(httpx.Response(429, headers={"X-RateLimit-Reset": reset}), ok({"id": "l"}))
-    await client.get_location("l")
-    assert clock.sleeps == [20.0]
-
-
-async def test_429_body_wins_over_headers(
-    client: StorefrontClient, server: Server, clock: FakeClock
-) -> None:
-    server.reply(
-        httpx.Response(
-            429,
-            json={"retryAfter": 2},
-            headers={"Retry-After": "9", "X-RateLimit-Reset": str(int(clock.now + 30))},
-        ),
-        ok({"id": "l"}),
-    )
-    await client.get_location("l")
-    assert clock.sleeps == [2.0]
-
-
-async def test_429_without_a_hint_backs_off(
-    client: StorefrontClient, server: Server, clock: FakeClock
-) -> None:
-    server.reply(httpx.Response(429), httpx.Response(429), ok({"id": "l"}))
-    await client.get_location("l")
-    assert clock.sleeps == [0.5, 1.0]
-
-
-async def test_429_longer_than_max_wait_is_raised_not_slept(
-    client: StorefrontClient, server: Server, clock: FakeClock
-) -> None:
-    server.reply(httpx.Response(429, json={"retryAfter": 120, "message": "Too many"}))
-    with pytest.raises(RateLimitedError) as info:
-        await client.get_location("l")
-    assert info.value.retry_after == 120
-    assert clock.sleeps == [] and len(server.requests) == 1
-    assert "busy" in info.value.message
-
-
-async def test_max_wait_is_configurable(
-    make_client: ClientFactory, server: Server, clock: FakeClock
-) -> None:
-    client = make_client(max_wait=5)
-    server.reply(httpx.Response(429, headers={"Retry-After": "6"}))
-    with pytest.raises(RateLimitedError) as info:
-        await client.get_location("l")
-    assert info.value.retry_after == 6 and clock.sleeps == []
-
-
-async def test_429_retries_run_out(client: StorefrontClient, server: Server, clock: FakeClock):
-    server.default = httpx.Response(429, json={"retryAfter": 1})
-    with pytest.raises(RateLimitedError) as info:
-        await client.get_location("l")
-    assert len(server.requests) == 4 and clock.sleeps == [1.0, 1.0, 1.0]
-    assert info.value.retry_after == 1
-
-
-async def test_429_wait_past_the_deadline_is_raised(
-    make_client: ClientFactory, server: Server, clock: FakeClock
-) -> None:
-    client = make_client(deadline=30)
-    server.default = httpx.Response(429, json={"retryAfter": 20})
-    with pytest.raises(RateLimitedError) as info:
-        await client.get_location("l")
-    assert clock.sleeps == [20.0] and len(server.requests) == 2
-    assert info.value.retry_after == 20
-
-
 @pytest.mark.parametrize("name", sorted(WRITES))
 async def test_429_on_a_write_is_retried(
     client: StorefrontClient, server: Server, clock: FakeClock, name: str
@@ -374,109 +165,7 @@ async def test_429_on_a_write_is_retried(
 # ---------------------------------------------------------------- deadlines and timeouts
 
 
-async def test_overall_deadline_stops_retries(
-    make_client: ClientFactory, server: Server, clock: FakeClock
-) -> None:
-    client = make_client(deadline=2.0)
-    server.default = httpx.ConnectError
-    with pytest.raises(APIConnectionError):
-        await client.get_location("l")
-    # 0.5 + 1.0 fit in 2 s; the next wait (2.0) would end past the deadline.
-    assert clock.sleeps == [0.5, 1.0] and len(server.requests) == 3
-
-
-async def test_per_attempt_timeout_shrinks_to_the_time_left(
-    make_client: ClientFactory, server: Server, clock: FakeClock
-) -> None:
-    client = make_client(timeout=10.0, deadline=12.0)
-    server.reply(httpx.Response(429, json={"retryAfter": 5}), ok({"id": "l"}))
-    await client.get_location("l")
-    first, second = (r.extensions["timeout"] for r in server.requests)
-    assert first["read"] == 10.0 and first["connect"] == 10.0
-    assert second["read"] == pytest.approx(7.0)
-
-
-async def test_a_hung_read_is_cut_by_the_attempt_timeout(
-    make_client: ClientFactory, server: Server
-) -> None:
-    client = make_client(timeout=0.05)
-
-    async def hang(request: httpx.Request) -> httpx.Response:
-        await asyncio.sleep(30)
-        raise AssertionError("not reached")
-
-    server.reply(hang, ok({"id": "l"}))
-    assert (await client.get_location("l")).id == "l"
-    assert len(server.requests) == 2
-
-
-async def test_a_hung_write_is_ambiguous(make_client: ClientFactory, server: Server) -> None:
-    client = make_client(timeout=0.05)
-
-    async def hang(request: httpx.Request) -> httpx.Response:
-        await asyncio.sleep(30)
-        raise AssertionError("not reached")
-
-    server.reply(hang)
-    with pytest.raises(AmbiguousWriteError) as info:
-        await client.add_item("loc_1", "cart_1", "prod_1", 1)
-    assert isinstance(info.value.cause, APITimeoutError)
-    assert len(server.requests) == 1
-
-
 # ---------------------------------------------------------------- rate budget
-
-
-async def test_rate_budget_tracks_every_response(
-    client: StorefrontClient, server: Server, clock: FakeClock
-) -> None:
-    budget = client.rate_budget
-    assert budget.remaining is None and not budget.is_low and budget.limit == 200
-    reset = str(int(clock.now + 300))
-    server.reply(
-        ok({"id": "l"}, headers={"X-RateLimit-Remaining": "150", "X-RateLimit-Reset": reset})
-    )
-    await client.get_location("l")
-    assert budget.remaining == 150 and not budget.is_low
-    assert budget.seconds_until_reset() == 300
-    server.reply(
-        httpx.Response(404, headers={"X-RateLimit-Remaining": "39", "X-RateLimit-Reset": reset})
-    )
-    with pytest.raises(Exception, match="find"):
-        await client.get_cart("l", "c")
-    assert budget.remaining == 39 and budget.is_low  # errors count too
-    clock.now += 301
-    assert budget.remaining == 200 and not budget.is_low  # the window has rolled over
-    assert budget.seconds_until_reset() == 0
-
-
-async def test_rate_budget_reads_a_limit_header_and_a_relative_reset(
-    client: StorefrontClient, server: Server, clock: FakeClock
-) -> None:
-    server.reply(
-        ok(
-            {"id": "l"},
-            headers={
-                "X-RateLimit-Limit": "100",
-                "X-RateLimit-Remaining": "19",
-                "X-RateLimit-Reset": "60",
-            },
-        )
-    )
-    await client.get_location("l")
-    budget = client.rate_budget
-    assert budget.limit == 100 and budget.remaining == 19 and budget.is_low
-    assert budget.reset_at == clock.now + 60
-
-
-async def test_rate_budget_ignores_garbage_headers(
-    client: StorefrontClient, server: Server
-) -> None:
-    server.reply(
-        ok({"id": "l"}, headers={"X-RateLimit-Remaining": "lots", "X-RateLimit-Reset": "nan"})
-    )
-    await client.get_location("l")
-    assert client.rate_budget.remaining is None and client.rate_budget.reset_at is None
 
 
 def test_rate_limit_is_configurable(make_client: ClientFactory) -> None:
@@ -506,42 +195,3 @@ async def test_delete_404_on_the_first_attempt_is_raised(
     server.reply(httpx.Response(404, json={"code": "NOT_FOUND"}))
     with pytest.raises(NotFoundError):
         await client.delete_cart("loc_1", "cart_1")
-
-
-async def test_a_read_404_after_a_timeout_is_still_raised(
-    client: StorefrontClient, server: Server
-) -> None:
-    server.reply(httpx.ReadTimeout, httpx.Response(404, json={"code": "NOT_FOUND"}))
-    with pytest.raises(NotFoundError):
-        await client.get_cart("loc_1", "cart_1")
-
-
-async def test_5xx_body_retry_after_is_honoured_on_reads(
-    client: StorefrontClient, server: Server, clock: FakeClock
-) -> None:
-    server.reply(httpx.Response(503, json={"error": "down", "retryAfter": 6}), ok({"id": "l"}))
-    await client.get_location("l")
-    assert clock.sleeps == [6.0]
-
-
-async def test_a_wait_ending_exactly_at_the_deadline_is_not_taken(
-    make_client: ClientFactory, server: Server, clock: FakeClock
-) -> None:
-    client = make_client(deadline=1.5)
-    server.default = httpx.ConnectError
-    with pytest.raises(APIConnectionError):
-        await client.get_location("l")
-    assert clock.sleeps == [0.5] and len(server.requests) == 2
-
-
-async def test_an_overrunning_sleep_raises_the_last_failure(
-    make_client: ClientFactory, server: Server, clock: FakeClock
-) -> None:
-    async def slow_sleep(seconds: float) -> None:
-        clock.now += seconds + 100  # the machine was suspended
-
-    client = make_client(sleep=slow_sleep)
-    server.default = httpx.Response(503)
-    with pytest.raises(ServerError):
-        await client.get_location("l")
-    assert len(server.requests) == 1
