@@ -357,6 +357,8 @@ def _detail(value: Any, secrets: Iterable[str]) -> Any:
     if isinstance(value, list) and len(value) <= 50 and all(isinstance(v, str) for v in value):
         return tuple(t for v in value if (t := _clean_text(v, secrets)) and len(t) <= 64)
     return _DROP
+
+
 def _text_body(content: bytes, secrets: tuple[str, ...]) -> dict[str, Any]:
     """A body that is not JSON: plain text is kept for staff when it is short and not HTML; it is
     never shown as parsed."""

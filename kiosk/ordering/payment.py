@@ -192,6 +192,8 @@ class PaymentSession:
         self._deadline = 0.0
         # When "Still there?" was first shown (None while not asking).
         self._asked_at: float | None = None
+        # When the hand-off was last renewed (never twice within HANDOFF_MARGIN).
+        self._renewed_at = -math.inf
 
     @property
     def asking(self) -> bool:
@@ -223,68 +225,78 @@ class PaymentSession:
         cancel: asyncio.Event | None = None,
         poll_now: asyncio.Event | None = None,
     ) -> PaymentResult:
-        store, schedule = self.store, self.schedule
+        store = self.store
         clock, sleep = store.clock, store.sleep
-        budget = store.client.rate_budget
         self._started = clock()
         self._deadline = self._started + self.timeout
         if store.phase is Phase.PAID:
             return self._done(PaymentOutcome.COMPLETED)
-        next_poll = self._started + schedule.for_budget(0, budget)
-        renewed_at = -math.inf
-        handoff_left: float | None = None
+        next_poll = self._started + self.schedule.for_budget(0, store.client.rate_budget)
+        self._renewed_at = -math.inf
         while True:
             now = clock()
-            if cancel is not None and cancel.is_set():
-                return self._done(PaymentOutcome.CANCELLED)
-            if store.phase is Phase.PAID:  # told elsewhere meanwhile (a last look, a restart)
-                return self._done(PaymentOutcome.COMPLETED)
-            if store.cart_id is None or store.phase is Phase.EXPIRED:
-                return self._done(PaymentOutcome.GONE)
-            if now >= self._deadline:
-                if self.ask_for <= 0:
-                    paid = await self._last_look()
-                    return self._done(
-                        PaymentOutcome.COMPLETED if paid else PaymentOutcome.TIMED_OUT
-                    )
-                if self._asked_at is None:
-                    self._asked_at = now
-                elif now - self._asked_at >= self.ask_for:
-                    paid = await self._last_look()
-                    return self._done(
-                        PaymentOutcome.COMPLETED if paid else PaymentOutcome.ABANDONED
-                    )
-            handoff_left = store.handoff_seconds_left()
-            if (
-                handoff_left is not None
-                and handoff_left <= HANDOFF_MARGIN
-                and now - renewed_at >= HANDOFF_MARGIN
-                and not self.asking  # nobody may be there to scan a new code
-            ):
-                # The QR code's page is about to refuse the customer: a fresh hand-off first.
-                renewed_at = now
-                try:
-                    await store.renew_handoff()
-                    log.info("checkout hand-off renewed before it expired")
-                except StorefrontError as exc:
-                    log.info("checkout hand-off renewal failed: %s", exc)
-                    self.last_error = exc
-                handoff_left = store.handoff_seconds_left()
-            nudged = poll_now is not None and poll_now.is_set()
-            if nudged or now >= next_poll:
+            ended = await self._ended(now, cancel)
+            if ended is not None:
+                return ended
+            handoff_left = await self._renew_if_due(now)
+            if (poll_now is not None and poll_now.is_set()) or now >= next_poll:
                 if poll_now is not None:
                     poll_now.clear()
                 next_poll = clock() + await self._look()
-                if store.phase is Phase.PAID:
-                    return self._done(PaymentOutcome.COMPLETED)
-                if store.cart_id is None or store.phase is Phase.EXPIRED:
-                    return self._done(PaymentOutcome.GONE)
+                ended = self._settled()
+                if ended is not None:
+                    return ended
             now = clock()
             if on_tick is not None:
                 on_tick(self._tick(now, next_poll, handoff_left))
             until = self._deadline if self._asked_at is None else self._asked_at + self.ask_for
             step = min(1.0, max(0.0, next_poll - now), max(0.0, until - now))
             await _sleep_or_nudge(sleep, max(step, 0.05), poll_now, cancel)
+
+    def _settled(self) -> PaymentResult | None:
+        """The end the server decided: paid, or the cart gone or expired (None: still open)."""
+        store = self.store
+        if store.phase is Phase.PAID:  # told here, or elsewhere meanwhile (a last look, a restart)
+            return self._done(PaymentOutcome.COMPLETED)
+        if store.cart_id is None or store.phase is Phase.EXPIRED:
+            return self._done(PaymentOutcome.GONE)
+        return None
+
+    async def _ended(self, now: float, cancel: asyncio.Event | None) -> PaymentResult | None:
+        """Whether the wait ends now: cancelled, settled by the server, or its time run out (then
+        "Still there?" for `ask_for` seconds, and one last look either way)."""
+        if cancel is not None and cancel.is_set():
+            return self._done(PaymentOutcome.CANCELLED)
+        settled = self._settled()
+        if settled is not None or now < self._deadline:
+            return settled
+        if self.ask_for <= 0:
+            paid = await self._last_look()
+            return self._done(PaymentOutcome.COMPLETED if paid else PaymentOutcome.TIMED_OUT)
+        if self._asked_at is None:
+            self._asked_at = now
+            return None
+        if now - self._asked_at < self.ask_for:
+            return None
+        paid = await self._last_look()
+        return self._done(PaymentOutcome.COMPLETED if paid else PaymentOutcome.ABANDONED)
+
+    async def _renew_if_due(self, now: float) -> float | None:
+        """A fresh hand-off before the QR code's page would refuse the customer (not while asking
+        "Still there?": nobody may be there to scan it). Returns the hand-off's seconds left."""
+        store = self.store
+        left = store.handoff_seconds_left()
+        due = left is not None and left <= HANDOFF_MARGIN
+        if not due or self.asking or now - self._renewed_at < HANDOFF_MARGIN:
+            return left
+        self._renewed_at = now
+        try:
+            await store.renew_handoff()
+            log.info("checkout hand-off renewed before it expired")
+        except StorefrontError as exc:
+            log.info("checkout hand-off renewal failed: %s", exc)
+            self.last_error = exc
+        return store.handoff_seconds_left()
 
     async def _look(self) -> float:
         """One look at the payment; returns the seconds to the next (NotFound ends the cart)."""

@@ -21,10 +21,14 @@ if TYPE_CHECKING:
     from kiosk.ordering.recent import RecentNumber
     from kiosk.ordering.services import KioskServices
     from kiosk.ordering.visit import Visit, VisitState
-    from kiosk.tui.idle import IdleWatcher
     from kiosk.tui.pin import PinThrottle
 
 __all__ = ["Kiosk", "kiosk_of", "shop_currency"]
+
+
+class IdleEnd(Protocol):
+    def walked_away(self) -> None:
+        """Nobody answered a screen's own "Still there?": the idle reset's end."""
 
 
 def kiosk_of(app: object) -> Kiosk:
@@ -62,8 +66,9 @@ class Kiosk(Protocol):
     def recent_number(self) -> RecentNumber: ...
 
     pin_throttle: PinThrottle
-    # "Still there?" and the full reset after it (kiosk.tui.idle).
-    idle: IdleWatcher
+    # "Still there?" and the full reset after it (kiosk.tui.idle.IdleWatcher, which imports
+    # this module: named here by what the screens ask of it).
+    idle: IdleEnd
     # Whether staff closed this terminal (issue 34: kiosk.tui.kiosk_mode).
     out_of_order: bool
 
