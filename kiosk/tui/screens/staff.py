@@ -162,6 +162,12 @@ class LocationChoice(ModalScreen[str | None]):
 
 
 # The staff screen ---------------------------------------------------------------------------------
+DEMO_HINTS = (
+    "Demo payment: A on the payment screen pays with the test card 4242 4242 4242 4242, D"
+    " declines with 4000 0000 0000 0002; for a phone on this network, start the demo with"
+    " `kiosk demo --lan`."
+)
+
 class StaffScreen(Screen[None]):
     """Health, and what staff may do: reset, switch location, demo faults, exit."""
 
@@ -185,19 +191,13 @@ class StaffScreen(Screen[None]):
             yield Static(Text("Staff", style="bold"), id="staff-title")
             if services is not None and services.demo:
                 yield DemoMark()
-                # The developer's hints, kept off the customer's payment screen (issue 33).
-                yield Static(
-                    Text(
-                        "Demo payment: A on the payment screen pays with the test card 4242 4242"
-                        " 4242 4242, D declines with 4000 0000 0000 0002; for a phone on this"
-                        " network start the demo with `kiosk demo --lan`."
-                    ),
-                    id="staff-demo-hints",
-                )
         yield Static("", id="staff-health")
         yield OptionList(id="staff-actions")
         with VerticalScroll(id="staff-output"):
-            yield Static("", id="staff-message")
+            # In a demo, until an action says something: the developer's hints, kept off the
+            # customer's payment screen (issue 33).
+            demo = services is not None and services.demo
+            yield Static(Text(DEMO_HINTS if demo else ""), id="staff-message")
         yield Footer()
 
     def on_mount(self) -> None:
