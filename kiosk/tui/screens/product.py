@@ -313,7 +313,24 @@ class ProductScreen(KioskScreen):
             self.quantity = max(1, min(self.editing.quantity, MAX_QUANTITY))
             self.set_state(selection_for_line(product, self.editing))
         else:
-            self.set_state(SelectionState.for_product(product))
+            state, swaps = diet.fitting_choices(
+                self.diet_filter, SelectionState.for_product(product), product
+            )
+            self.set_state(state)
+            if swaps and self.diet_filter is not None:
+                # Said, not done silently: the customer sees why the choice is not the usual one.
+                done = "; ".join(
+                    _("{new} chosen instead of {old}").format(
+                        new=clean(new, 40), old=clean(old, 40)
+                    )
+                    for old, new in swaps
+                )
+                self.say(
+                    _("{filter} filter: {swaps}.").format(
+                        filter=_(self.diet_filter.label), swaps=done
+                    ),
+                    kind="info",
+                )
         if not product.modifiers:
             # Nothing to choose: say so, and what is left to do (the page was empty but for
             # the name).
