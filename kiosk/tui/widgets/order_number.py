@@ -92,7 +92,7 @@ def order_number_text(number: str | None) -> str:
 class BigNumber(Widget):
     """The number in glyphs, wrapped to the width it is given, each row centred."""
 
-    DEFAULT_CSS = "BigNumber { width: 100%; height: auto; }"
+    DEFAULT_CSS = "BigNumber { width: 100%; height: auto; text-align: center; }"
 
     def __init__(self, number: str, *, classes: str = "") -> None:
         super().__init__(classes=classes)
@@ -102,7 +102,7 @@ class BigNumber(Widget):
         return len(big_lines(self.number, width))
 
     def render(self) -> Text:
-        return Text("\n".join(big_lines(self.number, self.content_size.width)), justify="center")
+        return Text("\n".join(big_lines(self.number, self.content_size.width)))
 
 
 class OrderNumber(Center):
