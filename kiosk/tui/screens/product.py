@@ -13,7 +13,7 @@ from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Static
 
 from kiosk.i18n import N_, _, money_locale
@@ -236,7 +236,8 @@ class ProductScreen(KioskScreen):
         with Vertical(id="product-body"):
             with Horizontal(id="product-head"):
                 yield Picture(id="product-picture")
-                yield Static(id="product-info")
+                with VerticalScroll(id="product-info-box"):
+                    yield Static(id="product-info")
             yield ModifierList(id="modifiers")
             yield FullName(id="option-full-name")
             yield Static(
@@ -304,7 +305,8 @@ class ProductScreen(KioskScreen):
             info.append("  " + _("Fits your filter: {why}").format(why=why), style="bold")
         if product.description:
             info.append("\n")
-            info.append(clean(product.description, 300), style="dim")
+            # Whole: an allergen sentence at its end is read too (the box scrolls).
+            info.append(clean(product.description, 4000, one_line=False), style="dim")
         self.query_one("#product-info", Static).update(info)
         self.query_one(Picture).load(product, self.kiosk.visit.picture, self.kiosk.settings)
         if self.editing is not None:
