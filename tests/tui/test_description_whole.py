@@ -45,3 +45,20 @@ async def test_a_long_description_is_whole_and_scrolls(
         await settle(pilot)
         assert box.scroll_y == box.max_scroll_y
         assert info.region.height >= 4
+
+
+async def test_a_product_whose_defaults_cost_more_shows_the_price_it_opens_at(
+    tmp_path: Path,
+) -> None:
+    """Issue 33 (2): "Caffè Latte $4.75" opens with Medium (+$0.50) chosen: its screen says
+    $5.25, from the server's option prices, and the menu's $4.75 as where it starts from."""
+    app = make_kiosk(tmp_path).app
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_menu(pilot, "1", "1")
+        await type_text(pilot, "latte")
+        await keys(pilot, "enter")
+        screen = app.screen
+        assert isinstance(screen, ProductScreen)
+        info = screen.query_one("#product-info", Static)
+        head = " ".join(strip.text for strip in info.render_lines(info.region.reset_offset))
+        assert "$5.25" in head and "(from $4.75)" in head, head

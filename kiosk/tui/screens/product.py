@@ -293,9 +293,26 @@ class ProductScreen(KioskScreen):
         modifiers.currency = currency
         modifiers.locale = self.kiosk.visit.locale
         modifiers.product, modifiers.diet_filter = product, self.diet_filter
+        swaps: list[tuple[str, str]] = []
+        if self.editing is not None:
+            from kiosk.ordering.visit import selection_for_line
+
+            state = selection_for_line(product, self.editing)
+        else:
+            state, swaps = diet.fitting_choices(
+                self.diet_filter, SelectionState.for_product(product), product
+            )
         info = Text(clean(product.name, 200), style="bold")
         info.append("  ")
-        info.append(clean(product.price_text(currency, money_locale()), 20), style="bold")
+        base = clean(product.price_text(currency, money_locale()), 20)
+        opening = state.preview_unit_price_minor()
+        if opening != product.price and self.editing is None:
+            # The price it opens at, its preselected choices priced by the server's option
+            # prices ("$5.25 with Medium"), and the menu's price as where it starts from.
+            info.append(money(opening, currency, modifiers.locale), style="bold")
+            info.append(" " + _("(from {price})").format(price=base), style="dim")
+        else:
+            info.append(base, style="bold")
         if product.calories:
             info.append(f"  {product.calories} kcal", style="dim")
         for label in diet.marks(product).labels()[:5]:
@@ -310,14 +327,9 @@ class ProductScreen(KioskScreen):
         self.query_one("#product-info", Static).update(info)
         self.query_one(Picture).load(product, self.kiosk.visit.picture, self.kiosk.settings)
         if self.editing is not None:
-            from kiosk.ordering.visit import selection_for_line
-
             self.quantity = max(1, min(self.editing.quantity, MAX_QUANTITY))
-            self.set_state(selection_for_line(product, self.editing))
+            self.set_state(state)
         else:
-            state, swaps = diet.fitting_choices(
-                self.diet_filter, SelectionState.for_product(product), product
-            )
             self.set_state(state)
             if swaps and self.diet_filter is not None:
                 # Said, not done silently: the customer sees why the choice is not the usual one.
