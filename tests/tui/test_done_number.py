@@ -45,6 +45,8 @@ async def test_every_number_format_is_the_biggest_thing_and_the_receipt_is_whole
             assert region.height >= 3, (number, region)
             assert screen.region.contains_region(region), (number, region, screen.region)
             assert screen.query_one(OrderNumber).value == number.upper()
+            # Also in plain characters: a glyph can be read two ways (K or R, 0 or O).
+            assert str(screen.query_one(".order-number-spelled", Static).render()) == number
             drawn = big_lines(number.upper(), region.width)
             assert len(drawn) == region.height
             # Taller than any line of words on the screen.

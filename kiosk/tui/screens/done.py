@@ -84,7 +84,7 @@ class DoneScreen(KioskScreen):
         )
         with Vertical(id="done-body"):
             yield Static(Text(title, style="bold"), id="done-title")
-            yield OrderNumber(number, large=True, id="order-number")
+            yield OrderNumber(number, large=True, spelled=True, id="order-number")
             if self.receipt is not None and self.order is not None:
                 paid = Text(self.receipt.paid_line + " · ")
                 # In the words the cart and the time picker use ("for Today 14:45").

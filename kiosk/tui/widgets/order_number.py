@@ -111,15 +111,27 @@ class OrderNumber(Center):
     DEFAULT_CSS = """
     OrderNumber { height: auto; }
     OrderNumber > .order-number-digits { color: $success; text-style: bold; }
+    OrderNumber > .order-number-spelled { width: 100%; text-align: center; }
     OrderNumber > .order-number-text {
         width: auto; text-style: bold; padding: 0 2; background: $success-muted;
     }
     """
 
-    def __init__(self, number: str | None, *, large: bool = False, id: str | None = None) -> None:
+    def __init__(
+        self,
+        number: str | None,
+        *,
+        large: bool = False,
+        spelled: bool = False,
+        id: str | None = None,
+    ) -> None:
+        """`spelled`: the glyphs are followed by the number in plain characters (a glyph can
+        be read two ways, and a reader of the screen's text finds it), where the screen does
+        not write it plainly elsewhere."""
         super().__init__(id=id, classes="-large" if large else "")
         self.number = order_number_text(number)
         self.large = large
+        self.spelled = spelled
 
     @property
     def drawn_large(self) -> bool:
@@ -133,5 +145,7 @@ class OrderNumber(Center):
     def compose(self) -> ComposeResult:
         if self.drawn_large:
             yield BigNumber(self.value, classes="order-number-digits")
+            if self.spelled:
+                yield Static(Text(self.number, style="bold"), classes="order-number-spelled")
         else:
             yield Static(Text(self.number, style="bold"), classes="order-number-text")
