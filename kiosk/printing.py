@@ -140,6 +140,9 @@ def render(device: Any, receipt: Receipt) -> None:
     device.text((receipt.order_number or "-") + "\n")
     device.set_with_default(align="center")
     device.text(receipt.when[:1].upper() + receipt.when[1:] + "\n")
+    for line in (receipt.customer, receipt.method):
+        if line:
+            device.text(_wrap(line, width) + "\n")
     device.set_with_default()
     device.text(rule + "\n")
     for row in receipt.rows:

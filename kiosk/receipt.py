@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from kiosk.i18n import _
 from kiosk.tui.cartview import pay_total, receipt_rows, when_text
+from kiosk.tui.labels import method_key, method_label
 from kiosk.tui.text import clean
 
 if TYPE_CHECKING:
@@ -37,6 +38,8 @@ class Receipt:
     when: str  # "as soon as possible" or "for 2026-11-23 18:30"
     total: str
     rows: tuple[ReceiptRow, ...]
+    customer: str = ""  # the name the order is called by
+    method: str = ""  # the way to order, with its table or room: "Table service · table 12"
 
     @property
     def paid_line(self) -> str:
@@ -50,6 +53,7 @@ def build_receipt(
     location: Location | None = None,
     option_names: Mapping[str, str] | None = None,
     order_number: str | None = None,
+    customer_name: str = "",
 ) -> Receipt:
     """The receipt of `cart`, a completed order. `order_number` is the server's number for the
     order (the lifecycle's: 2.0's order.shortId), never read off the cart: a cart's
@@ -58,6 +62,12 @@ def build_receipt(
     if not restaurant and location is not None:
         restaurant = location.restaurant_display_name
     address = location.address_string if location is not None else ""
+    method = method_label(cart.fulfilment_method) if cart.fulfilment_method else ""
+    key = method_key(cart.fulfilment_method)
+    if key == "table_service" and cart.table_service_info and cart.table_service_info.table_number:
+        method += " · " + _("table {table}").format(table=cart.table_service_info.table_number)
+    elif key == "room_service" and cart.room_service_info and cart.room_service_info.room_number:
+        method += " · " + _("room {room}").format(room=cart.room_service_info.room_number)
     return Receipt(
         restaurant=clean(restaurant, 60),
         address=clean(address or "", 100),
@@ -65,4 +75,6 @@ def build_receipt(
         when=when_text(cart),
         total=clean(pay_total(cart), 20),
         rows=tuple(ReceiptRow(t, a, k) for t, a, k in receipt_rows(cart, option_names)),
+        customer=clean(customer_name, 60),
+        method=clean(method, 80),
     )

@@ -256,12 +256,38 @@ def keeps(diet_filter: DietFilter | None, product: Any) -> bool:
 
 
 def option_fits(diet_filter: DietFilter | None, option: Any, product: Any) -> bool:
-    """Whether a product's option stays within the filter (the product screen marks the others)."""
+    """Whether a product's option stays within the filter (the product screen marks the others).
+
+    An option is judged by what it is: only its own tags take a diet away ("Whole milk" is
+    dairy, so not vegan). A size, a shot or a syrup with no such tag adds nothing that leaves the
+    diet, even on a product that is of the diet only with another choice (a latte with oat milk).
+    """
     if diet_filter is None:
         return True
     if diet_filter.avoids:
         return diet_filter.avoids not in marks(option).allergens
-    return diet_filter.needs in option_diets(option, marks(product).diets)
+    wanted = diet_filter.needs
+    if wanted not in option_diets(option, frozenset(_DIETS)):
+        return False
+    if wanted in marks(product).diets or wanted in option_diets(option, frozenset()):
+        return True
+    # A group where the diet is a choice ("Plant patty" tagged vegan beside "Beef"): on a
+    # product not of the diet as it comes, the untagged siblings are the other way.
+    siblings = _siblings(product, option)
+    return not any(wanted in option_diets(o, frozenset()) for o in siblings)
+
+
+def _siblings(product: Any, option: Any) -> list[Any]:
+    """The options of the group `option` belongs to in `product` (nested groups too)."""
+    stack = list(getattr(product, "modifiers", None) or ())
+    while stack:
+        group = stack.pop()
+        items = list(getattr(group, "items", None) or ())
+        if any(item is option for item in items):
+            return items
+        for item in items:
+            stack.extend(c.group for c in item.child_groups if c.group is not None)
+    return []
 
 
 def option_labels(diet_filter: DietFilter | None, option: Any, product: Any) -> list[str]:
@@ -282,6 +308,38 @@ def option_labels(diet_filter: DietFilter | None, option: Any, product: Any) -> 
     # A mark the option's own name already says ("Pecans (contains nuts)") is not said twice.
     name = str(getattr(option, "name", "") or "").casefold()
     return [label for label in dict.fromkeys(out) if label not in name]
+
+
+def fitting_choices(
+    diet_filter: DietFilter | None, state: Any, product: Any
+) -> tuple[Any, list[tuple[str, str]]]:
+    """`state` (a SelectionState) with each preselected one-of choice that leaves the filter
+    swapped for the first option of its group that fits and is not sold out, and the swaps made
+    as (old name, new name). A vegan who presses Add at once gets oat milk, never whole milk."""
+    swaps: list[tuple[str, str]] = []
+    if diet_filter is None:
+        return state, swaps
+    changed = True
+    while changed:  # a swap may show or hide nested groups: look again until nothing moves
+        changed = False
+        for view in state.groups():
+            if not view.single:
+                continue
+            chosen = [o for o in view.options if o.chosen]
+            if not chosen or option_fits(diet_filter, chosen[0].item, product):
+                continue
+            fits = [
+                o
+                for o in view.options
+                if not o.sold_out and option_fits(diet_filter, o.item, product)
+            ]
+            if not fits:
+                continue
+            state = state.select(fits[0].key)
+            swaps.append((str(chosen[0].item.name), str(fits[0].item.name)))
+            changed = True
+            break
+    return state, swaps
 
 
 def available(products: Iterable[Any]) -> tuple[DietFilter, ...]:

@@ -152,6 +152,31 @@ async def test_the_product_screen_marks_choices_outside_the_filter(kiosk: Kiosk)
         assert "contains nuts" in lines["Almond milk (contains nuts)"]
 
 
+async def test_under_vegan_only_sizes_and_syrups_are_not_marked_and_dairy_is_swapped(
+    kiosk: Kiosk,
+) -> None:
+    """Issue 33 (2): an option is marked for what it is (a size is not "not vegan"), and a
+    preselected choice that leaves the filter (Whole milk) is swapped for one that fits, said."""
+    app = kiosk.app
+    async with app.run_test(size=(100, 32)) as pilot:
+        await open_menu(pilot, "1", "1")
+        await keys(pilot, "f6")
+        await type_text(pilot, "latte")
+        await keys(pilot, "enter")
+        screen = app.screen
+        assert isinstance(screen, ProductScreen)
+        modifiers = screen.query_one(ModifierList)
+        rows = [row for row in modifiers.rows if isinstance(row, OptionRow)]
+        lines = {row.option.item.name: modifiers.row_text(row, 90, False).plain for row in rows}
+        for neutral in ("Small (12 oz)", "Medium (16 oz)", "Extra shot", "Vanilla"):
+            assert "not vegan" not in lines[neutral], lines[neutral]
+        chosen = {row.option.item.name for row in rows if row.option.chosen}
+        assert "Whole milk" not in chosen
+        assert "Oat milk" in chosen
+        said = banner(pilot)
+        assert "Oat milk" in said and "Whole milk" in said, said
+
+
 async def test_the_filter_is_cleared_for_the_next_visit(kiosk: Kiosk) -> None:
     app = kiosk.app
     async with app.run_test(size=(80, 24)) as pilot:

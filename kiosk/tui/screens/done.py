@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.table import Table
 from rich.text import Text
@@ -74,6 +74,7 @@ class DoneScreen(KioskScreen):
                 location=self.kiosk.visit.state.location,
                 option_names=self.kiosk.visit.option_names,
                 order_number=self.order_number,
+                customer_name=self.kiosk.visit.state.customer_name,
             )
         number = self.order_number
         title = (
@@ -83,7 +84,7 @@ class DoneScreen(KioskScreen):
         )
         with Vertical(id="done-body"):
             yield Static(Text(title, style="bold"), id="done-title")
-            yield OrderNumber(number, large=True, id="order-number")
+            yield OrderNumber(number, large=True, spelled=True, id="order-number")
             if self.receipt is not None and self.order is not None:
                 paid = Text(self.receipt.paid_line + " · ")
                 # In the words the cart and the time picker use ("for Today 14:45").
@@ -92,7 +93,8 @@ class DoneScreen(KioskScreen):
                 yield Static(paid, id="done-paid")
             yield Static(Text(next_steps(self.order)), id="done-next")
             if self.receipt is not None and self.receipt.rows:
-                with Center(), VerticalScroll(id="done-receipt"):
+                # The rest of the screen's height: the receipt scrolls (↑↓, the wheel), whole.
+                with Center(id="done-receipt-box"), VerticalScroll(id="done-receipt"):
                     yield Static(self._receipt(self.receipt), id="done-receipt-lines")
             yield Static("", id="done-print")
             yield Static("", id="done-countdown")
@@ -105,6 +107,9 @@ class DoneScreen(KioskScreen):
         number = receipt.order_number
         heading = _("Receipt · order {number}").format(number=number) if number else _("Receipt")
         table.add_row(Text(heading, style="bold"), "")
+        for said in (receipt.customer, receipt.method):
+            if said:
+                table.add_row(Text(said), "")
         for row in receipt.rows:
             style = {
                 "total": "bold",
@@ -180,7 +185,22 @@ class DoneScreen(KioskScreen):
         if left <= 0:
             self.action_finish()
 
+    # Keys that read the receipt rather than start the next order.
+    SCROLL_KEYS: ClassVar[dict[str, str]] = {
+        "up": "scroll_up",
+        "down": "scroll_down",
+        "pageup": "scroll_page_up",
+        "pagedown": "scroll_page_down",
+        "home": "scroll_home",
+        "end": "scroll_end",
+    }
+
     def on_key(self, event: events.Key) -> None:
+        scroll = self.SCROLL_KEYS.get(event.key)
+        if scroll is not None and self.query("#done-receipt"):
+            event.stop()
+            getattr(self.query_one("#done-receipt", VerticalScroll), scroll)(animate=False)
+            return
         # Any key: the next customer may start at once, and the key is their first (1 chooses
         # the first restaurant). It goes on to the app, which holds it with those typed after it
         # for the next first screen; Enter or Esc typed before it still act here.

@@ -162,11 +162,12 @@ class ProductList(RowList["menu_model.Row"]):
         match's span in it or None, the marks or None, the right-hand words, their style)."""
         found = self.entry_at(index)
         state = found[0].state(row)[0] if found else menu_model.AVAILABLE
-        large = large_text(self.app)  # large text: the name in bold, no secondary marks
+        large = large_text(self.app)  # large text: the name in bold
         name = product_name(row)
         name_style = ("bold" if large else "") if state == menu_model.AVAILABLE else "dim"
         span = _match_span(name, self.needle) if self.needle else None
-        codes = () if large else self.marks(row)[:4]
+        # Every mark, in large text too: an allergen mark is never the part that is left out.
+        codes = self.marks(row)
         # Compact marks, explained by the legend under the list (#mark-legend).
         marks = " ".join(clean(code, 16) for code, _words in codes) if codes else None
         if state == menu_model.SOLD_OUT:
@@ -185,6 +186,15 @@ class ProductList(RowList["menu_model.Row"]):
                 header.append("  " + _("Nothing here right now."), style="dim")
             return header
         name, name_style, span, marks, right, right_style = self._row_parts(row, index)
+        right_text = Text(right, style=right_style) + Text(" ")
+        if marks is not None:
+            # A name too long for the row is cut before the marks are: the allergens stay in
+            # view ("Dan Dan Noodles with Sich… SE HOT"), the whole name is read under the list.
+            room = width - right_text.cell_len - 1 - 2 - (1 + cell_len(marks))
+            if cell_len(name) > room:
+                name = name[: max(room - 1, 4)] + "…"
+                if span is not None and span[1] > len(name) - 1:
+                    span = None
         left = Text("  ")
         left.append(name, style=name_style)
         if span is not None:
@@ -192,7 +202,7 @@ class ProductList(RowList["menu_model.Row"]):
             left.stylize("underline", 2 + span[0], 2 + span[1])
         if marks is not None:
             left.append(" " + marks, style=tone(self.app, "tag"))
-        return two_columns(left, Text(right, style=right_style) + Text(" "), width)
+        return two_columns(left, right_text, width)
 
     def strip_at(
         self, index: int, width: int, cursor: bool, style: Style, over: Style | None
@@ -440,7 +450,8 @@ class MenuScreen(KioskScreen):
         legend = self.query_one("#products", ProductList).legend(self.shown)
         legend.stylize(tone(self.app, "tag"))
         self.query_one("#mark-legend", Static).update(legend)
-        self.query_one("#mark-legend").display = bool(legend.plain) and not large_text(self.app)
+        # Large text too: a mark is read with what it means.
+        self.query_one("#mark-legend").display = bool(legend.plain)
         self._refilter()
 
     def _refilter(self) -> None:

@@ -13,7 +13,7 @@ from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Static
 
 from kiosk.i18n import N_, _, money_locale
@@ -236,7 +236,8 @@ class ProductScreen(KioskScreen):
         with Vertical(id="product-body"):
             with Horizontal(id="product-head"):
                 yield Picture(id="product-picture")
-                yield Static(id="product-info")
+                with VerticalScroll(id="product-info-box"):
+                    yield Static(id="product-info")
             yield ModifierList(id="modifiers")
             yield FullName(id="option-full-name")
             yield Static(
@@ -292,9 +293,26 @@ class ProductScreen(KioskScreen):
         modifiers.currency = currency
         modifiers.locale = self.kiosk.visit.locale
         modifiers.product, modifiers.diet_filter = product, self.diet_filter
+        swaps: list[tuple[str, str]] = []
+        if self.editing is not None:
+            from kiosk.ordering.visit import selection_for_line
+
+            state = selection_for_line(product, self.editing)
+        else:
+            state, swaps = diet.fitting_choices(
+                self.diet_filter, SelectionState.for_product(product), product
+            )
         info = Text(clean(product.name, 200), style="bold")
         info.append("  ")
-        info.append(clean(product.price_text(currency, money_locale()), 20), style="bold")
+        base = clean(product.price_text(currency, money_locale()), 20)
+        opening = state.preview_unit_price_minor()
+        if opening != product.price and self.editing is None:
+            # The price it opens at, its preselected choices priced by the server's option
+            # prices ("$5.25 with Medium"), and the menu's price as where it starts from.
+            info.append(money(opening, currency, modifiers.locale), style="bold")
+            info.append(" " + _("(from {price})").format(price=base), style="dim")
+        else:
+            info.append(base, style="bold")
         if product.calories:
             info.append(f"  {product.calories} kcal", style="dim")
         for label in diet.marks(product).labels()[:5]:
@@ -304,16 +322,29 @@ class ProductScreen(KioskScreen):
             info.append("  " + _("Fits your filter: {why}").format(why=why), style="bold")
         if product.description:
             info.append("\n")
-            info.append(clean(product.description, 300), style="dim")
+            # Whole: an allergen sentence at its end is read too (the box scrolls).
+            info.append(clean(product.description, 4000, one_line=False), style="dim")
         self.query_one("#product-info", Static).update(info)
         self.query_one(Picture).load(product, self.kiosk.visit.picture, self.kiosk.settings)
         if self.editing is not None:
-            from kiosk.ordering.visit import selection_for_line
-
             self.quantity = max(1, min(self.editing.quantity, MAX_QUANTITY))
-            self.set_state(selection_for_line(product, self.editing))
+            self.set_state(state)
         else:
-            self.set_state(SelectionState.for_product(product))
+            self.set_state(state)
+            if swaps and self.diet_filter is not None:
+                # Said, not done silently: the customer sees why the choice is not the usual one.
+                done = "; ".join(
+                    _("{new} chosen instead of {old}").format(
+                        new=clean(new, 40), old=clean(old, 40)
+                    )
+                    for old, new in swaps
+                )
+                self.say(
+                    _("{filter} filter: {swaps}.").format(
+                        filter=_(self.diet_filter.label), swaps=done
+                    ),
+                    kind="info",
+                )
         if not product.modifiers:
             # Nothing to choose: say so, and what is left to do (the page was empty but for
             # the name).

@@ -66,7 +66,7 @@ class NumberDialog(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Static(Text(_("Your order number is"), style="bold"), id="dialog-question")
-            yield OrderNumber(self.number, large=True, id="recall-number")
+            yield OrderNumber(self.number, large=True, spelled=True, id="recall-number")
             yield Static(Text(_("Press any key or tap to close.")), id="dialog-detail")
 
     def on_mount(self) -> None:

@@ -1,0 +1,41 @@
+"""Diet and allergen marks are never lost (issue 33, item 2): in large text the menu's rows keep
+every mark (N, SE were dropped) and the legend says what each means; a name too long for its row
+is cut before its marks are."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Static
+
+from kiosk.config import Settings
+from kiosk.tui.menu_model import Header
+from kiosk.tui.screens.menu import MenuScreen, ProductList
+
+from .conftest import make_kiosk
+from .test_flow import open_menu
+
+
+async def test_large_text_and_narrow_rows_keep_every_mark(tmp_path: Path) -> None:
+    app = make_kiosk(tmp_path, settings=Settings(large_text=True)).app
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_menu(pilot, "1", "1")
+        screen = app.screen
+        assert isinstance(screen, MenuScreen)
+        products = screen.query_one(ProductList)
+        marked = 0
+        for index, row in enumerate(products.rows):
+            if isinstance(row, Header):
+                continue
+            codes = [code for code, _words in products.marks(row)]
+            # The list's own width, and a narrow one where every name is too long for its row.
+            for width in (products.size.width, 30):
+                text = products.text_at(index, width, False).plain
+                for code in codes:
+                    assert f" {code}" in text, (row.name, width, text)
+            marked += bool(codes)
+        assert marked >= 3
+        legend = screen.query_one("#mark-legend", Static)
+        assert legend.display
+        said = str(legend.render())
+        assert "N nuts" in said and "VG vegan" in said, said
