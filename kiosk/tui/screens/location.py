@@ -41,6 +41,9 @@ class LocationScreen(KioskScreen):
         Binding("n", "show_number", show=False),
     ]
 
+    def main_key(self) -> tuple[str, str] | None:
+        return ("enter", _("Choose"))  # the focused list's choice, first in the footer
+
     def action_show_number(self) -> None:
         show_number(self.app)
 
