@@ -11,6 +11,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button
 
+from kiosk.config import Settings
 from kiosk.tui.cartview import total_rows
 from kiosk.tui.screens.cart import CartScreen
 from kiosk.tui.screens.checkout import CheckoutScreen
@@ -105,3 +106,18 @@ async def test_the_edit_screen_says_update_everywhere(tmp_path: Path) -> None:
         assert described["escape"] == "Back to your order"
         hint = str(product.query_one("#product-help").render())
         assert "F2 update" in hint and "F2 add" not in hint, hint
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+async def test_the_main_action_is_filled_in_high_contrast(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    app = make_kiosk(tmp_path, settings=Settings(theme="high-contrast")).app
+    async with app.run_test(size=size) as pilot:
+        await open_menu(pilot, "1", "1")
+        await add_simple(pilot, "latte")
+        menu = app.screen
+        button = menu.query_one("#order-checkout" if size[0] >= 110 else "#bar-checkout", Button)
+        assert not button.has_focus
+        # Filled: drawn on a colour of its own, not the screen's background as an outline.
+        assert button.styles.background != menu.styles.background, button.styles.background
