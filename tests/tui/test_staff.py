@@ -15,8 +15,8 @@ from kiosk.tui.health import HealthLine, client_health, clock_time
 from kiosk.tui.screens.location import LocationScreen
 from kiosk.tui.screens.menu import MenuScreen
 from kiosk.tui.screens.staff import LocationChoice, StaffScreen
-from kiosk.tui.widgets.dialogs import ConfirmDialog
 from kiosk.tui.screens.welcome import WelcomeScreen
+from kiosk.tui.widgets.dialogs import ConfirmDialog
 
 from .conftest import WESTSIDE, settle
 from .test_kiosk_mode import PIN, keys, kiosk_with, pin_hash, to_menu_with_cookie, type_pin
