@@ -16,7 +16,7 @@ from kiosk.tui.cartview import total_rows
 from kiosk.tui.screens.cart import CartScreen
 from kiosk.tui.screens.checkout import CheckoutScreen
 from kiosk.tui.screens.location import LocationScreen
-from kiosk.tui.screens.menu import MenuScreen
+from kiosk.tui.screens.menu import MenuScreen, ProductList
 from kiosk.tui.screens.product import ProductScreen
 from kiosk.tui.screens.welcome import WelcomeScreen
 from kiosk.tui.widgets.chrome import KioskFooter
@@ -121,3 +121,25 @@ async def test_the_main_action_is_filled_in_high_contrast(
         assert not button.has_focus
         # Filled: drawn on a colour of its own, not the screen's background as an outline.
         assert button.styles.background != menu.styles.background, button.styles.background
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+async def test_a_chosen_categorys_heading_is_at_the_top(
+    kiosk: Kiosk, size: tuple[int, int]
+) -> None:
+    """Issue 33: choosing one of the last categories put its heading at the bottom of the list
+    (the list could not scroll past its end)."""
+    app = kiosk.app
+    async with app.run_test(size=size) as pilot:
+        await open_menu(pilot, "1", "1")
+        menu = app.screen
+        products = menu.query_one("#products", ProductList)
+        categories = menu.query_one("#categories")
+        await keys(pilot, "left")
+        for _ in range(len(menu.shown) - 1):
+            await keys(pilot, "down")
+            chosen = categories.cursor_key
+            heading = next(i for i in products._headers if products.rows[i].category_id == chosen)
+            assert round(products.scroll_y) == heading, (chosen, products.scroll_y, heading)
+        await keys(pilot, "enter")
+        assert round(products.scroll_y) == heading and products.cursor == heading + 1

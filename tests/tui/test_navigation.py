@@ -313,7 +313,13 @@ async def test_closed_single_location_offers_no_way_to_order(
         screen = app.screen
         assert isinstance(screen, WelcomeScreen)
         assert screen.methods == []
-        assert "We open tomorrow at" in banner(pilot)
+        # The reason at the top, where the ways to order would be, not on the bottom row under
+        # an empty screen (issue 33).
+        reason = screen.query_one("#welcome-later")
+        said = str(reason.render())
+        assert "We open tomorrow at" in said, said
+        assert reason.display and reason.region.y < 10, reason.region
+        assert not banner(pilot)
         hours = str(screen.query_one("#welcome-hours").render())
         assert "today" in hours and "today closed today" not in hours
 

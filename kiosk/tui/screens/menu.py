@@ -79,6 +79,14 @@ class ProductList(RowList["menu_model.Row"]):
         self._headers = [i for i, row in enumerate(rows) if isinstance(row, Header)]
         super().set_rows(rows, keep_key=keep_key)
 
+    def room_below(self) -> int:
+        # A category chosen in the sidebar puts its heading at the top of the list (issue 33):
+        # the last ones too, which needs room to scroll past the end of a long list.
+        view = self.container_size.height
+        if not self._headers or len(self.rows) <= view:
+            return 0
+        return max(0, view - (len(self.rows) - self._headers[-1]))
+
     def header_of(self, index: int) -> Header | None:
         at = bisect_right(self._headers, index) - 1
         if at < 0:
