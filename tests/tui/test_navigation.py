@@ -91,7 +91,12 @@ async def test_arrows_reach_every_control_on_every_screen(tmp_path: Path) -> Non
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, LocationScreen)
-        assert await reaches_every_control(pilot) == ["LocationList#locations"]
+        # The language is chosen on the first screen too (issue 33).
+        assert await reaches_every_control(pilot) == [
+            "Button#lang-en",
+            "Button#lang-es",
+            "LocationList#locations",
+        ]
         assert "↑↓←→ Move" in footer_keys(pilot)
 
         # Welcome: the text size and the languages on the hours line, then the list.
