@@ -151,7 +151,9 @@ async def test_help_calls_staff_once_and_staff_clear_it(
         assert "help" not in footer_actions(pilot)  # staff's screen: no Help key
         health = staff_text(pilot, "#staff-health")
         assert health.startswith(f"HELP REQUESTED on terminal {TERMINAL} at ")
-        assert f"Order in progress: {cart_id}, 1 item, total " in health
+        # The order by what it holds and its total, not its id (issue 33).
+        assert "Order in progress: 1 × Chocolate Chip Cookie · total $" in health, health
+        assert cart_id not in health
         assert staff_ids(pilot)[:2] == ["back", "help-clear"]
         await choose(pilot, "help-clear")
         assert "HELP REQUESTED" not in staff_text(pilot, "#staff-health")

@@ -91,7 +91,12 @@ async def test_arrows_reach_every_control_on_every_screen(tmp_path: Path) -> Non
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, LocationScreen)
-        assert await reaches_every_control(pilot) == ["LocationList#locations"]
+        # The language is chosen on the first screen too (issue 33).
+        assert await reaches_every_control(pilot) == [
+            "Button#lang-en",
+            "Button#lang-es",
+            "LocationList#locations",
+        ]
         assert "↑↓←→ Move" in footer_keys(pilot)
 
         # Welcome: the text size and the languages on the hours line, then the list.
@@ -313,7 +318,13 @@ async def test_closed_single_location_offers_no_way_to_order(
         screen = app.screen
         assert isinstance(screen, WelcomeScreen)
         assert screen.methods == []
-        assert "We open tomorrow at" in banner(pilot)
+        # The reason at the top, where the ways to order would be, not on the bottom row under
+        # an empty screen (issue 33).
+        reason = screen.query_one("#welcome-later")
+        said = str(reason.render())
+        assert "We open tomorrow at" in said, said
+        assert reason.display and reason.region.y < 10, reason.region
+        assert not banner(pilot)
         hours = str(screen.query_one("#welcome-hours").render())
         assert "today" in hours and "today closed today" not in hours
 

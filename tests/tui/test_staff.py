@@ -16,6 +16,7 @@ from kiosk.tui.screens.location import LocationScreen
 from kiosk.tui.screens.menu import MenuScreen
 from kiosk.tui.screens.staff import LocationChoice, StaffScreen
 from kiosk.tui.screens.welcome import WelcomeScreen
+from kiosk.tui.widgets.dialogs import ConfirmDialog
 
 from .conftest import WESTSIDE, settle
 from .test_kiosk_mode import PIN, keys, kiosk_with, pin_hash, to_menu_with_cookie, type_pin
@@ -66,7 +67,12 @@ async def test_health_line_reset_and_faults(tmp_path: Path) -> None:
         health = staff_text(pilot, "#staff-health")
         assert "Kiosk mode on" in health and "staff PIN set" in health
         assert "API reachable" in health and "last error: none" in health
-        assert f"Order in progress: {cart_id}" in health
+        # The order as staff can speak of it: its items and total, not its id (issue 33).
+        cart = app.cart
+        assert cart is not None and cart.items
+        first = cart.items[0]
+        assert f"Order in progress: {first.quantity} × {first.name}" in health, health
+        assert f"total {cart.order_total_formatted}" in health and cart_id not in health
         # Locations by name, not id; the customer's F9 is not offered: staff have their reset.
         assert "Lantern Downtown: ●" in health and f"{app.location_id}:" not in health
         assert "f9" not in app.screen.active_bindings
@@ -87,8 +93,17 @@ async def test_health_line_reset_and_faults(tmp_path: Path) -> None:
         await choose(pilot, "faults-off")
         assert k.backend.faults.error_rate == 0 and k.backend.faults.burst_429 == 0
 
-        # Reset: the cart is deleted on the server, back to the first screen.
+        # Reset asks first, saying what is dropped; No keeps the order.
         await choose(pilot, "reset")
+        assert isinstance(app.screen, ConfirmDialog)
+        detail = str(app.screen.query_one("#dialog-detail", Static).render())
+        assert f"{first.quantity} × {first.name}" in detail and cart_id not in detail, detail
+        await keys(pilot, "n")
+        assert isinstance(app.screen, StaffScreen)
+        assert cart_id in k.backend.carts.ids()
+        # Yes: the cart is deleted on the server, back to the first screen.
+        await choose(pilot, "reset")
+        await keys(pilot, "y")
         assert isinstance(app.screen, LocationScreen)
         assert cart_id not in k.backend.carts.ids()
         assert not app.visit.state.has_order
@@ -161,6 +176,11 @@ async def test_switch_location(tmp_path: Path) -> None:
         ids = [choice.get_option_at_index(i).id for i in range(choice.option_count)]
         choice.highlighted = ids.index(WESTSIDE.id)
         await keys(pilot, "enter")
+        # An order is open: asked first, with what it holds.
+        assert isinstance(app.screen, ConfirmDialog)
+        assert "total" in str(app.screen.query_one("#dialog-detail", Static).render())
+        assert cart_id in k.backend.carts.ids()
+        await keys(pilot, "y")
         # The order in progress was discarded; the kiosk now serves Westside only.
         assert cart_id not in k.backend.carts.ids()
         assert app.services.location_ids == [WESTSIDE.id]
@@ -241,6 +261,17 @@ async def test_the_staff_screen_shows_the_fleet_metrics(tmp_path: Path) -> None:
             screen.show_health()
         assert updates == []
         del shown.update
+        # Reset asks first, saying what is dropped (items and total, not an id); No keeps it.
+        cart = app.cart
+        assert cart is not None and cart.items
+        await choose(pilot, "reset")
+        assert isinstance(app.screen, ConfirmDialog)
+        detail = str(app.screen.query_one("#dialog-detail", Static).render())
+        assert f"1 × {cart.items[0].name}" in detail, detail
+        assert f"total {cart.order_total_formatted}" in detail and cart.id not in detail
+        await keys(pilot, "n")
+        assert isinstance(app.screen, StaffScreen) and app.visit.state.has_order
         # Staff reset the order in progress: counted as a reset, not as abandoned.
         await choose(pilot, "reset")
+        await keys(pilot, "y")
         assert metrics.orders["reset"] == 1 and metrics.orders["abandoned"] == 0

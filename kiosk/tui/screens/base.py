@@ -113,6 +113,12 @@ class KioskScreen(Screen[Any]):
     def header_subtitle(self) -> str:
         return _(self.TITLE)
 
+    def main_key(self) -> tuple[str, str] | None:
+        """The screen's main action as the footer's first key: (key, words). A key the screen
+        binds and shows moves to the front; another (a list's Enter) is named there. None: the
+        footer's own ranking (F2, F4 first)."""
+        return None
+
     @property
     def active_bindings(self) -> dict[str, ActiveBinding]:
         return translated_bindings(super().active_bindings)

@@ -14,11 +14,12 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from kiosk.i18n import N_, _, language
+from kiosk.i18n import LANGUAGES, N_, _, language
 from kiosk.tui.labels import METHODS
 from kiosk.tui.palette import tone
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
+from kiosk.tui.widgets.language import LanguageBar
 from kiosk.tui.widgets.lists import TextRow, TextRowList
 from kiosk.tui.widgets.recall import RecallLine, show_number
 from kiosk.tui.widgets.rowlist import RowList
@@ -39,7 +40,12 @@ class LocationScreen(KioskScreen):
         Binding("escape", "back", "Back", show=False),
         # The last order's number again (said on the screen when there is one).
         Binding("n", "show_number", show=False),
+        # The first screen a customer sees: their language is chosen here too.
+        Binding("f3", "next_language", N_("Language")),
     ]
+
+    def main_key(self) -> tuple[str, str] | None:
+        return ("enter", _("Choose"))  # the focused list's choice, first in the footer
 
     def action_show_number(self) -> None:
         show_number(self.app)
@@ -63,6 +69,7 @@ class LocationScreen(KioskScreen):
         self.drawn_in = language()
         with Vertical(id="location-body"):
             yield Static(Text(_("Where would you like to order from?"), style="bold"), id="prompt")
+            yield LanguageBar(id="languages")
             yield LocationList(id="locations")
             yield Static(
                 Text(_("↑↓ choose · Enter or 1-9 to select"), style="dim"), id="location-help"
@@ -75,9 +82,24 @@ class LocationScreen(KioskScreen):
     async def on_screen_resume(self) -> None:
         # Back from the welcome screen, where the customer chose another language: drawn in it.
         if getattr(self, "drawn_in", language()) != language():
-            await self.recompose()
-            self.apply_density()
-            self.load()
+            await self.relanguage()
+
+    async def relanguage(self) -> None:
+        """Drawn again in the language just chosen (KioskApp.set_language)."""
+        on_bar = isinstance(getattr(self.focused, "parent", None), LanguageBar)
+        await self.recompose()
+        self.apply_density()
+        self.load()
+        if on_bar:
+            self.query_one(LanguageBar).focus_current()
+
+    async def on_language_bar_chosen(self, event: LanguageBar.Chosen) -> None:
+        event.stop()
+        await self.kiosk.set_language(event.code)
+
+    async def action_next_language(self) -> None:
+        codes = list(LANGUAGES)
+        await self.kiosk.set_language(codes[(codes.index(language()) + 1) % len(codes)])
 
     def load(self) -> None:
         services = self.kiosk.services

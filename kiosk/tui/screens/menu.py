@@ -20,12 +20,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.strip import Strip
-from textual.widgets import Static
+from textual.widgets import Button, Static
 
 from kiosk.i18n import N_, _, money_locale
 from kiosk.ordering import diet
 from kiosk.tui import menu_model
 from kiosk.tui.a11y import large_text
+from kiosk.tui.cartview import total_rows
 from kiosk.tui.contract import shop_currency
 from kiosk.tui.menu_model import Header
 from kiosk.tui.palette import tone
@@ -38,6 +39,7 @@ from kiosk.tui.widgets.rowlist import RowList
 
 if TYPE_CHECKING:
     from kiosk.api import MenuProduct, MenusResponse
+    from kiosk.api.models import Cart
 
 
 @lru_cache(maxsize=1024)
@@ -76,6 +78,14 @@ class ProductList(RowList["menu_model.Row"]):
             keep_key = self.cursor_key  # read with the old rows' headers
         self._headers = [i for i, row in enumerate(rows) if isinstance(row, Header)]
         super().set_rows(rows, keep_key=keep_key)
+
+    def room_below(self) -> int:
+        # A category chosen in the sidebar puts its heading at the top of the list (issue 33):
+        # the last ones too, which needs room to scroll past the end of a long list.
+        view = self.container_size.height
+        if not self._headers or len(self.rows) <= view:
+            return 0
+        return max(0, view - (len(self.rows) - self._headers[-1]))
 
     def header_of(self, index: int) -> Header | None:
         at = bisect_right(self._headers, index) - 1
@@ -295,6 +305,8 @@ class MenuScreen(KioskScreen):
     # Letters go to the search, so retrying is F5 here.
     TYPE_AHEAD = True
     BINDINGS = [
+        # Shown once the order has lines (check_action): then the menu's main action.
+        Binding("f2", "checkout", N_("Checkout")),
         Binding("f4", "view_cart", N_("Your order")),
         # Also said on the search line ("F6 diet: ..."): in the footer when it has room.
         Binding("f6", "diet_filter", N_("Diet filter")),
@@ -327,11 +339,18 @@ class MenuScreen(KioskScreen):
                 yield ProductList(id="products")
                 yield FullName(id="product-full-name")
                 yield Static(id="mark-legend")
-            yield CartPanel(id="cart-panel")
-        yield CartBar(id="cart-bar")
+            # Wide: the order beside the menu with its checkout under it; narrow (and large
+            # text): the one-line order bar with its own.
+            with Vertical(id="order-column"):
+                yield CartPanel(id="cart-panel")
+                yield Button("", id="order-checkout", variant="success", classes="main-action")
+        with Horizontal(id="order-bar"):
+            yield CartBar(id="cart-bar")
+            yield Button("", id="bar-checkout", variant="success", compact=True)
 
     def on_mount(self) -> None:
         self._show_search()
+        self.watch(self.app, "cart", self._cart_changed)
         self.load()
         message = self.kiosk.visit.state.session_message
         if message:
@@ -340,6 +359,53 @@ class MenuScreen(KioskScreen):
 
     def on_unmount(self) -> None:
         gc.unfreeze()  # see _loaded
+
+    def apply_density(self, compact: bool | None = None) -> None:
+        super().apply_density(compact)
+        # The order bar is one line at every size (large text shows it at 120x40 too).
+        self.query_one("#bar-checkout", Button).compact = True
+
+    def _cart_changed(self, cart: Cart | None) -> None:
+        has_lines = cart is not None and bool(cart.items)
+        label = (
+            _("Checkout · {total}").format(total=total_rows(cart)[-1][1])
+            if cart is not None and has_lines
+            else ""
+        )
+        for button in self.query("#order-checkout, #bar-checkout").results(Button):
+            button.label = label
+            button.display = has_lines
+        self.refresh_bindings()  # F2 comes and goes with the order's lines
+
+    def main_key(self) -> tuple[str, str] | None:
+        cart = self.kiosk.cart
+        if cart is not None and cart.items:
+            return ("f2", _("Checkout"))
+        return ("enter", _("Choose"))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "checkout":
+            cart = self.kiosk.cart
+            return cart is not None and bool(cart.items)
+        return True
+
+    def action_checkout(self) -> None:
+        """From the menu straight to checkout; the order screen lies under it, so that Esc
+        there goes back to the order (its tip, time and code) as it says."""
+        cart = self.kiosk.cart
+        if cart is None or not cart.items:
+            return
+        from kiosk.tui.screens.cart import CartScreen
+        from kiosk.tui.screens.checkout import CheckoutScreen
+
+        self.clear_search()
+        self.app.push_screen(CartScreen())
+        self.app.push_screen(CheckoutScreen())
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id in ("order-checkout", "bar-checkout"):
+            event.stop()
+            self.action_checkout()
 
     def on_screen_resume(self) -> None:
         # The order time may have changed on the cart screen: the menu depends on it.

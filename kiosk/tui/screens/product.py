@@ -6,13 +6,13 @@ server's refusal is shown at the group it names."""
 from __future__ import annotations
 
 from collections.abc import Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
-from textual.binding import Binding
+from textual.binding import ActiveBinding, Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Static
 
@@ -242,7 +242,9 @@ class ProductScreen(KioskScreen):
             yield FullName(id="option-full-name")
             yield Static(
                 Text(
-                    _("↑↓ move · Space/Enter choose · +/− amount · 1-9 how many · F2 add"),
+                    _("↑↓ move · Space/Enter choose · +/− amount · 1-9 how many · F2 update")
+                    if self.editing is not None
+                    else _("↑↓ move · Space/Enter choose · +/− amount · 1-9 how many · F2 add"),
                     style="dim",
                 ),
                 id="product-help",
@@ -262,6 +264,22 @@ class ProductScreen(KioskScreen):
 
     def on_mount(self) -> None:
         self.load()
+
+    @property
+    def active_bindings(self) -> dict[str, ActiveBinding]:
+        found = super().active_bindings
+        if self.editing is None:
+            return found
+        # Editing a line: the footer says what the button says, and where Esc goes back to.
+        words = {"add": _("Update my order"), "back": _("Back to your order")}
+        return {
+            key: active._replace(
+                binding=replace(active.binding, description=words[active.binding.action])
+            )
+            if active.binding.action in words
+            else active
+            for key, active in found.items()
+        }
 
     def load(self) -> None:
         kiosk = self.kiosk
@@ -352,7 +370,12 @@ class ProductScreen(KioskScreen):
             self.query_one("#product-help", Static).update(
                 Text.assemble(
                     (_("No choices to make.") + " ", "bold"),
-                    (_("How many: 1-9 or +/− · F2 adds it to your order"), "dim"),
+                    (
+                        _("How many: 1-9 or +/− · F2 updates your order")
+                        if self.editing is not None
+                        else _("How many: 1-9 or +/− · F2 adds it to your order"),
+                        "dim",
+                    ),
                 )
             )
             self.query_one("#add", Button).focus()

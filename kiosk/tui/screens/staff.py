@@ -268,9 +268,7 @@ class StaffScreen(Screen[None]):
                     text.append("no failure seen")
             if services.metrics is not None:  # kiosk.metrics: what Prometheus scrapes too
                 text.append("\n" + services.metrics.summary())
-            cart_id = kiosk.visit.state.cart_id
-            text.append("\nOrder in progress: ")
-            text.append(clean(cart_id, 40) if cart_id else "none")
+            text.append("\nOrder in progress: " + self.order_words())
         if text != self._health_shown:
             # Only a change is drawn: at rest the counter's terminal gets nothing (issue 23).
             self._health_shown = text
@@ -312,10 +310,30 @@ class StaffScreen(Screen[None]):
         from kiosk.api.money import format_money
 
         total = cart.order_total_formatted or format_money(cart.order_total, cart.currency)
-        items = cart.total_quantity
-        return (
-            f"{clean(cart_id, 40)}, {items} item{'' if items == 1 else 's'}, "
-            f"total {clean(total, 20)}"
+        # What staff can tell the customer about: the items and the total, not the order's id.
+        lines = ", ".join(f"{item.quantity} × {clean(item.name, 40)}" for item in cart.items)
+        return f"{lines or 'no items'} · total {clean(total, 20)}"
+
+    def confirm_drop(self, question: str, yes: str, then: Callable[[], object]) -> None:
+        """Ask before an open order is dropped (a reset, a switch of location), saying what it
+        holds; with no order there is nothing to lose, and `then` runs at once."""
+        if not _kiosk(self).visit.state.cart_id:
+            then()
+            return
+        from kiosk.tui.widgets.dialogs import ConfirmDialog
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                then()
+
+        self.app.push_screen(
+            ConfirmDialog(
+                question,
+                detail="The order in progress is dropped: " + self.order_words(),
+                yes=yes,
+                no="Keep the order",
+            ),
+            answered,
         )
 
     # Actions --------------------------------------------------------------------------------------
@@ -386,7 +404,7 @@ class StaffScreen(Screen[None]):
         if action == "back":
             self.action_close()
         elif action == "reset":
-            kiosk.reset_now()
+            self.confirm_drop("Reset the customer session?", "Reset", kiosk.reset_now)
         elif action == "help-clear":
             if kiosk.clear_help():
                 self.say("Help request cleared.")
@@ -455,8 +473,12 @@ class StaffScreen(Screen[None]):
             if choice is None:
                 return
             ids = list(services.clients) if choice == ALL_LOCATIONS else [choice]
-            # An app worker: this screen's own would die with the screens the switch pops.
-            self.app.run_worker(kiosk.serve_locations(ids), group="reset", exit_on_error=False)
+
+            def switch() -> None:
+                # An app worker: this screen's own would die with the screens the switch pops.
+                self.app.run_worker(kiosk.serve_locations(ids), group="reset", exit_on_error=False)
+
+            self.confirm_drop("Switch location?", "Switch", switch)
 
         self.app.push_screen(LocationChoice(choices), chosen)
 

@@ -21,7 +21,7 @@ from kiosk.tui.labels import METHODS, postal_label
 from kiosk.tui.palette import tone
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
-from kiosk.tui.widgets.chrome import FieldError, KioskHeader
+from kiosk.tui.widgets.chrome import FieldError, KioskHeader, speak
 from kiosk.tui.widgets.fields import TextField
 from kiosk.tui.widgets.language import LanguageBar
 from kiosk.tui.widgets.lists import TextRow, TextRowList
@@ -82,6 +82,9 @@ class WelcomeScreen(KioskScreen):
         # The last order's number again (said on the screen when there is one).
         Binding("n", "show_number", show=False),
     ]
+
+    def main_key(self) -> tuple[str, str] | None:
+        return ("enter", _("Choose"))  # the focused list's choice, first in the footer
 
     def action_show_number(self) -> None:
         show_number(self.app)
@@ -196,18 +199,26 @@ class WelcomeScreen(KioskScreen):
         if status.known:
             hours.append(f" · {status.today_phrase}", style=tone(self.app, "muted"))
         closed = self.closed_for_orders(location)
+        # Closed with no orders for later: no way to order is offered, only when it opens.
+        self.methods = [] if closed is not None else self.orderable_methods(location, ways=ways)
         later = ""
-        if closed is None and status.known and status.is_open is False:
+        if closed is not None:
+            # At the top where the ways to order would be, not on the bottom row under an empty
+            # screen (issue 33); said aloud as a banner would be.
+            later = closed
+        elif not self.methods:
+            later = _("This restaurant is not taking orders right now.")
+            later += " " + _("Please ask staff.")
+        elif status.known and status.is_open is False:
             # Said before the first choice, not learnt in the cart (issue 20): the order will be
             # for later, and the customer picks the time in the order.
             later = _("We're closed now: you can order for later and choose the time.")
+        if later:
             self.query_one("#welcome-later", Static).update(
                 Text(later, style=tone(self.app, "warn"))
             )
         self.query_one("#welcome-later").display = bool(later)
         self.query_one("#welcome-hours", Static).update(hours)
-        # Closed with no orders for later: no way to order is offered, only when it opens.
-        self.methods = [] if closed is not None else self.orderable_methods(location, ways=ways)
         self.query_one("#prompt").display = closed is None
         rows = []
         for number, method in enumerate(self.methods, start=1):
@@ -221,12 +232,8 @@ class WelcomeScreen(KioskScreen):
         methods.styles.height = max(len(rows), 1)
         if not self.query_one("#details").display:  # drawn again under an open form: not there
             methods.focus()
-        if closed is not None:
-            self.say(closed, kind="info")
-        elif not self.methods:
-            self.say(
-                _("This restaurant is not taking orders right now."), hint=_("Please ask staff.")
-            )
+        if closed is not None or not self.methods:
+            speak(self, later, "info")
         else:
             self._say_refusal(self.kiosk.visit.state.way_refused)
 

@@ -8,6 +8,7 @@ from typing import Any, NamedTuple
 from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widget import Widget
 from textual.widgets import Footer, Static
@@ -81,7 +82,17 @@ class KioskFooter(Footer):
     # Lower first. Keys not named here rank between Esc and F9. The keys a screen's own hint
     # line names too (F6, Space, Del) come last, after the arrows: the first left out when the
     # line is short. Help (F1) beside Esc: never the one left out.
-    RANK = {"f2": 0, "f4": 0, "escape": 1, "f1": 1, "f9": 3, "f6": 5, "space": 5, "delete": 5}
+    RANK = {
+        "f2": 0,
+        "f4": 0,
+        "enter": 0,
+        "escape": 1,
+        "f1": 1,
+        "f9": 3,
+        "f6": 5,
+        "space": 5,
+        "delete": 5,
+    }
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, show_command_palette=False, **kwargs)
@@ -94,13 +105,24 @@ class KioskFooter(Footer):
             return ()
         seen: set[str] = set()
         keys: list[tuple[int, _Key]] = []
+        # The screen's main action first, whatever its key (KioskScreen.main_key).
+        main_key = getattr(self.screen, "main_key", lambda: None)()
+        main = main_key[0] if main_key else None
         for _node, binding, enabled, tooltip in self.screen.active_bindings.values():
             if not binding.show or binding.action in seen:
                 continue
             seen.add(binding.action)
             shown = self.app.get_key_display(binding)
             key = _Key(binding.key, shown, binding.description, binding.action, enabled, tooltip)
-            keys.append((self.RANK.get(binding.key.split(",")[0], 2), key))
+            first = binding.key.split(",")[0]
+            keys.append((-1 if first == main else self.RANK.get(first, 2), key))
+            if first == main:
+                main = None
+        if main_key and main is not None:
+            # Not a shown binding of the screen (a list's Enter): named here; a click on it
+            # sends the key, as Textual's footer does.
+            shown = self.app.get_key_display(Binding(main, ""))
+            keys.append((-1, _Key(main, shown, main_key[1], "", True, "")))
         move = _("Move")
         keys.append((4, _Key("down", self.MOVE_KEYS, move, "move(1)", True, "")))
         keys.sort(key=lambda k: k[0])

@@ -37,6 +37,9 @@ class LanguageBar(Horizontal):
                 id=f"lang-{code}",
                 variant="primary" if code == current else "default",
                 compact=True,
+                # Marked in every theme as a chosen tip is (theme.tcss: filled in high
+                # contrast, underlined without colour), not by the variant's colour alone.
+                classes="-chosen" if code == current else "",
             )
 
     @property

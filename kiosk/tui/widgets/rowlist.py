@@ -171,12 +171,16 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
                 target = self._first_selectable(at, -1)
         if target is None:
             target = self._first_selectable(0, 1)
-        self._set_height(len(rows))
+        self._set_height(len(rows) + self.room_below())
         self._move_to(target, announce=True)
         self._refresh_rows(max(old_count, len(rows)))
         # The new virtual size takes effect at the next layout: scroll to the cursor after it.
         self.call_after_refresh(self._scroll_cursor_visible)
         self._speak()  # the row under the cursor may read otherwise now (chosen, a quantity)
+
+    def room_below(self) -> int:
+        """Blank lines the list may scroll into past its last row (none here; see ProductList)."""
+        return 0
 
     def _speak(self) -> None:
         """Tell speech (kiosk.tui.spoken) the cursor's row may have changed; nothing when off."""
@@ -376,11 +380,15 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
 
     # Drawing --------------------------------------------------------------------------------------
     def on_resize(self, event: events.Resize) -> None:
-        self.virtual_size = Size(self.scrollable_content_region.width, len(self._rows))
+        self.virtual_size = Size(
+            self.scrollable_content_region.width, len(self._rows) + self.room_below()
+        )
         self._scroll_cursor_visible()
 
     def on_mount(self) -> None:
-        self.virtual_size = Size(self.scrollable_content_region.width, len(self._rows))
+        self.virtual_size = Size(
+            self.scrollable_content_region.width, len(self._rows) + self.room_below()
+        )
 
     def on_focus(self) -> None:
         if self.cursor is not None:
