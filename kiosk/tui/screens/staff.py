@@ -168,6 +168,7 @@ DEMO_HINTS = (
     " `kiosk demo --lan`."
 )
 
+
 class StaffScreen(Screen[None]):
     """Health, and what staff may do: reset, switch location, demo faults, exit."""
 
