@@ -35,6 +35,8 @@ from aiohttp import web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
+from kiosk.ordering.recent import RECENT_FILE
+
 log = logging.getLogger(__name__)
 
 TEMPLATES = Path(__file__).resolve().parent / "web"
@@ -45,7 +47,9 @@ _TOKEN = re.compile(r"[0-9a-f]{32}")
 # A browser terminal's id: "web-" and a hash of the cookie and the tab (kiosk.config's form).
 TERMINAL_PREFIX = "web-"
 # Files a kiosk leaves in its terminal folder that hold nothing to come back for.
-_LOCK_FILES = {"kiosk.lock", "kiosk.json"}
+# What a tab's folder holds besides an order to resume: the lock, and the last number for
+# "Missed your order number?" (which a closed tab has nobody left to show to).
+_LOCK_FILES = {"kiosk.lock", "kiosk.json", RECENT_FILE}
 STALE_AFTER = 24 * 3600.0
 
 
@@ -64,7 +68,7 @@ def forget_if_done(folder: Path) -> bool:
     except OSError:
         return False
     if names - _LOCK_FILES:
-        return False
+        return False  # an order to resume (the resume file), or something else to keep
     shutil.rmtree(folder, ignore_errors=True)
     return True
 

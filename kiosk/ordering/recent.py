@@ -17,13 +17,16 @@ from pathlib import Path
 
 from kiosk.paths import atomic_write
 
-__all__ = ["RECALL_WINDOW", "RecentNumber"]
+__all__ = ["RECALL_WINDOW", "RECENT_FILE", "RecentNumber"]
 
 log = logging.getLogger("kiosk.ordering")
 
 # Seconds after an order during which its number can be shown again: about a kitchen's wait,
 # short enough that the line is not offered to the customer after next.
 RECALL_WINDOW = 300.0
+# Its file in the terminal's state folder, beside the resume file: not an order to resume, so a
+# browser tab's folder still goes with its tab (kiosk.serve.forget_if_done).
+RECENT_FILE = "recent-number.json"
 # The longest a number may be: anything longer in the file is not ours.
 _MAX_NUMBER = 64
 

@@ -44,7 +44,7 @@ from kiosk.ordering.clock import LocationClock
 from kiosk.ordering.delivery import DeliveryOffer, delivery_offer, zone_for
 from kiosk.ordering.events import OrderEvent, OrderObserver, tell
 from kiosk.ordering.lifecycle import OrderSnapshot, Phase, WayToOrder
-from kiosk.ordering.recent import RecentNumber
+from kiosk.ordering.recent import RECENT_FILE, RecentNumber
 from kiosk.ordering.selections import request_selections, same_selections, unnamed_options
 
 if TYPE_CHECKING:
@@ -265,7 +265,7 @@ class Visit:
         self._payment_session: PaymentSession | None = None
         # The last paid order's number, kept beside the resume file (kiosk.ordering.recent).
         self.recent = RecentNumber(
-            cart_id_file.with_name("recent-number.json") if cart_id_file is not None else None,
+            cart_id_file.with_name(RECENT_FILE) if cart_id_file is not None else None,
             wall_clock,
         )
 

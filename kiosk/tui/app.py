@@ -239,7 +239,7 @@ class KioskApp(KioskMode, Accessibility, App[None]):
 
     # Start and reset ------------------------------------------------------------------------------
     def on_mount(self) -> None:
-        self.screen_change_signal.subscribe(self, self._screen_changed)
+        self.screen_change_signal.subscribe(self, self._speak_screen)
         if self._services is not None:
             self.push_screen(self._start_screen())
             self.kiosk_started()
@@ -254,7 +254,9 @@ class KioskApp(KioskMode, Accessibility, App[None]):
         self.push_screen(boot_screen)
         self.call_after_refresh(self._after_first_frame, boot_screen)
 
-    def _screen_changed(self, screen: Any) -> None:
+    def _speak_screen(self, screen: Any) -> None:
+        # Not `_screen_changed`: that is KioskMode's hook (the health line, out of order), which
+        # a method of the same name here would replace.
         if self.announcer is not None:
             self.announcer.screen_changed(screen)
 

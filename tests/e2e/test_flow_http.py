@@ -20,7 +20,6 @@ from kiosk.tui.screens.location import LocationScreen
 from kiosk.tui.screens.menu import MenuScreen
 from kiosk.tui.screens.payment import PaymentScreen
 from kiosk.tui.screens.product import ProductScreen
-from kiosk.tui.widgets.chrome import Banner
 from tests.tui.conftest import no_thanks, settle
 
 # Tuesday 13:00 in New York: Downtown open, the lunch menu on.
@@ -64,7 +63,8 @@ async def test_order_over_http(server: ServerThread, tmp_path: Path) -> None:
         assert backend.get_cart_json(cart_id)["checkoutUrl"].startswith(server.url)
         await pilot.press("d")
         await settle(pilot)
-        assert "declined" in app.screen.query_one(Banner).message.lower()
+        # The payment's state and its one note (issue 33: no bottom toast on a payment).
+        assert "declined" in str(app.screen.query_one("#pay-note").render()).lower()
         await pilot.press("a")
         await settle(pilot)
         assert isinstance(app.screen, DoneScreen)

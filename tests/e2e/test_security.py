@@ -90,7 +90,9 @@ async def test_no_key_or_client_secret_in_logs_screens_exceptions_or_reprs(
     async def decline_then_approve() -> None:
         payment = app.screen
         await walk.pilot.press("d")
-        await walk.until("the decline", lambda: bool(payment.banner.message))
+        # The payment's one note says what happened (issue 33: no bottom toast on a payment).
+        note = payment.query_one("#pay-note")
+        await walk.until("the decline", lambda: "declined" in str(note.render()).lower())
         on_screen("payment declined", payment)
         qr = payment.query_one("#qr")
         screens["qr data"] = str(qr.data)  # type: ignore[attr-defined]

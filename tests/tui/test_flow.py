@@ -16,6 +16,7 @@ from textual import events
 from textual.app import _character_to_key
 from textual.pilot import Pilot
 
+from kiosk.i18n import _
 from kiosk.tui.screens.cart import CartScreen
 from kiosk.tui.screens.checkout import CheckoutScreen
 from kiosk.tui.screens.done import DoneScreen
@@ -109,9 +110,10 @@ async def checkout_and_pay(k: Kiosk, pilot: Pilot[Any], paid: str = "keys") -> d
     assert qr.data == server["checkoutUrl"]
     if paid == "keys":
         await keys(pilot, "d")
-        # The payment's state is the screen's headline, in the error colour (issue 33).
+        # The payment's state is the screen's headline, in the error colour (issue 33), in
+        # the customer's language.
         headline = str(pilot.app.screen.query_one("#pay-title").render())
-        assert "did not go through" in headline, headline
+        assert headline == _("Your payment did not go through"), headline
         assert k.server_cart()["status"] == "LOCKED"
         await keys(pilot, "a")
     else:

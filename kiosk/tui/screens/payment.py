@@ -37,6 +37,7 @@ from kiosk.tui.errors import Failure, describe
 from kiosk.tui.palette import tone
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
+from kiosk.tui.widgets.chrome import speak
 from kiosk.tui.widgets.order_number import OrderNumber
 from kiosk.tui.widgets.qr import QRCode
 
@@ -92,6 +93,8 @@ class PaymentScreen(KioskScreen):
         self.declined = False
         # The cart expired or was deleted: the screen offers only a new order.
         self.gone = False
+        # The headline last drawn: a new state that went wrong is said once.
+        self._said_headline: str | None = None
         # The last look failed (the service out of reach): the headline says so until one works.
         self.unreachable = False
         # "I have paid" pressed: the number of looks by then, so the next one can answer it.
@@ -158,14 +161,24 @@ class PaymentScreen(KioskScreen):
 
     # One message at a time --------------------------------------------------------------------
     def _headline(self, text: str, *, kind: str = "") -> None:
-        """The payment's state, in the error colour when it went wrong."""
+        """The payment's state, in the error colour when it went wrong (said when it changes,
+        where speech is on)."""
         style = f"bold {tone(self.app, 'error')}" if kind == "error" else "bold"
-        self.query_one("#pay-title", Static).update(Text(text, style=style))
+        title = self.query_one("#pay-title", Static)
+        changed = self._said_headline != text
+        self._said_headline = text
+        title.update(Text(text, style=style))
+        if changed and kind == "error":  # the waiting title is said with the screen itself
+            speak(title, text, kind)
 
     def _note(self, text: str = "", *, kind: str = "") -> None:
-        """At most one line beneath the headline (what just happened); empty clears it."""
+        """At most one line beneath the headline (what just happened); empty clears it. Said
+        where speech is on, as a banner's message is."""
         style = tone(self.app, kind) if kind else ""
-        self.query_one("#pay-note", Static).update(Text(text, style=style))
+        note = self.query_one("#pay-note", Static)
+        note.update(Text(text, style=style))
+        if text:
+            speak(note, text, kind or "info")
 
     def _focus_first(self) -> None:
         """What a customer waiting to pay may need: the counter where it is offered, else the way
