@@ -609,7 +609,8 @@ def test_a_restart_after_the_orders_way_was_switched_off_keeps_its_time_and_says
         lambda m: m.restart(False),
     )
     state = machine.visit.state
-    assert state.session_message == (
+    # The refusal is said where the welcome reads it (VisitState.way_refused).
+    assert state.way_refused == (
         "Delivery orders are not available at Harbour Noodles Quayside right now."
     )
     assert state.order_time.order_time == "16:15" and len(state.cart.items) == 1

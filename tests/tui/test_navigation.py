@@ -140,7 +140,9 @@ async def test_arrows_reach_every_control_on_every_screen(tmp_path: Path) -> Non
         await type_text(pilot, "latte")
         await keys(pilot, "enter")
         assert isinstance(app.screen, ProductScreen)
+        # The description's box too (it scrolls a long description whole: issue 33).
         assert await reaches_every_control(pilot, limit=30) == [
+            "VerticalScroll#product-info-box",
             "ModifierList#modifiers",
             "Button#qty-less",
             "Button#qty-more",
