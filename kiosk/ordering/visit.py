@@ -668,13 +668,9 @@ class Visit:
         if self._order is None:
             self._order = "open"
             tell(self.observer, OrderEvent.STARTED)
-        self._set(
-            fulfillment_method=str(fulfillment_method),
-            table_number=table_number,
-            delivery=delivery,
-            room=room,
-            way_refused=None,
-        )
+        # The way itself is the store's record (WAY_CHOSEN) and the server's cart, derived in
+        # _sync_store: only the refusal it answers is cleared here.
+        self._set(way_refused=None)
         return cart
 
     async def start_with_details(
