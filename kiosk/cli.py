@@ -236,25 +236,15 @@ def _menu(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from kiosk import __version__
-
-    parser = _Parser(
-        prog=PROG,
-        description="A terminal ordering kiosk for the Storefront API.",
-        epilog=EXAMPLES[None],
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
-    _common(parser)
-    _backend(parser)
-    _terminal(parser)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-
+def _run_command(sub: Any) -> None:
+    """The default command: the kiosk on the configured backend."""
     run = _sub(sub, "run", "run the kiosk on the configured backend (the default command)")
     _backend(run)
     _terminal(run)
 
+
+def _demo_command(sub: Any) -> None:
+    """The kiosk on the embedded demo backend."""
     demo = _sub(sub, "demo", "run the kiosk on the embedded demo backend")
     _terminal(demo)
     _api(demo)
@@ -284,6 +274,9 @@ def build_parser() -> argparse.ArgumentParser:
         "QR code opens on a phone on the same network (the demo API is then reachable there too)",
     )
 
+
+def _demo_server_command(sub: Any) -> None:
+    """The demo backend over HTTP."""
     server = _sub(sub, "demo-server", "serve the demo backend over HTTP")
     server.add_argument(
         "--host",
@@ -324,6 +317,9 @@ def build_parser() -> argparse.ArgumentParser:
         "may lose the last writes on power loss (never corrupts the database)",
     )
 
+
+def _doctor_command(sub: Any) -> None:
+    """The checks, and the test order."""
     doctor = _sub(sub, "doctor", "check that this kiosk can take orders")
     _backend(doctor)
     doctor.add_argument(
@@ -358,6 +354,9 @@ def build_parser() -> argparse.ArgumentParser:
         "stops before payment, says what that leaves unproven, and deletes the cart)",
     )
 
+
+def _config_commands(sub: Any) -> None:
+    """The config, the PIN and the files a counter installs."""
     config = _sub(sub, "config", "where the config is, and what is in effect")
     config.add_argument("action", choices=["path", "show"])
 
@@ -381,6 +380,9 @@ def build_parser() -> argparse.ArgumentParser:
         "kiosk-NAME, and the steps for its user, key, settings and metrics port",
     )
 
+
+def _out_of_order_command(sub: Any) -> None:
+    """Close or open a terminal."""
     closed = _sub(sub, "out-of-order", "close a terminal to customers, or open it again")
     closed.add_argument("state", choices=["on", "off", "status"])
     which = closed.add_mutually_exclusive_group()
@@ -394,6 +396,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--all", action="store_true", help="every terminal of the profile this kiosk has run as"
     )
 
+
+def _serve_command(sub: Any) -> None:
+    """`kiosk demo` in a browser."""
     serve = _sub(sub, "serve", "publish `kiosk demo` to a browser (textual-serve)")
     serve.add_argument(
         "--kiosk",
@@ -431,6 +436,30 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--allow-remote", action="store_true", help="allow a host other than this machine"
     )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from kiosk import __version__
+
+    parser = _Parser(
+        prog=PROG,
+        description="A terminal ordering kiosk for the Storefront API.",
+        epilog=EXAMPLES[None],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    _common(parser)
+    _backend(parser)
+    _terminal(parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    _run_command(sub)
+    _demo_command(sub)
+    _demo_server_command(sub)
+    _doctor_command(sub)
+    _config_commands(sub)
+    _out_of_order_command(sub)
+    _serve_command(sub)
     return parser
 
 

@@ -22,7 +22,7 @@ import math
 import os
 import re
 import stat
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -243,111 +243,128 @@ def _coerce(name: str, value: Any) -> Any:
 
     Raises ValueError with a message that never quotes the API key.
     """
-    if name in _FLOATS:
-        if isinstance(value, str):
-            try:
-                value = float(value.strip())
-            except ValueError:
-                raise ValueError(f"must be a number of seconds (got {value!r})") from None
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise ValueError(f"must be a number of seconds (got {value!r})")
-        if not math.isfinite(value) or value <= 0:
-            raise ValueError(f"must be a positive number of seconds (got {value!r})")
-        return float(value)
-    if name in ("printer", "pay_at_counter"):
-        return _coerce_receipt(name, value)
-    if name == "theme":
-        if not isinstance(value, str) or value.strip().lower() not in THEMES:
-            raise ValueError(f"must be one of {', '.join(THEMES)} (got {value!r})")
-        return value.strip().lower()
-    if name in ("kiosk_mode", "large_text", "speech"):
-        if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
-            return value.strip().lower() in _TRUE
-        if not isinstance(value, bool):
-            raise ValueError(f"must be true or false (got {value!r})")
-        return value
-    if name == "api_key":
-        if value is None or isinstance(value, Secret):
-            return value
-        if hasattr(value, "get_secret_value"):  # pydantic's SecretStr
-            value = value.get_secret_value()
-        if not isinstance(value, str) or not value.strip():
-            raise ValueError("must be a non-empty string")
-        return Secret(value.strip())
-    if name == "demo_db":
-        if value is None or isinstance(value, Path):
-            return value
-        if not isinstance(value, str) or not value:
-            raise ValueError(f"must be a file path (got {value!r})")
-        return Path(value).expanduser()
-    if name == "payment_mode":
-        if value not in PAYMENT_MODES:
-            raise ValueError(f"must be one of {', '.join(PAYMENT_MODES)} (got {value!r})")
-        return value
-    if name == "log_level":
-        if not isinstance(value, str) or value.upper() not in LOG_LEVELS:
-            raise ValueError(f"must be one of {', '.join(LOG_LEVELS)} (got {value!r})")
-        return value.upper()
-    if name == "api_dialect":
-        if value is None:
-            return value
-        if not isinstance(value, str) or value.strip().lower() not in API_DIALECTS:
-            raise ValueError(f"must be one of {', '.join(API_DIALECTS)} (got {value!r})")
-        return value.strip().lower()
-    if name == "rate_limit":
-        if isinstance(value, str) and value.strip().isdigit():
-            value = int(value.strip())
-        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 100_000:
-            raise ValueError(f"must be a whole number of requests, 1 or more (got {value!r})")
-        return value
-    if name == "delivery_zones":
-        if isinstance(value, str):
-            import json
+    coerce = _COERCERS.get(name)
+    if coerce is None:
+        raise ValueError("is not a setting")
+    return coerce(value)
 
-            try:
-                value = json.loads(value)
-            except ValueError:
-                raise ValueError("must be a JSON list of zones (as in config.toml)") from None
-        if isinstance(value, tuple) and all(isinstance(z, DeliveryZone) for z in value):
-            return value
-        if not isinstance(value, list | tuple):
-            raise ValueError("must be a list of [[delivery_zones]] tables")
-        return tuple(_zone(raw, i) for i, raw in enumerate(value))
-    if name == "pictures":
-        if value is None:
-            return value
-        if not isinstance(value, str) or value.strip().lower() not in PICTURES:
-            raise ValueError(f"must be one of {', '.join(PICTURES)} (got {value!r})")
-        return value.strip().lower()
-    if name == "metrics":
-        return _coerce_metrics(value)
-    if name == "help_command":
-        return _coerce_command(value)
-    if name == "terminal_id":
-        if value is None:
-            return value
-        if not isinstance(value, str) or not _TERMINAL_ID.fullmatch(value.strip()):
-            raise ValueError(
-                "must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit "
-                f"(got {value!r})"
-            )
-        return value.strip()
-    if name == "speech_command":
-        return _coerce_command(value)
-    if name == "language":
-        from kiosk.i18n import LANGUAGES
 
-        code = value.strip().lower() if isinstance(value, str) else value
-        if code not in LANGUAGES:
-            raise ValueError(f"must be one of {', '.join(LANGUAGES)} (got {value!r})")
-        return code
-    if name == "profile" or name in _OPTIONAL_STRINGS:
-        if value is None and name != "profile":
-            return value
+def _coerce_seconds(value: Any) -> float:
+    if isinstance(value, str):
+        try:
+            value = float(value.strip())
+        except ValueError:
+            raise ValueError(f"must be a number of seconds (got {value!r})") from None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"must be a number of seconds (got {value!r})")
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(f"must be a positive number of seconds (got {value!r})")
+    return float(value)
+
+
+def _coerce_bool(value: Any) -> bool:
+    if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+        return value.strip().lower() in _TRUE
+    if not isinstance(value, bool):
+        raise ValueError(f"must be true or false (got {value!r})")
+    return value
+
+
+def _one_of(choices: tuple[str, ...], *, optional: bool = False) -> Callable[[Any], str | None]:
+    """A choice named in any case and spacing, stored in lower case; None too if `optional`."""
+
+    def coerce(value: Any) -> str | None:
+        if value is None and optional:
+            return None
+        if not isinstance(value, str) or value.strip().lower() not in choices:
+            raise ValueError(f"must be one of {', '.join(choices)} (got {value!r})")
+        return str(value.strip().lower())
+
+    return coerce
+
+
+def _coerce_string(*, optional: bool) -> Callable[[Any], str | None]:
+    def coerce(value: Any) -> str | None:
+        if value is None and optional:
+            return None
         if not isinstance(value, str) or not value.strip():
             raise ValueError(f"must be a non-empty string (got {value!r})")
         return value.strip()
-    raise ValueError("is not a setting")
+
+    return coerce
+
+
+def _coerce_api_key(value: Any) -> Secret | None:
+    if value is None or isinstance(value, Secret):
+        return value
+    if hasattr(value, "get_secret_value"):  # pydantic's SecretStr
+        value = value.get_secret_value()
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError("must be a non-empty string")
+    return Secret(value.strip())
+
+
+def _coerce_path(value: Any) -> Path | None:
+    if value is None or isinstance(value, Path):
+        return value
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"must be a file path (got {value!r})")
+    return Path(value).expanduser()
+
+
+def _coerce_payment_mode(value: Any) -> str:
+    if value not in PAYMENT_MODES:
+        raise ValueError(f"must be one of {', '.join(PAYMENT_MODES)} (got {value!r})")
+    return str(value)
+
+
+def _coerce_log_level(value: Any) -> str:
+    if not isinstance(value, str) or value.upper() not in LOG_LEVELS:
+        raise ValueError(f"must be one of {', '.join(LOG_LEVELS)} (got {value!r})")
+    return value.upper()
+
+
+def _coerce_rate_limit(value: Any) -> int:
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 100_000:
+        raise ValueError(f"must be a whole number of requests, 1 or more (got {value!r})")
+    return value
+
+
+def _coerce_zones(value: Any) -> tuple[DeliveryZone, ...]:
+    if isinstance(value, str):
+        import json
+
+        try:
+            value = json.loads(value)
+        except ValueError:
+            raise ValueError("must be a JSON list of zones (as in config.toml)") from None
+    if isinstance(value, tuple) and all(isinstance(z, DeliveryZone) for z in value):
+        return value
+    if not isinstance(value, list | tuple):
+        raise ValueError("must be a list of [[delivery_zones]] tables")
+    return tuple(_zone(raw, i) for i, raw in enumerate(value))
+
+
+def _coerce_terminal_id(value: Any) -> str | None:
+    if value is None:
+        return value
+    if not isinstance(value, str) or not _TERMINAL_ID.fullmatch(value.strip()):
+        raise ValueError(
+            "must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit "
+            f"(got {value!r})"
+        )
+    return value.strip()
+
+
+def _coerce_language(value: Any) -> str:
+    from kiosk.i18n import LANGUAGES  # late: the catalogues are not needed to read a config
+
+    code = value.strip().lower() if isinstance(value, str) else value
+    if code not in LANGUAGES:
+        raise ValueError(f"must be one of {', '.join(LANGUAGES)} (got {value!r})")
+    return str(code)
 
 
 def _coerce_metrics(value: Any) -> str | None:
@@ -404,6 +421,31 @@ def _coerce_receipt(name: str, value: Any) -> Any:
         raise ValueError(f"must be a printer such as usb:0x04b8:0x0202 (got {value!r})")
     parse_printer(value)  # raises ValueError with the accepted forms
     return value.strip()
+
+
+# Each setting's check and conversion (see _coerce); a setting missing here is refused.
+_COERCERS: dict[str, Callable[[Any], Any]] = {
+    **dict.fromkeys(_FLOATS, _coerce_seconds),
+    **dict.fromkeys(("kiosk_mode", "large_text", "speech"), _coerce_bool),
+    **dict.fromkeys(_OPTIONAL_STRINGS, _coerce_string(optional=True)),
+    "profile": _coerce_string(optional=False),
+    "printer": lambda value: _coerce_receipt("printer", value),
+    "pay_at_counter": lambda value: _coerce_receipt("pay_at_counter", value),
+    "theme": _one_of(THEMES),
+    "api_dialect": _one_of(API_DIALECTS, optional=True),
+    "pictures": _one_of(PICTURES, optional=True),
+    "api_key": _coerce_api_key,
+    "demo_db": _coerce_path,
+    "payment_mode": _coerce_payment_mode,
+    "log_level": _coerce_log_level,
+    "rate_limit": _coerce_rate_limit,
+    "delivery_zones": _coerce_zones,
+    "metrics": _coerce_metrics,
+    "help_command": _coerce_command,
+    "speech_command": _coerce_command,
+    "terminal_id": _coerce_terminal_id,
+    "language": _coerce_language,
+}
 
 
 class ConfigError(Exception):

@@ -15,6 +15,8 @@ import time
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
     from kiosk.api import StorefrontBase
     from kiosk.ordering.services import KioskServices
 
@@ -332,58 +334,132 @@ async def run_test_order(services: KioskServices, out: TextIO) -> bool:
     "A test payment": the demo, a provider's test server) it pays and prints the order number,
     which must not be empty; elsewhere it says that it stopped before payment and what that
     leaves unproven, and deletes the cart."""
-    import asyncio
-
-    from kiosk.api import ResponseFormatError, StorefrontError
-    from kiosk.api.money import format_money
-    from kiosk.ordering.lifecycle import Phase
-    from kiosk.ordering.visit import Visit
-
     report = _Report(out)
     location_id = services.location_ids[0] if services.location_ids else None
     if location_id is None:
         report.fail("no location configured: pass --location ID or set KIOSK_LOCATION")
         return False
-    client = services.client_for(location_id)
-    report.info(f"test order: {_backend_text(services)}, location {location_id}, {client.dialect}")
-    visit = Visit(services.client_for, services.location_ids)
-    state: dict[str, Any] = {}
-    paid = False
+    order = _TestOrder(services, location_id, report)
+    report.info(f"test order: {_backend_text(services)}, location {location_id}, {order.dialect}")
+    ok = True
+    stopped = ""  # why the test stopped before payment, when it did
+    try:
+        ok = await order.up_to_payment()
+        if ok:
+            stopped = await order.why_not_pay()
+            if stopped:
+                report.skip(f"pay: {stopped}, so the test stopped before payment")
+                report.info(UNPROVEN)
+            else:
+                ok = await order.step("pay with the server's test payment", order.payment)
+    finally:
+        ok = await order.clean_up() and ok
+    report.info(f"{order.requests} requests in all")
+    if not ok:
+        report.info("the test order FAILED (see above)")
+    elif stopped:
+        report.info("the test order PASSED up to payment; payment and the order number unproven")
+    else:
+        report.info("the test order PASSED, paid, with its order number")
+    return ok
 
-    async def step(name: str, run: Any) -> bool:
-        before = client.stats.requests
+
+class _TestOrder:
+    """The test order's steps on one Visit, each a method answering the text its line shows."""
+
+    def __init__(self, services: KioskServices, location_id: str, report: _Report) -> None:
+        from kiosk.ordering.visit import Visit
+
+        self.location_id = location_id
+        self.report = report
+        self.client = services.client_for(location_id)
+        self.visit = Visit(services.client_for, services.location_ids)
+        self.where = f"the server at {self.client.base_url}"
+        self.paid = False  # paid for: the cart is the server's order now, never deleted
+        self.currency: str | None = None
+        self.product_: Any = None
+        self.selection: Any = None
+        self.line: Any = None
+        self.checkout_url = ""  # the hand-off's page; "" when the server gave none
+
+    @property
+    def dialect(self) -> str:
+        return str(self.client.dialect)
+
+    @property
+    def requests(self) -> int:
+        return int(self.client.stats.requests)
+
+    async def up_to_payment(self) -> bool:
+        steps = [
+            ("read the location", self.location),
+            ("choose an orderable product", self.product),
+            ("start an ordering session", self.start),
+            ("add it", self.add),
+            ("change the quantity to 2", self.quantity),
+            ("order time", self.order_time),
+            (f"customer {TEST_NAME!r}, validate, payment hand-off", self.checkout),
+        ]
+        for name, run in steps:
+            if not await self.step(name, run):
+                return False
+        return True
+
+    async def why_not_pay(self) -> str:
+        """Why this server's order cannot be paid by the test; "" when it can."""
+        if not self.checkout_url:
+            return "the server gave no checkout page to pay"
+        if not await self.client.test_payment_offered():
+            return f"{self.where} offers no test payment"
+        return ""
+
+    async def clean_up(self) -> bool:
+        """Never leave a test cart behind on a real server; False if one stays."""
+        if self.paid or self.visit.cart_id is None:
+            return True
+        if await self.visit.reset():
+            self.report.ok("the test cart was deleted")
+            return True
+        self.report.fail("the test cart could not be deleted; it expires on its own")
+        return False
+
+    async def step(self, name: str, run: Callable[[], Awaitable[str]]) -> bool:
+        """One step's line: its text, latency and requests, or why it failed (never a
+        traceback)."""
+        before = self.client.stats.requests
         started = time.perf_counter()
         try:
             text = await run()
-        except StorefrontError as exc:
-            report.fail(f"{name}: {explain(exc, client.base_url, location_id)}")
-            return False
-        except NonsenseError as exc:
-            report.fail(f"{name}: {exc}")
-            return False
-        except (KeyError, IndexError) as exc:  # LookupErrors, but of a shape, not ours
-            report.fail(f"{name}: {_unusable(exc, client.base_url)}")
-            return False
-        except LookupError as exc:  # ours: no product to order, no key for the location
-            report.fail(f"{name}: {exc}")
-            return False
-        except Exception as exc:  # one line naming the server, never a traceback
-            report.fail(f"{name}: {_unusable(exc, client.base_url)}")
+        except Exception as exc:
+            self.report.fail(f"{name}: {self._failure(exc)}")
             return False
         ms = (time.perf_counter() - started) * 1000
-        cost = client.stats.requests - before
+        cost = self.client.stats.requests - before
         requests = "1 request" if cost == 1 else f"{cost} requests"
-        report.ok(f"{name}{': ' + text if text else ''} ({ms:.0f} ms, {requests})")
+        self.report.ok(f"{name}{': ' + text if text else ''} ({ms:.0f} ms, {requests})")
         return True
 
-    async def location() -> str:
-        loc = await visit.load_location(location_id)
-        visit.choose_location(location_id, loc)
-        state["currency"] = loc.currency
+    def _failure(self, exc: Exception) -> str:
+        from kiosk.api import StorefrontError
+
+        if isinstance(exc, StorefrontError):
+            return explain(exc, self.client.base_url, self.location_id)
+        if isinstance(exc, NonsenseError):
+            return str(exc)
+        if isinstance(exc, KeyError | IndexError):  # LookupErrors, but of a shape, not ours
+            return _unusable(exc, self.client.base_url)
+        if isinstance(exc, LookupError):  # ours: no product to order, no key for the location
+            return str(exc)
+        return _unusable(exc, self.client.base_url)  # one line naming the server
+
+    async def location(self) -> str:
+        loc = await self.visit.load_location(self.location_id)
+        self.visit.choose_location(self.location_id, loc)
+        self.currency = loc.currency
         return repr(loc.restaurant_display_name)
 
-    async def product() -> str:
-        menus = await visit.menus()
+    async def product(self) -> str:
+        menus = await self.visit.menus()
         candidates = [
             p
             for m in menus.menus
@@ -392,141 +468,115 @@ async def run_test_order(services: KioskServices, out: TextIO) -> bool:
             if str(getattr(p, "availability", "available") or "available").lower() == "available"
         ]
         for candidate in candidates:
-            detail = await visit.product(candidate.id) if candidate.modifier_ids else candidate
-            selection = _satisfied(detail) if candidate.modifier_ids else None
-            if selection is not None or not candidate.modifier_ids:
-                state["product"], state["selection"] = candidate, selection
+            if not candidate.modifier_ids:
+                self.product_, self.selection = candidate, None
+                return repr(candidate.name)
+            selection = _satisfied(await self.visit.product(candidate.id))
+            if selection is not None:
+                self.product_, self.selection = candidate, selection
                 return repr(candidate.name)
         raise LookupError("no product on the menu can be ordered now")
 
-    async def start() -> str:
-        await visit.start("pickup")
-        return f"cart {visit.cart_id}"
+    async def start(self) -> str:
+        await self.visit.start("pickup")
+        return f"cart {self.visit.cart_id}"
 
-    where = f"the server at {client.base_url}"
-
-    def believable(cart: Any, quantity: int) -> Any:
+    def believable(self, cart: Any, quantity: int) -> Any:
         """The cart a write answered, checked for what no real order can be."""
         if cart is None:
-            raise NonsenseError(f"{where} answered without a cart")
-        line = next((i for i in cart.items if i.product_id == state["product"].id), None)
+            raise NonsenseError(f"{self.where} answered without a cart")
+        line = next((i for i in cart.items if i.product_id == self.product_.id), None)
         if line is None or line.quantity != quantity:
-            raise NonsenseError(f"{where} answered a cart without the line just written")
+            raise NonsenseError(f"{self.where} answered a cart without the line just written")
         for name in ("sub_total", "order_total"):
             if getattr(cart, name) < 0:
                 shown = getattr(cart, f"{name}_formatted", None) or getattr(cart, name)
                 raise NonsenseError(
-                    f"{where} says the {name.replace('_', ' ')} is {shown}: below zero is no order"
+                    f"{self.where} says the {name.replace('_', ' ')} is {shown}: "
+                    "below zero is no order"
                 )
         return cart
 
-    async def add() -> str:
-        cart = believable(await visit.add_item(state["product"].id, 1, state["selection"]), 1)
-        state["line"] = next(i.id for i in cart.items if i.product_id == state["product"].id)
+    async def add(self) -> str:
+        cart = self.believable(await self.visit.add_item(self.product_.id, 1, self.selection), 1)
+        self.line = next(i.id for i in cart.items if i.product_id == self.product_.id)
         return ""
 
-    async def quantity() -> str:
-        cart = believable(await visit.set_quantity(state["line"], 2), 2)
-        # In the location's currency, by the kiosk's one formatter (as the screens show it).
-        return f"total {format_money(cart.order_total, state['currency'] or cart.currency)}"
+    async def quantity(self) -> str:
+        from kiosk.api.money import format_money
 
-    async def order_time() -> str:
+        cart = self.believable(await self.visit.set_quantity(self.line, 2), 2)
+        # In the location's currency, by the kiosk's one formatter (as the screens show it).
+        return f"total {format_money(cart.order_total, self.currency or cart.currency)}"
+
+    async def order_time(self) -> str:
+        from kiosk.api import StorefrontError
+
         # A location that takes scheduled orders only refuses "as soon as possible": the kiosk
         # chooses the first slot offered, as the cart screen does, and says which.
         try:
-            slots = await visit.time_intervals()
+            slots = await self.visit.time_intervals()
         except StorefrontError:
             slots = None  # no slots to read (v1 without them): as soon as possible
         if slots is not None and slots.require_scheduled_orders:
             first = slots.first_slot()
             if first is None:
-                raise NonsenseError(f"{where} takes scheduled orders only but offers no slot")
+                raise NonsenseError(f"{self.where} takes scheduled orders only but offers no slot")
             day, at = first
-            await visit.set_order_time_later(day.value, at)
+            await self.visit.set_order_time_later(day.value, at)
             return f"scheduled orders only: the first slot, {day.value} {at}"
-        await visit.set_order_time_asap()
+        await self.visit.set_order_time_asap()
         return "as soon as possible"
 
-    async def checkout() -> str:
-        result = await visit.checkout(TEST_NAME, TEST_EMAIL)
+    async def checkout(self) -> str:
+        result = await self.visit.checkout(TEST_NAME, TEST_EMAIL)
         if not result.validation.valid or result.intent is None:
             problems = ", ".join(e.code or "?" for e in result.validation.errors) or "refused"
             raise LookupError(f"the cart was not accepted for payment ({problems})")
-        state["checkout_url"] = result.intent.checkout_url
+        self.checkout_url = result.intent.checkout_url or ""
         return "the checkout page is ready" if result.intent.checkout_url else ""
 
-    async def payment() -> str:
-        nonlocal paid
-        await client.pay_test_order(state["checkout_url"])
-        paid = True  # paid for: the cart is the server's order now, never deleted
-        phase = visit.state.order.phase
-        for pause in PAID_POLL_PAUSES:
-            await asyncio.sleep(pause)
-            try:
-                await visit.poll()
-            except ResponseFormatError as exc:
-                if exc.endpoint == "order_result":  # completed, but without its number
-                    raise NonsenseError(
-                        f"{where} says the order is completed but gives no order number"
-                    ) from exc
-                raise
-            # Paid is the order's lifecycle (2.0's order-result, v1's completed cart), not the
-            # status of the cart held: on 2.0 that is not read again when the order is the same.
-            phase = visit.state.order.phase
-            if phase is not Phase.AWAITING_PAYMENT:
-                break
+    async def payment(self) -> str:
+        from kiosk.ordering.lifecycle import Phase
+
+        await self.client.pay_test_order(self.checkout_url)
+        self.paid = True
+        phase = await self._poll_until_decided()
+        order = self.visit.state.order
         if phase is not Phase.PAID:
-            code = visit.state.order.failure_code
+            code = order.failure_code
             raise LookupError(
                 f"the test payment did not complete the order (it is {phase.value}"
                 + (f", {code})" if code else ")")
             )
         # The server's order number, as the done screen shows it (the order's lifecycle); a paid
         # order without one is not a passed test order.
-        number = (visit.state.order.order_number or "").strip()
+        number = (order.order_number or "").strip()
         if not number:
-            raise NonsenseError(f"{where} says the order is paid but gives no order number")
+            raise NonsenseError(f"{self.where} says the order is paid but gives no order number")
         return f"order number {number}"
 
-    steps = [
-        ("read the location", location),
-        ("choose an orderable product", product),
-        ("start an ordering session", start),
-        ("add it", add),
-        ("change the quantity to 2", quantity),
-        ("order time", order_time),
-        (f"customer {TEST_NAME!r}, validate, payment hand-off", checkout),
-    ]
-    ok = True
-    stopped = ""  # why the test stopped before payment, when it did
-    try:
-        for name, run in steps:
-            if not await step(name, run):
-                ok = False
+    async def _poll_until_decided(self) -> Any:
+        """The order's phase once it leaves awaiting payment, or after the last poll."""
+        import asyncio
+
+        from kiosk.api import ResponseFormatError
+        from kiosk.ordering.lifecycle import Phase
+
+        phase = self.visit.state.order.phase
+        for pause in PAID_POLL_PAUSES:
+            await asyncio.sleep(pause)
+            try:
+                await self.visit.poll()
+            except ResponseFormatError as exc:
+                if exc.endpoint == "order_result":  # completed, but without its number
+                    raise NonsenseError(
+                        f"{self.where} says the order is completed but gives no order number"
+                    ) from exc
+                raise
+            # Paid is the order's lifecycle (2.0's order-result, v1's completed cart), not the
+            # status of the cart held: on 2.0 that is not read again when the order is the same.
+            phase = self.visit.state.order.phase
+            if phase is not Phase.AWAITING_PAYMENT:
                 break
-        if ok:
-            if not state.get("checkout_url"):
-                stopped = "the server gave no checkout page to pay"
-            elif not await client.test_payment_offered():
-                stopped = f"{where} offers no test payment"
-            if stopped:
-                report.skip(f"pay: {stopped}, so the test stopped before payment")
-                report.info(UNPROVEN)
-            else:
-                ok = await step("pay with the server's test payment", payment)
-    finally:
-        if not paid and visit.cart_id is not None:
-            # Never leave a test cart behind on a real server.
-            if await visit.reset():
-                report.ok("the test cart was deleted")
-            else:
-                report.fail("the test cart could not be deleted; it expires on its own")
-                ok = False
-    report.info(f"{client.stats.requests} requests in all")
-    if not ok:
-        report.info("the test order FAILED (see above)")
-    elif stopped:
-        report.info("the test order PASSED up to payment; payment and the order number unproven")
-    else:
-        report.info("the test order PASSED, paid, with its order number")
-    return ok
+        return phase

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Callable
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -340,52 +341,82 @@ def _pydantic_problem(error: Any) -> tuple[str, str]:
     return _path(tuple(error["loc"])), msg
 
 
-def _cross_check(r: RestaurantIn) -> list[tuple[str, str]]:
+Problem = tuple[str, str]
+
+
+def _cross_check(r: RestaurantIn) -> list[Problem]:
     """The references between records: what the typed records cannot see on their own."""
-    problems: list[tuple[str, str]] = []
+    return [problem for check in _CROSS_CHECKS for problem in check(r)]
 
-    def unique(kind: str, items: list[tuple[str, str]]) -> None:
-        seen: dict[str, str] = {}
-        for path, value in items:
-            if value in seen:
-                problems.append((path, f"duplicate {kind} {value!r} (also at {seen[value]})"))
-            else:
-                seen[value] = path
 
-    locs = list(enumerate(r.locations))
-    unique("location id", [(f"locations[{i}].id", loc.id) for i, loc in locs])
-    unique("location slug", [(f"locations[{i}].slug", loc.slug) for i, loc in locs])
-    unique("api_key", [(f"locations[{i}].api_key", loc.api_key) for i, loc in locs])
-    unique(
-        "group id", [(f"modifier_groups[{i}].id", g.id) for i, g in enumerate(r.modifier_groups)]
-    )
+def _duplicates(kind: str, items: list[tuple[str, str]]) -> list[Problem]:
+    """Each value given again after its first place, with both places."""
+    problems: list[Problem] = []
+    seen: dict[str, str] = {}
+    for path, value in items:
+        if value in seen:
+            problems.append((path, f"duplicate {kind} {value!r} (also at {seen[value]})"))
+        else:
+            seen[value] = path
+    return problems
+
+
+# The values that must be unique across the file: (kind, the values with their places).
+_UNIQUE: tuple[tuple[str, Callable[[RestaurantIn], list[tuple[str, str]]]], ...] = (
+    ("location id", lambda r: [(f"locations[{i}].id", x.id) for i, x in enumerate(r.locations)]),
+    (
+        "location slug",
+        lambda r: [(f"locations[{i}].slug", x.slug) for i, x in enumerate(r.locations)],
+    ),
+    (
+        "api_key",
+        lambda r: [(f"locations[{i}].api_key", x.api_key) for i, x in enumerate(r.locations)],
+    ),
+    (
+        "group id",
+        lambda r: [(f"modifier_groups[{i}].id", g.id) for i, g in enumerate(r.modifier_groups)],
+    ),
     # Products and options share one namespace: "sold out" is kept by id for both.
-    unique(
+    (
         "product or option id",
-        [(f"products[{i}].id", p.id) for i, p in enumerate(r.products)]
-        + [
-            (f"modifier_groups[{i}].options[{j}].id", o.id)
-            for i, g in enumerate(r.modifier_groups)
-            for j, o in enumerate(g.options)
-        ],
-    )
-    unique("menu id", [(f"menus[{i}].id", m.id) for i, m in enumerate(r.menus)])
-    unique(
+        lambda r: (
+            [(f"products[{i}].id", p.id) for i, p in enumerate(r.products)]
+            + [
+                (f"modifier_groups[{i}].options[{j}].id", o.id)
+                for i, g in enumerate(r.modifier_groups)
+                for j, o in enumerate(g.options)
+            ]
+        ),
+    ),
+    ("menu id", lambda r: [(f"menus[{i}].id", m.id) for i, m in enumerate(r.menus)]),
+    (
         "category id",
-        [
+        lambda r: [
             (f"menus[{i}].categories[{j}].id", c.id)
             for i, m in enumerate(r.menus)
             for j, c in enumerate(m.categories)
         ],
-    )
-    unique(
+    ),
+    (
         "discount code",
-        [(f"discounts[{i}].code", d.code.upper()) for i, d in enumerate(r.discounts)],
-    )
-    if all(loc.hidden for loc in r.locations):
-        problems.append(("locations", "every location is hidden; at least one must be listed"))
+        lambda r: [(f"discounts[{i}].code", d.code.upper()) for i, d in enumerate(r.discounts)],
+    ),
+)
 
-    for i, loc in locs:
+
+def _unique_values(r: RestaurantIn) -> list[Problem]:
+    return [problem for kind, items in _UNIQUE for problem in _duplicates(kind, items(r))]
+
+
+def _one_listed(r: RestaurantIn) -> list[Problem]:
+    if all(loc.hidden for loc in r.locations):
+        return [("locations", "every location is hidden; at least one must be listed")]
+    return []
+
+
+def _location_rules(r: RestaurantIn) -> list[Problem]:
+    problems: list[Problem] = []
+    for i, loc in enumerate(r.locations):
         days = [d for h in loc.hours for d in h.days]
         for day in sorted({d for d in days if days.count(d) > 1}, key=records.DAYS.index):
             problems.append((f"locations[{i}].hours", f"{day} is given more than once"))
@@ -396,20 +427,31 @@ def _cross_check(r: RestaurantIn) -> list[tuple[str, str]]:
                     "must be above 0 when delivery is offered",
                 )
             )
-        unique("method", [(f"locations[{i}].methods[{j}]", m) for j, m in enumerate(loc.methods)])
+        problems += _duplicates(
+            "method", [(f"locations[{i}].methods[{j}]", m) for j, m in enumerate(loc.methods)]
+        )
+    return problems
 
-    groups = {g.id: g for g in r.modifier_groups}
-    products = {p.id for p in r.products}
+
+def _product_groups(r: RestaurantIn) -> list[Problem]:
+    problems: list[Problem] = []
+    groups = {g.id for g in r.modifier_groups}
     for i, p in enumerate(r.products):
         for j, gid in enumerate(p.modifier_groups):
             if gid not in groups:
                 problems.append(
                     (f"products[{i}].modifier_groups[{j}]", f"no modifier group {gid!r}")
                 )
-        unique(
+        problems += _duplicates(
             "group",
             [(f"products[{i}].modifier_groups[{j}]", g) for j, g in enumerate(p.modifier_groups)],
         )
+    return problems
+
+
+def _group_tree(r: RestaurantIn) -> list[Problem]:
+    problems: list[Problem] = []
+    groups = {g.id: g for g in r.modifier_groups}
     for i, g in enumerate(r.modifier_groups):
         for j, o in enumerate(g.options):
             for k, gid in enumerate(o.child_groups):
@@ -432,9 +474,13 @@ def _cross_check(r: RestaurantIn) -> list[tuple[str, str]]:
                     f"child groups nest {depth} deep (at most {MAX_GROUP_DEPTH})",
                 )
             )
+    return problems
 
+
+def _menu_references(r: RestaurantIn) -> list[Problem]:
+    problems: list[Problem] = []
     loc_ids = {loc.id for loc in r.locations}
-    placed: dict[str, set[str]] = {}
+    products = {p.id for p in r.products}
     for i, m in enumerate(r.menus):
         if m.location not in loc_ids:
             problems.append((f"menus[{i}].location", f"no location {m.location!r}"))
@@ -444,8 +490,17 @@ def _cross_check(r: RestaurantIn) -> list[tuple[str, str]]:
                     problems.append(
                         (f"menus[{i}].categories[{j}].products[{k}]", f"no product {pid!r}")
                     )
-                placed.setdefault(m.location, set()).add(pid)
-    for i, loc in locs:
+    return problems
+
+
+def _placed_products(r: RestaurantIn) -> list[Problem]:
+    """A location's popular and cross-sell products must be on one of its menus."""
+    placed: dict[str, set[str]] = {}
+    for m in r.menus:
+        for c in m.categories:
+            placed.setdefault(m.location, set()).update(c.products)
+    problems: list[Problem] = []
+    for i, loc in enumerate(r.locations):
         for field in ("popular", "cross_sell"):
             for j, pid in enumerate(getattr(loc, field)):
                 if pid not in placed.get(loc.id, set()):
@@ -456,6 +511,18 @@ def _cross_check(r: RestaurantIn) -> list[tuple[str, str]]:
                         )
                     )
     return problems
+
+
+# In this order: a file's problems are listed as they were before the checks were split.
+_CROSS_CHECKS: tuple[Callable[[RestaurantIn], list[Problem]], ...] = (
+    _unique_values,
+    _one_listed,
+    _location_rules,
+    _product_groups,
+    _group_tree,
+    _menu_references,
+    _placed_products,
+)
 
 
 def _depth(gid: str, groups: dict[str, GroupIn], trail: tuple[str, ...]) -> int | None:

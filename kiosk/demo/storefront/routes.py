@@ -478,25 +478,30 @@ LOC = "/locations/{locationId}"
 CART = LOC + "/carts/{cartId}"
 
 
-def storefront_routes() -> list[Route]:
-    def cart_write(method: str, path: str, change: Callable[[Call], Any], **kw: Any) -> Route:
-        kw.setdefault("if_match", True)
-        return route(
-            method,
-            path,
-            _cart_after(change),
-            cart=True,
-            write=True,
-            etag=True,
-            answer=answers.Cart,
-            **kw,
-        )
+def _cart_write(method: str, path: str, change: Callable[[Call], Any], **kw: Any) -> Route:
+    kw.setdefault("if_match", True)
+    return route(
+        method,
+        path,
+        _cart_after(change),
+        cart=True,
+        write=True,
+        etag=True,
+        answer=answers.Cart,
+        **kw,
+    )
 
-    def query(name: str, schema: dict[str, Any] | None = None) -> Param:
-        return Param(name, "query", schema=schema or {"type": "string"})
 
-    methods = {"type": "string", "enum": sorted(shapes.METHOD_FROM_V2)}
-    empty: dict[str, Any] = {"body": bodies.EmptyBody, "body_required": False}
+def _query(name: str, schema: dict[str, Any] | None = None) -> Param:
+    return Param(name, "query", schema=schema or {"type": "string"})
+
+
+_METHODS = {"type": "string", "enum": sorted(shapes.METHOD_FROM_V2)}
+_EMPTY: dict[str, Any] = {"body": bodies.EmptyBody, "body_required": False}
+
+
+def _location_routes() -> list[Route]:
+    """What a location offers: its record, times, rules and menus (no cart needed)."""
     return [
         route("GET", "/merchant/{merchantSlug}", _merchant),
         route(
@@ -509,15 +514,21 @@ def storefront_routes() -> list[Route]:
             LOC + "/ordering-readiness",
             _readiness,
             answer=answers.Readiness,
-            params=(query("fulfillmentMethod", methods),),
+            params=(_query("fulfillmentMethod", _METHODS),),
         ),
         route("GET", LOC + "/gratuity", lambda c: c.b.gratuity_json(c.loc)),
-        route("GET", LOC + "/menus", _menus, params=(query("orderDate"), query("orderTime"))),
+        route("GET", LOC + "/menus", _menus, params=(_query("orderDate"), _query("orderTime"))),
         route(
             "GET",
             LOC + "/products/{productId}",
             lambda c: c.b.product_json(c.loc, c.p["productId"]),
         ),
+    ]
+
+
+def _cart_routes() -> list[Route]:
+    """The ordering session and everything done to its cart, up to the hand-off and the result."""
+    return [
         route(
             "POST",
             LOC + "/ordering-sessions",
@@ -540,7 +551,7 @@ def storefront_routes() -> list[Route]:
             etag=True,
             answer=answers.Cart,
         ),
-        cart_write("PATCH", CART, _patch_cart, body=bodies.CartPatch),
+        _cart_write("PATCH", CART, _patch_cart, body=bodies.CartPatch),
         route(
             "DELETE",
             CART,
@@ -550,36 +561,36 @@ def storefront_routes() -> list[Route]:
             if_match=True,
             etag=True,
             answer=answers.Cart,
-            **empty,
+            **_EMPTY,
         ),
         route(
             "GET", CART + "/products", _recommendations, cart=True, answer=answers.Recommendations
         ),
-        cart_write("PUT", CART + "/validate-and-update", _customer, body=bodies.CustomerDetails),
-        cart_write(
+        _cart_write("PUT", CART + "/validate-and-update", _customer, body=bodies.CustomerDetails),
+        _cart_write(
             "PUT",
             CART + "/gratuity",
             lambda c: c.b.set_gratuity(c.loc, c.cart_id, c.body),
             body=bodies.GratuityRequest,
         ),
-        cart_write("PUT", CART + "/set-delivery", _delivery, body=bodies.DeliveryAddress),
-        cart_write("PUT", CART + "/set-table", _table, body=bodies.TableRequest),
-        cart_write("PUT", CART + "/set-room", _room, body=bodies.RoomRequest),
-        cart_write(
+        _cart_write("PUT", CART + "/set-delivery", _delivery, body=bodies.DeliveryAddress),
+        _cart_write("PUT", CART + "/set-table", _table, body=bodies.TableRequest),
+        _cart_write("PUT", CART + "/set-room", _room, body=bodies.RoomRequest),
+        _cart_write(
             "PUT",
             CART + "/update-order-time",
             lambda c: c.b.update_order_time(c.loc, c.cart_id, c.body),
             body=bodies.OrderTimeRequest,
         ),
-        cart_write("POST", CART + "/items", _add_item, body=bodies.AddCartItem),
-        cart_write("PATCH", CART + "/items/{itemId}", _item_quantity, body=bodies.ItemQuantity),
-        cart_write("DELETE", CART + "/items/{itemId}", _remove_item),
-        cart_write("POST", CART + "/discount", _discount, body=bodies.DiscountRequest),
-        cart_write(
+        _cart_write("POST", CART + "/items", _add_item, body=bodies.AddCartItem),
+        _cart_write("PATCH", CART + "/items/{itemId}", _item_quantity, body=bodies.ItemQuantity),
+        _cart_write("DELETE", CART + "/items/{itemId}", _remove_item),
+        _cart_write("POST", CART + "/discount", _discount, body=bodies.DiscountRequest),
+        _cart_write(
             "DELETE",
             CART + "/discount",
             lambda c: c.b.remove_discount(c.loc, c.cart_id),
-            **empty,
+            **_EMPTY,
         ),
         route(
             "POST",
@@ -589,9 +600,16 @@ def storefront_routes() -> list[Route]:
             write=True,
             status=201,
             answer=answers.CheckoutHandoff,
-            **empty,
+            **_EMPTY,
         ),
         route("GET", CART + "/order-result", _order_result, cart=True, answer=answers.OrderResult),
+    ]
+
+
+def storefront_routes() -> list[Route]:
+    return [
+        *_location_routes(),
+        *_cart_routes(),
         DocRoute(
             PREFIX + "/openapi.json",
             serve(API),

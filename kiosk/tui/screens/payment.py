@@ -20,7 +20,6 @@ off).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -35,11 +34,16 @@ from kiosk.ordering.payment import counter_code, offers_counter
 from kiosk.tui.cartview import pay_total
 from kiosk.tui.errors import Failure, describe
 from kiosk.tui.palette import tone
-from kiosk.tui.screens.base import KioskScreen
+from kiosk.tui.payment_words import (
+    countdown_text,
+    declined_steps,
+    demo_hint,
+    waiting_words,
+)
+from kiosk.tui.screens.payment_exits import PaymentExits
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.chrome import speak
-from kiosk.tui.widgets.order_number import OrderNumber
-from kiosk.tui.widgets.qr import QRCode
+from kiosk.tui.widgets.handoff import HandoffPanel
 
 if TYPE_CHECKING:
     from kiosk.api import Cart, PaymentIntent
@@ -58,12 +62,7 @@ def short_url(url: str) -> str:
     return text
 
 
-def countdown(seconds: int) -> str:
-    minutes, secs = divmod(max(seconds, 0), 60)
-    return f"{minutes}:{secs:02d}"
-
-
-class PaymentScreen(KioskScreen):
+class PaymentScreen(PaymentExits):
     TITLE = N_("Payment")
     IDLE_RESET = False
     BINDINGS = [
@@ -105,8 +104,7 @@ class PaymentScreen(KioskScreen):
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="payment-body"):
-            with Vertical(id="qr-column"):
-                yield Static("", id="qr-holder")
+            yield HandoffPanel(id="qr-column")
             with Vertical(id="pay-info"):
                 yield Static("", id="pay-title")
                 yield Static("", id="pay-note")
@@ -196,23 +194,10 @@ class PaymentScreen(KioskScreen):
         self._note()
         # The declined code goes: the choices below are the ways on, one of them a new code.
         # (A payment that still lands on the old page is watched and shows the number.)
-        self.query("#qr").remove()
-        self.query("#counter-code").remove()
-        self.query_one("#qr-holder", Static).update("")
+        self.query_one(HandoffPanel).clear()
         self.query_one("#pay-url", Static).update("")
-        self.query_one("#pay-steps", Static).update(
-            Text(
-                _(
-                    "Nothing was charged for this attempt. You can pay again with a new code, "
-                    "pay at the counter, or go back to your order."
-                )
-                if offers_counter(self.kiosk.settings)
-                else _(
-                    "Nothing was charged for this attempt. You can pay again with a new code, "
-                    "or go back to your order."
-                )
-            )
-        )
+        steps = declined_steps(counter_offered=offers_counter(self.kiosk.settings))
+        self.query_one("#pay-steps", Static).update(Text(steps))
         self.query_one("#paid").display = False
         again = self.query_one("#pay-again", Button)
         again.display = True
@@ -239,10 +224,9 @@ class PaymentScreen(KioskScreen):
             return
         # One short line, quieter than the amount: the test cards and `kiosk demo --lan` are for
         # staff and developers (the staff screen and docs/demos.md say them).
-        if not self.at_counter and not self._phone_can_pay(self.kiosk.cart):
-            words = _("Demo: D declines")  # the headline already says "press A to pay"
-        else:
-            words = _("Demo: A pays, D declines")
+        words = demo_hint(
+            at_counter=self.at_counter, phone_can_pay=self._phone_can_pay(self.kiosk.cart)
+        )
         hint = Text(words, style=tone(self.app, "muted"))
         self.query_one("#pay-demo", Static).update(hint)
 
@@ -261,67 +245,44 @@ class PaymentScreen(KioskScreen):
         self.call(intent, group="payment", done=ready, busy=self.query_one("#payment-body"))
 
     def _show_cart(self, cart: Cart | None) -> None:
-        if cart is None:
+        if cart is None or self.declined:
             return
-        if self.declined:
-            return
-        counter = self.at_counter
-        if self.unreachable:
-            pass  # the headline says the service is out of reach until a look works
-        elif counter:
-            self._headline(_("Please pay at the counter"))
-        elif self._phone_can_pay(cart):
-            self._headline(_("Scan to pay"))
-        else:
-            self._headline(_("Demo: press A to pay"))
+        words = waiting_words(
+            at_counter=self.at_counter,
+            phone_can_pay=self._phone_can_pay(cart),
+            unreachable=self.unreachable,  # the headline says so until a look works
+        )
+        if words.headline is not None:
+            self._headline(words.headline)
         amount = Text(_("Total") + " ", style=tone(self.app, "muted"))
         amount.append(clean(pay_total(cart), 20), style="bold")
         self.query_one("#pay-amount", Static).update(amount)
-        if counter:
-            steps = _(
-                "1. Go to the counter and say the code\n"
-                "2. Staff take your payment there\n"
-                "3. Your order number appears here"
-            )
-        elif self._phone_can_pay(cart):
-            steps = _(
-                "1. Scan the code with your phone's camera\n"
-                "2. Pay on your phone\n"
-                "3. Your order number appears here"
-            )
-        else:
-            # The title says "press A to pay": said once (issue 20: it was said four times).
-            steps = _(
-                "This demo's payment page opens on this machine only, not on a phone. "
-                "Your order number appears here."
-            )
-        self.query_one("#pay-steps", Static).update(Text(steps))
+        self.query_one("#pay-steps", Static).update(Text(words.steps))
         if self.query("#counter"):
-            label = _("Pay by phone instead (C)") if counter else _("Pay at the counter (C)")
-            self.query_one("#counter", Button).label = label
+            self.query_one("#counter", Button).label = words.counter_label
         self._show_demo_hint()
         if self.intent is not None:
             self._show_qr(cart)
 
     def _show_qr(self, cart: Cart | None) -> None:
-        url = cart.checkout_url if cart is not None else None
-        holder = self.query_one("#qr-holder", Static)
+        """The hand-off's panel and the line beneath it: the QR code and the address to type,
+        or at the counter the code to say and the same code in plain letters."""
+        panel = self.query_one(HandoffPanel)
+        pay_url = self.query_one("#pay-url", Static)
         if self.at_counter and cart is not None:
-            self._show_counter_code(cart)
+            code = counter_code(cart)
+            if panel.show_counter_code(code):
+                # The large digits can be read two ways (B or 8): the code in plain letters too.
+                plain = Text(_("Your code:") + " ", style=tone(self.app, "muted"))
+                plain.append(" ".join(code), style="bold")
+                pay_url.update(plain)
             return
-        self.query("#counter-code").remove()
+        url = cart.checkout_url if cart is not None else None
         if not url:
-            holder.update(
-                Text(_("Please ask a member of staff\nto take your payment."), style="bold")
-            )
-            self.query_one("#pay-url", Static).update("")
+            panel.ask_for_staff()
+            pay_url.update("")
             return
-        existing = self.query("#qr")
-        if existing:
-            existing.first(QRCode).show(url)
-        else:
-            holder.display = False
-            self.query_one("#qr-column", Vertical).mount(QRCode(url, id="qr"), before=0)
+        panel.show_checkout(url)
         to_type = self._phone_can_pay(cart)
         if to_type:
             link = Text(_("Or visit") + " ", style=tone(self.app, "muted"))
@@ -329,29 +290,9 @@ class PaymentScreen(KioskScreen):
         else:
             # The demo's page is on this machine only: no address a customer could type.
             link = Text("")
-        pay_url = self.query_one("#pay-url", Static)
         # An address to type is shown whole: wrapped, a long one folded (styles/payment.tcss).
         pay_url.set_class(to_type, "-to-type")
         pay_url.update(link)
-
-    def _show_counter_code(self, cart: Cart) -> None:
-        """Pay at the counter: the code to say there, large, where the QR code was."""
-        self.query("#qr").remove()
-        code = counter_code(cart)
-        existing = self.query("#counter-code")
-        if existing and existing.first(OrderNumber).number == code:
-            return
-        existing.remove()
-        holder = self.query_one("#qr-holder", Static)
-        holder.update(Text(_("Say this code at the counter:"), style="bold"))
-        holder.display = True
-        self.query_one("#qr-column", Vertical).mount(
-            OrderNumber(code, large=True, id="counter-code"), after=holder
-        )
-        # The large digits can be read two ways (B or 8): the code in plain letters too.
-        plain = Text(_("Your code:") + " ", style=tone(self.app, "muted"))
-        plain.append(" ".join(code), style="bold")
-        self.query_one("#pay-url", Static).update(plain)
 
     # Waiting --------------------------------------------------------------------------------------
     def wait(self) -> None:
@@ -403,14 +344,7 @@ class PaymentScreen(KioskScreen):
     def _show_countdown(self) -> None:
         if self.seconds_left is None:
             return
-        text = Text(_("Time left to pay") + " ", style=tone(self.app, "muted"))
-        text.append(countdown(self.seconds_left), style="bold")
-        handoff = self.handoff_left
-        if handoff is not None and handoff < self.seconds_left:
-            # The checkout page's link runs out first (2.0 hand-off): it is renewed by itself.
-            text.append("\n" + _("This code works for") + " ", style=tone(self.app, "muted"))
-            text.append(countdown(handoff))
-            text.append(_("; a new one appears by itself."), style=tone(self.app, "muted"))
+        text = countdown_text(self.seconds_left, self.handoff_left, tone(self.app, "muted"))
         self.query_one("#pay-countdown", Static).update(text)
 
     def _ask_still_there(self, seconds: int | None) -> None:
@@ -468,11 +402,9 @@ class PaymentScreen(KioskScreen):
         self.gone = True
         self.refresh_bindings()
         self._close_dialogs()
-        self.query("#qr").remove()
-        self.query("#counter-code").remove()
-        holder = self.query_one("#qr-holder", Static)
-        holder.update("")
-        holder.display = True
+        panel = self.query_one(HandoffPanel)
+        panel.clear()
+        panel.holder.display = True
         for selector in ("#pay-countdown", "#pay-url", "#pay-steps", "#pay-demo"):
             self.query_one(selector, Static).update("")
         for button in self.query(Button):
@@ -483,12 +415,6 @@ class PaymentScreen(KioskScreen):
         new_order.display = True
         new_order.focus()
         self.banner.clear()
-
-    def _close_dialogs(self) -> None:
-        from kiosk.tui.widgets.dialogs import ConfirmDialog
-
-        while isinstance(self.app.screen, ConfirmDialog):
-            self.app.pop_screen()
 
     # Keys -----------------------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -586,121 +512,3 @@ class PaymentScreen(KioskScreen):
             self.action_back()
         elif event.button.id == "new-order":
             self.action_cancel()
-
-    def _ask(self, question: str, detail: str, yes: str, then: Callable[[], None]) -> None:
-        """A yes/no question over the payment ("Keep paying" is always the safe answer); `then`
-        runs on yes, unless the payment finished meanwhile."""
-        if self.finished:
-            return
-        from kiosk.tui.widgets.dialogs import ConfirmDialog
-
-        def answered(agreed: bool | None) -> None:
-            if agreed and not self.finished:
-                then()
-
-        self.app.push_screen(
-            ConfirmDialog(question, detail=detail, yes=yes, no=_("Keep paying")), answered
-        )
-
-    def action_back(self) -> None:
-        """Escape: back to the cart with the order intact (asked first). What happens to the code
-        is what the API does: a 2.0 hand-off stays payable until it expires (the kiosk keeps
-        watching it), a legacy payment intent locks the cart, which is made again in a new one
-        (the old code then stops working). Cancel (the button, F9) throws the order away."""
-        if self.kiosk.visit.client.intent_changes_cart:
-            detail = _("This payment code stops working; your order stays as it is.")
-        else:
-            detail = _(
-                "Your order stays as it is. If you pay with this code meanwhile, "
-                "your order number appears here."
-            )
-        self._ask(_("Go back to your order?"), detail, _("Back to my order"), self.back_to_order)
-
-    def back_to_order(self) -> None:
-        from kiosk.ordering.visit import ReopenResult
-
-        visit = self.kiosk.visit
-        self.cancelled.set()
-
-        async def reopen() -> ReopenResult:
-            return await visit.reopen_order()
-
-        def reopened(result: ReopenResult) -> None:
-            if result.paid:
-                self._completed(result.completed)  # paid a moment ago: the order is theirs
-                return
-            self.finished = True
-            if result.dropped:
-                said = (
-                    _("Your order is back. Not available again:")
-                    + " "
-                    + ", ".join(clean(d, 40) for d in result.dropped)
-                )
-            else:
-                said = _("Your order is back, as it was.")
-            # Whoever showed this screen shows the cart with this message (BACK_TO_ORDER).
-            self.dismiss(said)
-
-        def failed(failure: Failure) -> bool:
-            # Not sure where the order stands: keep waiting for the payment, and say so.
-            self.cancelled.clear()
-            self.wait()
-            self._note(
-                failure.message + " " + _("Still on the payment: please try again, or ask staff."),
-                kind="error",
-            )
-            return True
-
-        self.call(reopen, group="payment-cancel", done=reopened, failed=failed)
-
-    def cancel_now(self) -> None:
-        """Decided: a locked cart cannot be edited again, so cancelling discards it and the kiosk
-        starts over. One last look first: a customer who paid a moment ago gets their order."""
-        visit = self.kiosk.visit
-        self.cancelled.set()
-        if not visit.state.has_order:
-            self.kiosk.reset_now()
-            return
-
-        async def last_look() -> Phase:
-            return await visit.check_payment()
-
-        def looked(phase: Phase) -> None:
-            if phase is Phase.PAID:
-                self._completed(self.kiosk.cart)
-            else:
-                self.kiosk.reset_now()
-
-        def unreachable(failure: Failure) -> bool:
-            # Cannot tell: keep the order (its payment may be on its way) and say so.
-            self.cancelled.clear()
-            self.wait()
-            self._note(
-                failure.message + " " + _("Not cancelled: please try again, or ask staff."),
-                kind="error",
-            )
-            return True
-
-        self.call(last_look, group="payment-cancel", done=looked, failed=unreachable)
-
-    def _completed(self, cart: Cart | None) -> None:
-        if self.finished:
-            return
-        self.finished = True
-        self.cancelled.set()
-        self._close_dialogs()
-        from kiosk.tui.screens.done import DoneScreen
-
-        number = self.kiosk.visit.state.order.order_number
-        self.app.switch_screen(DoneScreen(cart, number))
-
-    def action_cancel(self) -> None:
-        if self.gone:
-            self.kiosk.reset_now()
-            return
-        self._ask(
-            _("Cancel the payment?"),
-            _("Your order will be cleared and the kiosk starts over."),
-            _("Cancel payment"),
-            self.cancel_now,
-        )
