@@ -285,18 +285,18 @@ class PaymentSession:
         """A fresh hand-off before the QR code's page would refuse the customer (not while asking
         "Still there?": nobody may be there to scan it). Returns the hand-off's seconds left."""
         store = self.store
-        left = store.handoff_seconds_left()
+        left = store.payment.seconds_left()
         due = left is not None and left <= HANDOFF_MARGIN
         if not due or self.asking or now - self._renewed_at < HANDOFF_MARGIN:
             return left
         self._renewed_at = now
         try:
-            await store.renew_handoff()
+            await store.payment.renew()
             log.info("checkout hand-off renewed before it expired")
         except StorefrontError as exc:
             log.info("checkout hand-off renewal failed: %s", exc)
             self.last_error = exc
-        return store.handoff_seconds_left()
+        return store.payment.seconds_left()
 
     async def _look(self) -> float:
         """One look at the payment; returns the seconds to the next (NotFound ends the cart)."""

@@ -858,7 +858,7 @@ class Visit:
         of ordering, lines, choices, notes, code and time) and the old one deleted, its payment
         hand-off with it. One last look first: a payment that landed meanwhile wins."""
         store = self._need_store()
-        cart = await store.last_look()
+        cart = await store.payment.last_look()
         if store.phase is Phase.PAID:
             number = store.order.order_number
             return ReopenResult(completed=cart, order_number=number, paid=True)
@@ -933,7 +933,7 @@ class Visit:
         from kiosk.api.errors import PaymentDeclinedError
 
         try:
-            await self._on_store(lambda s: s.confirm_demo_payment(card_number))
+            await self._on_store(lambda s: s.payment.confirm_demo(card_number))
         except PaymentDeclinedError:
             tell(self.observer, OrderEvent.DECLINED)
             raise
@@ -949,7 +949,7 @@ class Visit:
         store = self._need_store()
         store.want_new_code()
         try:
-            return await self._on_store(lambda s: s.renew_handoff())
+            return await self._on_store(lambda s: s.payment.renew())
         except StorefrontError:
             # Refused (or not asked): back on the order, as after a refused checkout (the store
             # says why the order must change); the old code is kept as it was.
@@ -1267,7 +1267,7 @@ class Visit:
         was never shown, or a code kept while ordering has not paid it), resumed as an open
         cart."""
         store.restore(cart_id, order)
-        store.restore_handoff(order)
+        store.payment.restore(cart_id, order)
         try:
             await store.check_payment()
         except NotFoundError:
@@ -1276,7 +1276,7 @@ class Visit:
             return ResumeOutcome("gone")
         except StorefrontError:
             log.warning("crash resume: the payment could not be checked; kept for the next start")
-            store.cart_id = None
+            store.let_go()
             self._abandon_resume()
             return ResumeOutcome("failed")
         finally:
