@@ -32,6 +32,7 @@ from pydantic import SecretStr
 
 from kiosk.api.errors import ConflictError, NotFoundError, StorefrontError
 from kiosk.i18n import N_, _
+from kiosk.ordering.abilities import Abilities, abilities_of
 from kiosk.ordering.cart_store import (
     IDLE,
     CartStore,
@@ -41,7 +42,7 @@ from kiosk.ordering.cart_store import (
     load_saved_cart,
 )
 from kiosk.ordering.clock import LocationClock
-from kiosk.ordering.delivery import DeliveryOffer, delivery_offer, zone_for
+from kiosk.ordering.delivery import DeliveryOffer, zone_for
 from kiosk.ordering.events import OrderEvent, OrderObserver, tell
 from kiosk.ordering.lifecycle import OrderSnapshot, Phase, WayToOrder
 from kiosk.ordering.recent import RECENT_FILE, RecentNumber
@@ -71,6 +72,7 @@ if TYPE_CHECKING:
     from kiosk.ordering.payment import PaymentResult, PaymentSession, PaymentTick
 
 __all__ = [
+    "Abilities",
     "LineKeptError",
     "OrderPaidError",
     "OrderTime",
@@ -137,6 +139,18 @@ class VisitState:
     # The server refused the order's way to order (its words, customer-safe by the client's
     # rule): the customer chooses another, with the same cart and lines. None once one is taken.
     way_refused: str | None = None
+    # What each served location's server can do (kiosk.ordering.abilities), by the kiosk's name
+    # for the location: screens read it here, never the client.
+    served: tuple[tuple[str, Abilities], ...] = ()
+
+    @property
+    def abilities(self) -> Abilities:
+        """What the chosen location's server can do (the defaults before one is chosen)."""
+        return self.abilities_at(self.location_id)
+
+    def abilities_at(self, location_id: str | None) -> Abilities:
+        """What the served location `location_id` can do (the location list shows several)."""
+        return next((a for key, a in self.served if key == location_id), Abilities())
 
     @property
     def has_order(self) -> bool:
@@ -245,7 +259,7 @@ class Visit:
         self.option_names: dict[str, str] = {}
         # The customer's chosen locale (a language choice), None: the location's or the default.
         self._locale: str | None = None
-        self.state = VisitState(location_id=self._home())
+        self.state = VisitState(location_id=self._home(), served=self._served())
         self._store: CartStore | None = None
         self._store_unsubscribe: list[Callable[[], None]] = []
         self._listeners: list[VisitListener] = []
@@ -280,6 +294,18 @@ class Visit:
 
     def _home(self) -> str | None:
         return self.location_ids[0] if len(self.location_ids) == 1 else None
+
+    def _served(self) -> tuple[tuple[str, Abilities], ...]:
+        """What each served location's server can do, read once off its client (a location
+        this kiosk has no key for is left out: it is never chosen)."""
+        served: list[tuple[str, Abilities]] = []
+        for location_id in self.location_ids:
+            try:
+                client = self._client_for(location_id)
+            except LookupError:
+                continue
+            served.append((location_id, abilities_of(client, self.delivery_zones)))
+        return tuple(served)
 
     def subscribe(self, callback: VisitListener) -> Callable[[], None]:
         """Call `callback(state)` after every change. Returns an unsubscribe."""
@@ -701,7 +727,7 @@ class Visit:
     def delivery_offer(self) -> DeliveryOffer:
         """Whether delivery can be offered here at all (the welcome screen hides it if not; the
         staff screen says why)."""
-        return delivery_offer(self.client.needs_coordinates, self.delivery_zones)
+        return self.state.abilities.delivery
 
     async def _placed(self, address: DeliveryAddress, location: Location | None) -> DeliveryAddress:
         """The address with the coordinates the API needs, from the merchant's delivery zones,
@@ -1085,7 +1111,7 @@ class Visit:
         discard = self.end()
         self._use_store(None)
         self.location_ids = ids
-        self._set(location_id=self._home(), location=None)
+        self._set(location_id=self._home(), location=None, served=self._served())
         return discard
 
     async def quit(self, *, keep_cart: bool = True) -> None:
