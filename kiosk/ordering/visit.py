@@ -24,7 +24,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,12 +41,14 @@ from kiosk.ordering.cart_store import (
     WayGoneError,
     load_saved_cart,
 )
+from kiosk.ordering.catalogue import Catalogue
 from kiosk.ordering.clock import LocationClock
 from kiosk.ordering.delivery import DeliveryOffer, zone_for
 from kiosk.ordering.events import OrderEvent, OrderObserver, tell
-from kiosk.ordering.lifecycle import OrderSnapshot, Phase, WayToOrder
+from kiosk.ordering.lifecycle import OrderSnapshot, Phase
 from kiosk.ordering.recent import RECENT_FILE, RecentNumber
-from kiosk.ordering.selections import request_selections, same_selections, unnamed_options
+from kiosk.ordering.selections import request_selections, same_selections
+from kiosk.ordering.visit_state import OrderTime, VisitState, resumed_fields, way_fields
 
 if TYPE_CHECKING:
     from kiosk.api import StorefrontBase
@@ -57,15 +59,9 @@ if TYPE_CHECKING:
         DeliveryAddress,
         FulfillmentMethod,
         Location,
-        MenuProduct,
         MenusResponse,
-        Merchant,
-        MethodsStatus,
-        ModifierGroup,
         PaymentIntent,
         ProductDetail,
-        TimeIntervals,
-        TipSettings,
     )
     from kiosk.config import DeliveryZone
     from kiosk.ordering.modifiers import SelectionState
@@ -88,74 +84,6 @@ __all__ = [
 log = logging.getLogger("kiosk.ordering")
 
 VisitListener = Callable[["VisitState"], None]
-
-
-@dataclass(frozen=True, slots=True)
-class OrderTime:
-    """ASAP (date and time None) or a later slot from the server's time-intervals."""
-
-    order_date: str | None = None
-    order_time: str | None = None
-
-    @property
-    def is_asap(self) -> bool:
-        return self.order_date is None or self.order_time is None
-
-
-@dataclass(frozen=True, slots=True)
-class VisitState:
-    """Everything a screen shows about the visit, replaced whole on every change."""
-
-    location_id: str | None = None
-    location: Location | None = None
-    # The cart the server last sent; None before an order starts (or right after a fresh start:
-    # a new cart is known empty and is not read back).
-    cart: Cart | None = None
-    cart_id: str | None = None
-    # idle / busy / waiting (rate limit: `status.seconds_left`) / error.
-    status: StoreStatus = IDLE
-    fulfillment_method: str | None = None
-    table_number: str | None = None
-    delivery: DeliveryAddress | None = None
-    room: tuple[str, str] | None = None
-    # Personal data: never in a repr (and so never in a log).
-    customer_name: str = field(default="", repr=False)
-    email_address: str = field(default="", repr=False)
-    order_time: OrderTime = OrderTime()
-    # What the ordering session said besides the cart id ("ordering for later only").
-    session_message: str | None = None
-    # True once a payment intent was made for this cart (its secret stays in the store).
-    paying: bool = False
-    # The order's lifecycle (kiosk.ordering.lifecycle): its phase, the server's order number,
-    # a decline's code, the hand-off. Screens render it; only the server's answers move it.
-    order: OrderSnapshot = field(default_factory=OrderSnapshot)
-    # The location's slots as the server last listed them (None: not read yet); read again
-    # from the server when it refuses a time.
-    slots: TimeIntervals | None = None
-    # The ways to order the location offers as the server last said them (its record's
-    # methodsStatus, else the merchant listing's; None: neither says, pickup is assumed); read
-    # again from the server when it refuses the order's way.
-    ways: MethodsStatus | None = None
-    # The server refused the order's way to order (its words, customer-safe by the client's
-    # rule): the customer chooses another, with the same cart and lines. None once one is taken.
-    way_refused: str | None = None
-    # What each served location's server can do (kiosk.ordering.abilities), by the kiosk's name
-    # for the location: screens read it here, never the client.
-    served: tuple[tuple[str, Abilities], ...] = ()
-
-    @property
-    def abilities(self) -> Abilities:
-        """What the chosen location's server can do (the defaults before one is chosen)."""
-        return self.abilities_at(self.location_id)
-
-    def abilities_at(self, location_id: str | None) -> Abilities:
-        """What the served location `location_id` can do (the location list shows several)."""
-        return next((a for key, a in self.served if key == location_id), Abilities())
-
-    @property
-    def has_order(self) -> bool:
-        """True when there is a server cart a reset would delete."""
-        return self.cart_id is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,9 +157,6 @@ class Visit:
     """One customer's visit. `client_for(location_id)` gives the location's client (keys are per
     location); `location_ids` are the locations this kiosk serves (one: a fixed location)."""
 
-    # Reads of the location's ways asked of the server after a refusal (location_ways).
-    _fresh_ways_reads = 0
-
     def __init__(
         self,
         client_for: Callable[[str], StorefrontBase],
@@ -255,18 +180,28 @@ class Visit:
         self.store_options = dict(store_options or {})
         self.merchant_slug = merchant_slug
         self.delivery_zones = tuple(delivery_zones)
-        # Option and group id -> name, from the product details read during this run.
-        self.option_names: dict[str, str] = {}
         # The customer's chosen locale (a language choice), None: the location's or the default.
         self._locale: str | None = None
         self.state = VisitState(location_id=self._home(), served=self._served())
         self._store: CartStore | None = None
         self._store_unsubscribe: list[Callable[[], None]] = []
         self._listeners: list[VisitListener] = []
-        # The cart's recommendations (cart id, answer): read once a cart (cross_sell).
-        self._cross_sell_memo: tuple[str, list[MenuProduct]] | None = None
-        # Products suggested after an add in this visit: none is suggested twice.
-        self._suggested: set[str] = set()
+        # The reads (kiosk.ordering.catalogue) are offered on the visit as the catalogue has them.
+        catalogue = self._catalogue = Catalogue(
+            client_for, lambda: self.state, self._set, self.choose_location, merchant_slug
+        )
+        # Option and group id -> name, from the product details read during this run.
+        self.option_names = catalogue.option_names
+        self.load_location = catalogue.load_location
+        self.merchant_listing = catalogue.merchant_listing
+        self.location_ways = catalogue.location_ways
+        self.product = catalogue.product
+        self.picture = catalogue.picture
+        self.tip_settings = catalogue.tip_settings
+        self.time_intervals = catalogue.time_intervals
+        self.cross_sell = catalogue.cross_sell
+        self.suggestion = catalogue.suggestion
+        self.learn_option_names = catalogue.learn_option_names
         # This visit's location takes no order for as soon as possible now (readiness: closed;
         # the server's reason, "" without one), None: it does, or nobody had to ask (`menus`).
         self.asap_refused: str | None = None
@@ -515,29 +450,6 @@ class Visit:
             return location
         return None
 
-    async def load_location(self, location_id: str | None = None) -> Location:
-        """The location record (cached by the client)."""
-        location_id = location_id or self.state.location_id
-        if location_id is None:
-            raise LookupError("no location chosen yet")
-        return await self._client_for(location_id).get_location(location_id)
-
-    async def merchant_listing(self, location: Location, *, fresh: bool = False) -> Any:
-        """The merchant listing's entry for `location` (it says which methods the location
-        offers when the location record does not), None when there is none. `fresh`: asked of
-        the server, not the client's caches."""
-        location_id = self.state.location_id or location.id
-        if not self.merchant_slug or location.methods_status is not None:
-            return None
-        merchant: Merchant | None
-        try:
-            client = self._client_for(location_id)
-            merchant = await client.get_merchant(self.merchant_slug, fresh=fresh)
-        except Exception:  # the listing is a fallback: without it, pickup is offered
-            merchant = None
-        keys = {location_id, location.id, location.restaurant_slug}
-        return next((m for m in (merchant.locations if merchant else []) if m.id in keys), None)
-
     # ------------------------------------------------------------------ reads
 
     async def menus(self) -> MenusResponse:
@@ -551,26 +463,11 @@ class Visit:
         if order_date or not menus.menus or any(m.is_active for m in menus.menus):
             return menus
         if self.asap_refused is None and self.state.cart_id is not None:
-            self.asap_refused = await self._why_not_now(location)
+            self.asap_refused = await self._catalogue.why_not_now(location)
         if self.asap_refused is None or await self.schedule_if_required() is None:
             return menus
         order_date, order_time = self.menu_slot()
         return await self.client.get_menus(location, order_date or None, order_time or None)
-
-    async def _why_not_now(self, location: str) -> str | None:
-        """Nothing on the menus is served now: why no order is taken for now (the server's
-        reason, "" without one), None when the server takes one (readiness says ready, or this
-        dialect cannot say). A 2.0 server whose readiness cannot be read (the vendor's SDK does
-        not list it) leaves the menus' word: nothing served now, nothing to order for now."""
-        method = self.state.fulfillment_method or "pickup"
-        try:
-            ready = await self.client.ordering_readiness(location, method)
-        except StorefrontError:
-            log.info("readiness not read: the menus say nothing is served now", exc_info=True)
-            return ""
-        if ready is None or ready.ready:
-            return None
-        return ready.reason or ""
 
     def menu_slot(self) -> tuple[str, str]:
         """The later slot the cart is for, ("", "") when ASAP."""
@@ -578,37 +475,6 @@ class Visit:
         if cart is not None and (cart.pickup_type or "").upper() == "LATER":
             return (cart.order_date or "", cart.order_time or "")
         return ("", "")
-
-    async def product(self, product_id: str) -> ProductDetail:
-        detail = await self.client.get_product(self.state.location_id or "", product_id)
-        self._learn_names(detail.modifiers)
-        return detail
-
-    async def picture(self, url: str) -> bytes:
-        """A product picture's bytes, through the client (size and type checked, cached); a
-        failure raises the client's error, and the screen then shows no picture."""
-        return await self.client.get_image(url)
-
-    def _learn_names(self, groups: Sequence[ModifierGroup]) -> None:
-        """Remember option and group names from a product detail: a server that echoes only
-        ids in cart lines (2.0) still reads as names on screen (`option_names`)."""
-        for group in groups:
-            if group.name:
-                self.option_names.setdefault(group.id, group.name)
-            for option in group.items:
-                if option.name:
-                    self.option_names.setdefault(option.id, option.name)
-                self._learn_names([c.group for c in option.child_groups if c.group is not None])
-
-    async def tip_settings(self) -> TipSettings:
-        return await self.client.get_gratuity(self.state.location_id or "")
-
-    async def time_intervals(self, *, fresh: bool = False) -> TimeIntervals:
-        """The location's slots (the client keeps them a while; `fresh`: asked of the server),
-        published in VisitState.slots."""
-        slots = await self.client.get_time_intervals(self.state.location_id or "", fresh=fresh)
-        self._set(slots=slots)
-        return slots
 
     async def schedule_if_required(self) -> tuple[str, str] | None:
         """A location that takes orders for later only (time-intervals' requireScheduledOrders):
@@ -626,44 +492,6 @@ class Visit:
         await self.set_order_time_later(day.value, at)
         self.scheduled_first = (day.label or day.value, at)
         return self.scheduled_first
-
-    async def cross_sell(self) -> list[MenuProduct]:
-        """Suggestions for the cart: read once a cart (the first add's suggestion reads them, the
-        cart screen shows the same answer), none when the rate budget runs low (an optional read:
-        the order's requests come first). The answer may predate the cart's last lines: whoever
-        shows it leaves out what is in the cart now (issue 22: one recommendation read an order,
-        not one for each change of the cart's contents)."""
-        cart = self.state.cart
-        if cart is None:
-            return []
-        memo = self._cross_sell_memo
-        if memo is None or memo[0] != cart.id:
-            if self.client.rate_budget.is_low:
-                return []
-            memo = (cart.id, await self.client.cross_sell(self.state.location_id or "", cart.id))
-            self._cross_sell_memo = memo
-        return list(memo[1])
-
-    async def suggestion(self) -> MenuProduct | None:
-        """One product to suggest after an add: the first of the cart's recommendations (the
-        cross-sell the cart screen shows, one read a cart) that is available, not in the cart
-        and not suggested before in this visit. None when there is none, or the read fails (an
-        optional extra: the order goes on)."""
-        cart = self.state.cart
-        try:
-            products = await self.cross_sell()
-        except StorefrontError:
-            log.info("no suggestion: the recommendations could not be read", exc_info=True)
-            return None
-        in_cart = {i.product_id for i in cart.items} if cart is not None else set()
-        for product in products:
-            if product.id in in_cart or product.id in self._suggested:
-                continue
-            if not product.is_available:
-                continue
-            self._suggested.add(product.id)
-            return product
-        return None
 
     # ------------------------------------------------------------------ intents: the order
 
@@ -922,7 +750,7 @@ class Visit:
         state = self.state
         method = state.fulfillment_method or str(cart.fulfilment_method)
         await _quietly(store.discard())
-        self._cross_sell_memo = None
+        self._catalogue.new_cart()
         await self.start(
             method, table_number=state.table_number, delivery=state.delivery, room=state.room
         )
@@ -1072,8 +900,7 @@ class Visit:
             tell(self.observer, reason)
         self._order = None
         store = self._store
-        self._cross_sell_memo = None
-        self._suggested.clear()
+        self._catalogue.new_visit()
         self.asap_refused = self.scheduled_first = None
         keep = store if self.fixed_location and store is not None else None
         if keep is None:
@@ -1135,29 +962,6 @@ class Visit:
 
     # ------------------------------------------------------------------ refusals
 
-    async def location_ways(
-        self, location: Location | None = None, *, fresh: bool = False
-    ) -> MethodsStatus | None:
-        """The ways to order the location offers now, as the server says them: its record's
-        methodsStatus, else the merchant listing's (None: neither says). Published in
-        VisitState.ways. `fresh`: the location and the listing are asked of the server, not
-        the client's caches (the server just refused the order's way)."""
-        location_id = self.state.location_id
-        if location_id is None:
-            raise LookupError("no location chosen yet")
-        fresh_reads = self._fresh_ways_reads = self._fresh_ways_reads + fresh
-        if location is None or fresh:
-            location = await self._client_for(location_id).get_location(location_id, fresh=fresh)
-            self.choose_location(location_id, location)
-        ways = location.methods_status
-        if ways is None:
-            listed = await self.merchant_listing(location, fresh=fresh)
-            ways = listed.methods_status if listed is not None else None
-        if fresh_reads == self._fresh_ways_reads:
-            # Not when a fresh read began meanwhile: this answer may predate its refusal.
-            self._set(ways=ways)
-        return ways
-
     async def reread_refused(self, exc: StorefrontError) -> None:
         """The server refused something about the order: what the refusal concerns is read again
         from the server and published, so that screens show what the server holds and offer
@@ -1196,26 +1000,6 @@ class Visit:
         if outcome.cart is not None:
             await self.learn_option_names(outcome.cart)
         return outcome
-
-    async def learn_option_names(self, cart: Cart) -> None:
-        """Read the product of each line whose choices this kiosk knows only as ids: a cart taken
-        up after a restart, from a server that echoes ids without names (2.0), showed
-        "opt_size_medium" where the customer had chosen "Medium (16 oz)". Each such product is
-        read once, all at once, through the client's caches (the site's disk cache usually holds
-        them); a read that fails leaves its line's ids as they were."""
-        products = list(
-            dict.fromkeys(
-                item.product_id
-                for item in cart.items
-                if unnamed_options(item.selections, self.option_names)
-            )
-        )
-
-        async def read(product_id: str) -> None:
-            with contextlib.suppress(StorefrontError):
-                await self.product(product_id)
-
-        await asyncio.gather(*(read(product_id) for product_id in products))
 
     async def _resume_saved(self) -> ResumeOutcome:
         saved = load_saved_cart(self.cart_id_file)
@@ -1346,55 +1130,6 @@ class Visit:
                     location = await self.load_location(location_id)
             if location is not None and saved in (location.id, location.restaurant_slug):
                 return location_id
-        return None
-
-
-# The kiosk's words for one way to order that 2.0 spells as one: an order eaten here is takeout
-# there (kiosk.api.v2.V2_FULFILLMENT), so the record's "dine_in" is not contradicted by the cart.
-_SAME_WAY = {"dine_in": "pickup"}
-
-
-def way_fields(cart: Cart | None, order: OrderSnapshot) -> dict[str, Any]:
-    """VisitState's way to order: the server's cart where it says it (its method, its table),
-    else the record the terminal kept (the address and room as the customer gave them)."""
-    way = order.way
-    method = str(cart.fulfilment_method) if cart is not None and cart.fulfilment_method else None
-    if way is not None and (method is None or _SAME_WAY.get(way.method, way.method) == method):
-        method = way.method
-    recorded = way if way is not None and way.method == method else None
-    info = cart.table_service_info if cart is not None else None
-    table = (info.table_number if info is not None else None) or (
-        recorded.table_number if recorded is not None else None
-    )
-    return {
-        "fulfillment_method": method,
-        "table_number": table or None,
-        "delivery": _address(recorded),
-        "room": (
-            (recorded.room_last_name or "", recorded.room_number or "")
-            if recorded is not None and recorded.room_number
-            else None
-        ),
-    }
-
-
-def resumed_fields(order: OrderSnapshot) -> dict[str, Any]:
-    """What a restart takes from the record besides the way: the time and the name."""
-    slot = order.order_time
-    return {
-        "order_time": OrderTime(*slot) if slot is not None else OrderTime(),
-        "customer_name": order.customer_name or "",
-    }
-
-
-def _address(way: WayToOrder | None) -> DeliveryAddress | None:
-    if way is None or not way.delivery:
-        return None
-    from kiosk.api.models import DeliveryAddress
-
-    try:
-        return DeliveryAddress.model_validate(dict(way.delivery))
-    except ValueError:  # an unreadable record: the cart's own address string still shows
         return None
 
 
