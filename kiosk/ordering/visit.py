@@ -23,10 +23,10 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from pydantic import SecretStr
 
@@ -55,7 +55,6 @@ if TYPE_CHECKING:
     from kiosk.api.models import (
         Cart,
         CartItem,
-        CartValidation,
         DeliveryAddress,
         FulfillmentMethod,
         Location,
@@ -151,6 +150,24 @@ class LineKeptError(StorefrontError):
         "Your new choice was added, but the old line is still in your order. "
         "Please remove it (Del)."
     )
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _owner_intent(
+    method: Callable[Concatenate[CartStore, P], Awaitable[R]],
+) -> Callable[Concatenate[Visit, P], Coroutine[Any, Any, R]]:
+    """An intent of the order's owner (a CartStore method) as an intent of the visit."""
+
+    async def intent(visit: Visit, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        result: R = await visit._on_store(lambda store: method(store, *args, **kwargs))
+        return result
+
+    intent.__name__ = method.__name__
+    intent.__doc__ = method.__doc__
+    return intent
 
 
 class Visit:
@@ -587,22 +604,23 @@ class Visit:
             )
         return placed
 
-    async def add_item(
-        self,
-        product_id: str,
-        quantity: int,
-        selections: SelectionState | Sequence[Mapping[str, Any]] | None = None,
-        special_instructions: str | None = None,
-    ) -> Cart | None:
-        return await self._on_store(
-            lambda s: s.add_item(product_id, quantity, selections, special_instructions)
-        )
-
-    async def set_quantity(self, item_id: str, quantity: int) -> Cart | None:
-        return await self._on_store(lambda s: s.set_quantity(item_id, quantity))
-
-    async def remove_item(self, item_id: str) -> Cart | None:
-        return await self._on_store(lambda s: s.remove_item(item_id))
+    # ------------------------------------------------------------------ intents: the owner's
+    # The order's owner's own intents, offered as they are (each through `_on_store`: the store
+    # made when needed, a refusal re-read, a payment made meanwhile said, the state synced).
+    add_item = _owner_intent(CartStore.add_item)
+    set_quantity = _owner_intent(CartStore.set_quantity)
+    remove_item = _owner_intent(CartStore.remove_item)
+    apply_discount = _owner_intent(CartStore.apply_discount)
+    remove_discount = _owner_intent(CartStore.remove_discount)
+    set_tip = _owner_intent(CartStore.set_tip)
+    set_no_tip = _owner_intent(CartStore.set_no_tip)
+    set_delivery = _owner_intent(CartStore.set_delivery)
+    set_table = _owner_intent(CartStore.set_table)
+    set_room = _owner_intent(CartStore.set_room)
+    refresh = _owner_intent(CartStore.refresh)
+    validate = _owner_intent(CartStore.validate)
+    begin_payment = _owner_intent(CartStore.begin_payment)
+    poll = _owner_intent(CartStore.poll)
 
     async def replace_line(
         self,
@@ -636,26 +654,12 @@ class Visit:
             log.warning("edited line: the old line could not be removed (%s)", exc.code)
             raise LineKeptError(status=exc.status, code=LineKeptError.CODE) from exc
 
-    async def apply_discount(self, code: str) -> Cart | None:
-        return await self._on_store(lambda s: s.apply_discount(code))
-
-    async def remove_discount(self) -> Cart | None:
-        return await self._on_store(lambda s: s.remove_discount())
-
     @property
     def can_remove_discount(self) -> bool:
         """False once this location's server showed it cannot remove a code (a legacy server
         without the route): the cart screen hides the button, and F9 starts over without it."""
         location_id = self.state.location_id
         return location_id is None or self._client_for(location_id).offers("remove_discount")
-
-    async def set_tip(
-        self, percentage: str | int | None = None, amount_minor: int | None = None
-    ) -> Cart | None:
-        return await self._on_store(lambda s: s.set_tip(percentage, amount_minor))
-
-    async def set_no_tip(self) -> Cart | None:
-        return await self._on_store(lambda s: s.set_no_tip())
 
     async def set_order_time_asap(self) -> Cart | None:
         cart = await self._on_store(lambda s: s.set_order_time_asap())
@@ -667,18 +671,6 @@ class Visit:
         self._set(order_time=OrderTime(order_date, order_time))
         return cart
 
-    async def set_delivery(self, address: DeliveryAddress) -> Cart | None:
-        return await self._on_store(lambda s: s.set_delivery(address))
-
-    async def set_table(self, table_number: str) -> Cart | None:
-        return await self._on_store(lambda s: s.set_table(table_number))
-
-    async def set_room(self, last_name: str, room_number: str) -> Cart | None:
-        return await self._on_store(lambda s: s.set_room(last_name, room_number))
-
-    async def refresh(self) -> Cart | None:
-        return await self._on_store(lambda s: s.refresh())
-
     # ------------------------------------------------------------------ checkout and payment
 
     def remember_customer(self, name: str, email: str) -> None:
@@ -688,9 +680,6 @@ class Visit:
         self.remember_customer(name, email)
         return await self._on_store(lambda s: s.set_customer(name, email))
 
-    async def validate(self) -> CartValidation:
-        return await self._on_store(lambda s: s.validate())
-
     async def checkout(self, name: str, email: str) -> CheckoutResult:
         """Customer details, validation and, when valid, the payment intent (one cart read)."""
         self.remember_customer(name, email)
@@ -698,13 +687,6 @@ class Visit:
         # and said the first slot already; this covers a checkout that came before it could).
         await self.schedule_if_required()
         return await self._on_store(lambda s: s.checkout(name, email))
-
-    async def begin_payment(self) -> PaymentIntent:
-        """The payment hand-off: the intent (the cart turns LOCKED) and the cart's checkoutUrl."""
-        return await self._on_store(lambda s: s.begin_payment())
-
-    async def poll(self) -> Cart | None:
-        return await self._on_store(lambda s: s.poll())
 
     async def reopen_order(self) -> ReopenResult:
         """Back from payment to the cart with the order intact. A cart being paid for is locked
