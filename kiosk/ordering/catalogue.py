@@ -72,11 +72,9 @@ class Catalogue:
             raise LookupError("no location chosen yet")
         return self._client_for(location_id)
 
-    def new_cart(self) -> None:
-        """The cart's recommendations are read again for the next cart."""
-        self._cross_sell_memo = None
-
     def new_visit(self) -> None:
+        """A new customer: nothing read for the last one is suggested from (the memo is per
+        cart id; a new cart reads its own recommendations)."""
         self._cross_sell_memo = None
         self._suggested.clear()
 

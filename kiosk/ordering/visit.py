@@ -47,6 +47,7 @@ from kiosk.ordering.delivery import DeliveryOffer, zone_for
 from kiosk.ordering.events import OrderEvent, OrderObserver, tell
 from kiosk.ordering.lifecycle import OrderSnapshot, Phase
 from kiosk.ordering.recent import RECENT_FILE, RecentNumber
+from kiosk.ordering.reorder import ReopenResult, order_again
 from kiosk.ordering.selections import request_selections, same_selections
 from kiosk.ordering.visit_state import OrderTime, VisitState, resumed_fields, way_fields
 
@@ -92,22 +93,6 @@ class ResumeOutcome:
 
     kind: str
     cart: Cart | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ReopenResult:
-    """What `Visit.reopen_order()` (or `start_again()`) did: `completed`, the order paid
-    meanwhile (nothing was touched; `order_number` is the server's); else the order is open
-    again, less the lines (by name) and extras (the code, the tip, the later time) that `dropped`
-    names (`dropped_lines`: the lines alone). `kept_handoff`: the same cart, and the code shown
-    before still pays it (2.0)."""
-
-    completed: Cart | None = None
-    dropped: tuple[str, ...] = ()
-    dropped_lines: tuple[str, ...] = ()
-    order_number: str | None = None
-    paid: bool = False
-    kept_handoff: bool = False
 
 
 def selection_for_line(product: ProductDetail, item: CartItem) -> SelectionState:
@@ -724,46 +709,10 @@ class Visit:
         return await self._order_again(store, cart)
 
     async def _order_again(self, store: CartStore, cart: Cart) -> ReopenResult:
-        """The same order in a new cart: the old one discarded, a new one started the same way,
-        then its lines and extras added one by one; what the server refuses is named, not
-        fatal. A refused start (that way is no longer offered) propagates."""
-        from kiosk.api.errors import InvalidRequestError, UnprocessableError
-
+        """The same order in a new cart (kiosk.ordering.reorder): the old one discarded first."""
         state = self.state
-        method = state.fulfillment_method or str(cart.fulfilment_method)
         await _quietly(store.discard())
-        self._catalogue.new_cart()
-        await self.start(
-            method, table_number=state.table_number, delivery=state.delivery, room=state.room
-        )
-        lines: list[str] = []
-        refused = (InvalidRequestError, NotFoundError, UnprocessableError)
-        for item in cart.items:
-            try:
-                await self.add_item(
-                    item.product_id,
-                    item.quantity,
-                    request_selections(item.selections),
-                    item.special_instructions,
-                )
-            except refused:
-                lines.append(item.name or item.product_id)  # sold out or gone since
-        dropped = list(lines)
-        extras: list[tuple[str, Callable[[], Awaitable[Any]]]] = []
-        if cart.discount_code:
-            code = cart.discount_code
-            extras.append((f"code {code}", lambda: self.apply_discount(code)))
-        if not state.order_time.is_asap:
-            day, at = state.order_time.order_date or "", state.order_time.order_time or ""
-            extras.append(("the later time", lambda: self.set_order_time_later(day, at)))
-        for name, redo in extras:
-            try:
-                await redo()
-            except refused:
-                dropped.append(name)
-        if cart.waiter_tip_total:
-            dropped.append("the tip (please choose it again)")
-        return ReopenResult(dropped=tuple(dropped), dropped_lines=tuple(lines))
+        return await order_again(self, cart, state)
 
     async def confirm_demo_payment(self, card_number: str) -> None:
         from kiosk.api.errors import PaymentDeclinedError
