@@ -43,7 +43,7 @@ from kiosk.ordering.cart_store import (
 )
 from kiosk.ordering.catalogue import Catalogue
 from kiosk.ordering.clock import LocationClock
-from kiosk.ordering.delivery import DeliveryOffer, zone_for
+from kiosk.ordering.delivery import DeliveryOffer, place_address
 from kiosk.ordering.events import OrderEvent, OrderObserver, tell
 from kiosk.ordering.lifecycle import OrderSnapshot, Phase
 from kiosk.ordering.recent import RECENT_FILE, RecentNumber
@@ -551,43 +551,15 @@ class Visit:
                 zip_code=details["zip"],
                 country=(data.country if data is not None else None) or "US",
             )
-            kwargs["delivery"] = await self._placed(address, location)
+            kwargs["delivery"] = await place_address(
+                self.client, self.state.location_id or "", address, self.delivery_zones, location
+            )
         return await self.start(method, **kwargs)
 
     def delivery_offer(self) -> DeliveryOffer:
         """Whether delivery can be offered here at all (the welcome screen hides it if not; the
         staff screen says why)."""
         return self.state.abilities.delivery
-
-    async def _placed(self, address: DeliveryAddress, location: Location | None) -> DeliveryAddress:
-        """The address with the coordinates the API needs, from the merchant's delivery zones,
-        and within the location's delivery radius when the server gives one (the API's distance
-        operation measures it). Refused at the postal-code field before anything is written."""
-        from kiosk.api.errors import InvalidRequestError
-
-        client = self.client
-        if not client.needs_coordinates:
-            return address
-        zone = zone_for(address.zip_code, self.delivery_zones)
-        if zone is None:
-            raise InvalidRequestError(
-                _("We don't deliver to this postal code from here."),
-                code="OUT_OF_DELIVERY_AREA",
-                field="zipCode",
-            )
-        placed = address.model_copy(update={"lat": zone.lat, "lng": zone.lng})
-        radius = location.delivery_radius_miles if location is not None else None
-        miles = await client.distance_miles(self.state.location_id or "", zone.lat, zone.lng)
-        log.info("delivery zone %r is %.1f miles away", zone.name, miles)
-        if radius is not None and miles > radius:
-            raise InvalidRequestError(
-                _("This address is {miles} miles away; we deliver up to {radius} miles.").format(
-                    miles=f"{miles:.1f}", radius=f"{radius:g}"
-                ),
-                code="OUT_OF_DELIVERY_AREA",
-                field="zipCode",
-            )
-        return placed
 
     # ------------------------------------------------------------------ intents: the owner's
     # The order's owner's own intents, offered as they are (each through `_on_store`: the store
@@ -749,43 +721,20 @@ class Visit:
 
     def kept_handoff_seconds_left(self) -> float | None:
         """Back on the order with a hand-off that may still be paid (2.0): seconds until it stops
-        working; None when there is none (or it has no known expiry: then it is watched until
-        the visit ends)."""
-        order = self.state.order
-        if order.phase is not Phase.ORDERING or order.checkout_url is None:
-            return None
-        expires = order.handoff_expires()
-        if expires is None:
-            return float("inf")
-        return expires.timestamp() - self.wall_clock()
+        working; None when there is none (kiosk.ordering.payment.kept_handoff_left)."""
+        from kiosk.ordering.payment import kept_handoff_left
+
+        return kept_handoff_left(self.state.order, self.wall_clock())
 
     async def watch_kept_handoff(self, *, every: float = 10.0) -> Phase:
         """While the customer is back on the order and the old code may still pay it, look at
-        the payment now and then (a slow pace: the customer is choosing, not paying). Ends when
-        the order is paid (the app then shows the number), the code has expired, or the phase
-        moves on. Returns the phase it leaves."""
-        from kiosk.ordering.payment import PLACING_INTERVAL
+        the payment now and then (kiosk.ordering.payment.watch_kept_handoff). Returns the phase
+        it leaves."""
+        from kiosk.ordering.payment import watch_kept_handoff
 
         store = self._need_store()
-        pace = every
-        while True:
-            left = self.kept_handoff_seconds_left()
-            if left is None or left <= 0:
-                return self.state.order.phase
-            await store.sleep(min(pace, left))
-            if self.kept_handoff_seconds_left() is None:
-                return self.state.order.phase
-            budget = store.client.rate_budget
-            if budget.is_low:
-                continue  # the customer's own writes come first
-            progress = None
-            with contextlib.suppress(StorefrontError):
-                progress = await self._on_store(lambda s: s.check_payment())
-            if store.phase is not Phase.ORDERING:
-                return store.phase
-            # Paid, the order being placed: its number is one look away.
-            placing = progress is not None and progress.state == "order_pending"
-            pace = PLACING_INTERVAL if placing else every
+        look = lambda: self._on_store(lambda s: s.check_payment())  # noqa: E731
+        return await watch_kept_handoff(store, look, every=every, wall_clock=self.wall_clock)
 
     async def wait_for_payment(
         self,
