@@ -24,11 +24,9 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
-
-from pydantic import SecretStr
 
 from kiosk.api.errors import ConflictError, NotFoundError, StorefrontError
 from kiosk.i18n import N_, _
@@ -38,8 +36,6 @@ from kiosk.ordering.cart_store import (
     CartStore,
     CheckoutResult,
     StoreStatus,
-    WayGoneError,
-    load_saved_cart,
 )
 from kiosk.ordering.catalogue import Catalogue
 from kiosk.ordering.clock import LocationClock
@@ -49,6 +45,7 @@ from kiosk.ordering.lifecycle import OrderSnapshot, Phase
 from kiosk.ordering.recent import RECENT_FILE, RecentNumber
 from kiosk.ordering.reorder import ReopenResult, order_again
 from kiosk.ordering.selections import request_selections, same_selections
+from kiosk.ordering.visit_resume import ResumeOutcome, quietly, resume_saved
 from kiosk.ordering.visit_state import OrderTime, VisitState, resumed_fields, way_fields
 
 if TYPE_CHECKING:
@@ -84,15 +81,6 @@ __all__ = [
 log = logging.getLogger("kiosk.ordering")
 
 VisitListener = Callable[["VisitState"], None]
-
-
-@dataclass(frozen=True, slots=True)
-class ResumeOutcome:
-    """What `Visit.resume_saved()` did: "none", "open", "locked" (awaiting payment: the payment
-    screen), "declined", "paid" (the number, at once), "gone" or "failed"."""
-
-    kind: str
-    cart: Cart | None = None
 
 
 def selection_for_line(product: ProductDetail, item: CartItem) -> SelectionState:
@@ -349,9 +337,9 @@ class Visit:
             self._store_unsubscribe.append(store.subscribe(self._cart_published))
             self._store_unsubscribe.append(store.subscribe_status(self._status_published))
             self._store_unsubscribe.append(store.subscribe_order(self._order_published))
-        self._sync_store()
+        self.sync_store()
 
-    def _sync_store(self) -> None:
+    def sync_store(self) -> None:
         store = self._store
         if store is None:
             self._set(
@@ -375,7 +363,7 @@ class Visit:
             self._set(**way_fields(store.cart, store.order))
 
     def _cart_published(self, cart: Cart | None) -> None:
-        self._sync_store()
+        self.sync_store()
 
     def _order_published(self, snapshot: OrderSnapshot) -> None:
         before = self.state.order.phase
@@ -395,7 +383,7 @@ class Visit:
     def _status_published(self, status: StoreStatus) -> None:
         self._set(status=status)
 
-    def _need_store(self) -> CartStore:
+    def need_store(self) -> CartStore:
         if self._store is None:
             location_id = self.state.location_id
             if location_id is None:
@@ -405,7 +393,7 @@ class Visit:
         return self._store
 
     async def _on_store(self, work: Callable[[CartStore], Awaitable[Any]]) -> Any:
-        store = self._need_store()
+        store = self.need_store()
         try:
             return await work(store)
         except ConflictError:
@@ -415,7 +403,7 @@ class Visit:
             await self.reread_refused(exc)
             raise
         finally:
-            self._sync_store()
+            self.sync_store()
 
     async def _paid_meanwhile(self, store: CartStore) -> None:
         """A write refused as a conflict on a cart that was handed to payment: the customer may
@@ -437,7 +425,7 @@ class Visit:
         """Pick the location (the location screen, or the fixed one once it is loaded). A
         different location gets a fresh store; the caller ends any visit of the old one first."""
         changed = location_id != self.state.location_id or self._store is None
-        self._set(location_id=location_id, location=location or self._known(location_id))
+        self._set(location_id=location_id, location=location or self.known_location(location_id))
         if changed:
             self._use_store(self._make_store(location_id))
         elif self._store is not None and location is not None:
@@ -446,7 +434,7 @@ class Visit:
                 (location.id, location.restaurant_slug), LocationClock(location, self.wall_clock)
             )
 
-    def _known(self, location_id: str) -> Location | None:
+    def known_location(self, location_id: str) -> Location | None:
         location = self.state.location
         if location is not None and location_id in (location.id, location.restaurant_slug):
             return location
@@ -507,7 +495,7 @@ class Visit:
     ) -> Cart | None:
         """Start (or switch) the ordering session with the fulfillment's details. A failure
         leaves the store as it is, so a retry switches the same cart instead of making another."""
-        store = self._need_store()
+        store = self.need_store()
         try:
             cart = await store.start(
                 fulfillment_method, table_number=table_number, delivery=delivery, room=room
@@ -520,7 +508,7 @@ class Visit:
             await self.reread_refused(exc)
             raise
         finally:
-            self._sync_store()
+            self.sync_store()
         if self._order is None:
             self._order = "open"
             tell(self.observer, OrderEvent.STARTED)
@@ -592,7 +580,6 @@ class Visit:
         change, and changed choices a new line: the new line is ADDED FIRST and the old one
         removed after, so that a failed second write leaves both lines in the order (said, with
         LineKeptError), never neither. Its note goes with the line."""
-        from kiosk.api.errors import NotFoundError
         from kiosk.ordering.modifiers import SelectionState
 
         cart = self.state.cart
@@ -650,7 +637,7 @@ class Visit:
         and takes no more changes, so the same order is made again in a new cart (the same way
         of ordering, lines, choices, notes, code and time) and the old one deleted, its payment
         hand-off with it. One last look first: a payment that landed meanwhile wins."""
-        store = self._need_store()
+        store = self.need_store()
         cart = await store.payment.last_look()
         if store.phase is Phase.PAID:
             number = store.order.order_number
@@ -659,7 +646,7 @@ class Visit:
             # Still open (2.0 does not lock a cart on its hand-off): the same cart is the order,
             # and the hand-off stays payable until it expires (kept: a payment there is watched).
             store.back_to_order()
-            self._sync_store()
+            self.sync_store()
             return ReopenResult(kept_handoff=store.order.checkout_url is not None)
         return await self._order_again(store, cart)
 
@@ -667,7 +654,7 @@ class Visit:
         """The order's cart expired on the server: a new cart with the same way to order (its
         table, room or address), lines, choices, notes, code and time, as far as the server
         allows; `dropped_lines` names the lines it refused (sold out or gone since)."""
-        store = self._need_store()
+        store = self.need_store()
         if store.phase is not Phase.EXPIRED:
             raise RuntimeError(f"start_again in phase {store.phase}: only an expired order")
         cart = store.cart
@@ -683,7 +670,7 @@ class Visit:
     async def _order_again(self, store: CartStore, cart: Cart) -> ReopenResult:
         """The same order in a new cart (kiosk.ordering.reorder): the old one discarded first."""
         state = self.state
-        await _quietly(store.discard())
+        await quietly(store.discard())
         return await order_again(self, cart, state)
 
     async def confirm_demo_payment(self, card_number: str) -> None:
@@ -697,27 +684,27 @@ class Visit:
 
     async def check_payment(self) -> Phase:
         """One look at the payment now ("I have paid", a last look): the phase it leaves."""
-        store = self._need_store()
+        store = self.need_store()
         await self._on_store(lambda s: s.check_payment())
         return store.phase
 
     async def pay_again(self) -> PaymentIntent:
         """After a decline: a fresh hand-off (a new code) for the same cart."""
-        store = self._need_store()
+        store = self.need_store()
         store.want_new_code()
         try:
             return await self._on_store(lambda s: s.payment.renew())
         except StorefrontError:
             # Refused (or not asked): back on the order, as after a refused checkout (the store
             # says why the order must change); the old code is kept as it was.
-            self._sync_store()
+            self.sync_store()
             raise
 
     def choose_counter(self, at_counter: bool) -> None:
         """The customer pays at the counter (or back to the QR code): the same hand-off, kept in
         the resume file so a restart shows the same choice."""
-        self._need_store().choose_counter(at_counter)
-        self._sync_store()
+        self.need_store().choose_counter(at_counter)
+        self.sync_store()
 
     def kept_handoff_seconds_left(self) -> float | None:
         """Back on the order with a hand-off that may still be paid (2.0): seconds until it stops
@@ -732,7 +719,7 @@ class Visit:
         it leaves."""
         from kiosk.ordering.payment import watch_kept_handoff
 
-        store = self._need_store()
+        store = self.need_store()
         look = lambda: self._on_store(lambda s: s.check_payment())  # noqa: E731
         return await watch_kept_handoff(store, look, every=every, wall_clock=self.wall_clock)
 
@@ -752,7 +739,7 @@ class Visit:
         (`keep_paying` answers it) and, unanswered, ends ABANDONED after one last look."""
         from kiosk.ordering.payment import PaymentSession, PollSchedule
 
-        store = self._need_store()
+        store = self.need_store()
         schedule = PollSchedule(intervals=(every,)) if every else None
         session = PaymentSession(store, timeout=timeout, ask_for=ask_for, schedule=schedule)
         self._payment_session = session
@@ -761,7 +748,7 @@ class Visit:
         finally:
             if self._payment_session is session:
                 self._payment_session = None
-            self._sync_store()
+            self.sync_store()
 
     def keep_paying(self) -> None:
         """The customer answered "Still there?" on the payment: the time to pay starts again."""
@@ -801,7 +788,7 @@ class Visit:
             done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
             done.set_result(True)
             return done
-        task = asyncio.ensure_future(_quietly(store.discard()))
+        task = asyncio.ensure_future(quietly(store.discard()))
         self._discards.add(task)
         task.add_done_callback(self._discards.discard)
         return task
@@ -829,14 +816,14 @@ class Visit:
         if store is not None and store.phase is Phase.PAID:
             # Placed, and its number shown: nothing to come back to (only a crash shows it
             # again). Forgotten, never deleted.
-            await _quietly(store.discard())
+            await quietly(store.discard())
         elif not keep_cart and store is not None and store.cart_id is not None:
             cart = store.cart
             paying = store.phase in (Phase.AWAITING_PAYMENT, Phase.DECLINED)
             if not (paying or (cart and cart.is_locked)):
                 # An order being paid for is kept: the resume file takes the payment up next
                 # start (a customer may be paying with its code right now).
-                await _quietly(store.discard())
+                await quietly(store.discard())
         if self._discards:
             await asyncio.gather(*self._discards, return_exceptions=True)
 
@@ -864,7 +851,7 @@ class Visit:
         if store is not None and store.cart_id is not None:
             with contextlib.suppress(StorefrontError):
                 await store.refresh()
-            self._sync_store()
+            self.sync_store()
         if concern is Concern.WAY:
             # Last: whoever follows it (the welcome) finds the ways and the cart read already.
             self._set(way_refused=exc.message)
@@ -876,147 +863,19 @@ class Visit:
         an id or a slug, and may differ in kind from how this kiosk names it: the cart is found
         by either. An open cart with no lines is dropped (nothing to come back for). The names
         of its lines' choices are read before it is shown (`learn_option_names`)."""
-        outcome = await self._resume_saved()
+        outcome = await resume_saved(self)
         if outcome.cart is not None:
             await self.learn_option_names(outcome.cart)
         return outcome
 
-    async def _resume_saved(self) -> ResumeOutcome:
-        saved = load_saved_cart(self.cart_id_file)
-        if saved is None or self.cart_id_file is None:
-            return ResumeOutcome("none")
-        location_id = await self._served_location(saved.location_id)
-        if location_id is None:
-            # The kiosk now serves other locations: that cart is not for this kiosk any more.
-            log.info("crash resume: the saved cart is for another location; forgotten")
-            with contextlib.suppress(OSError):
-                self.cart_id_file.unlink()
-            return ResumeOutcome("gone")
-        location = self._known(location_id)
-        if location is None:
-            with contextlib.suppress(StorefrontError):
-                location = await self.load_location(location_id)
-        self.choose_location(location_id, location)
-        store = self._need_store()
-        if location is not None:
-            store.know_location((saved.location_id, location.id, location.restaurant_slug), None)
-        if saved.access:
-            store.client.restore_cart_access(saved.cart_id, SecretStr(saved.access))
-        order = saved.order
-        if order.phase is Phase.IN_DOUBT:
-            # Settled by reading the server (below): back to where the doubt began.
-            order = replace(order, phase=order.doubt_from or Phase.ORDERING, doubt_from=None)
-        if order.phase is not Phase.ORDERING or order.checkout_url is not None:
-            # Handed to payment, or back on the order with a code that can still pay it (2.0):
-            # where the payment stands is asked first, so a payment made meanwhile is shown.
-            outcome = await self._resume_order(store, saved.cart_id, order)
-            if outcome is not None:
-                return outcome
-        else:
-            store.restore(saved.cart_id, order)
-        way_gone: WayGoneError | None = None
-        try:
-            cart = await store.resume(saved.cart_id, saved.location_id)
-        except WayGoneError as exc:
-            way_gone = exc
-        except StorefrontError:
-            log.warning("crash resume: the server could not be asked; kept for the next start")
-            self._abandon_resume()
-            return ResumeOutcome("failed")
-        finally:
-            self._sync_store()
-        if way_gone is not None:
-            # The location no longer offers the order's way: the same cart and its lines wait
-            # for the customer to choose another way (the welcome screen says why). Set after
-            # the store's state, which has no such message; the time and name come back too.
-            self._set(**resumed_fields(store.order))
-            await self.reread_refused(way_gone)  # the ways read again; the refusal said last
-            log.info("crash resume: the order's way to order is no longer offered")
-            self._order = "open"
-            return ResumeOutcome("way_gone", store.cart)
-        if cart is not None and not cart.items and not cart.is_locked:
-            log.info("crash resume: the saved cart has no lines; dropped")
-            await _quietly(store.discard())
-            cart = None
-        if cart is None:
-            log.info("crash resume: the saved cart is no longer open; starting clean")
-            self._abandon_resume()
-            return ResumeOutcome("gone")
-        self._set(**resumed_fields(store.order))
-        log.info("crash resume: cart resumed (%s)", "locked" if cart.is_locked else "open")
-        # An order a previous run started (and counted): its payment or reset counts here.
-        self._order = "paid" if cart.is_completed else "open"
-        return ResumeOutcome("locked" if cart.is_locked else "open", cart)
+    def order_resumed(self, *, paid: bool) -> None:
+        """A resume took up an order a previous run started (and counted): its payment or reset
+        counts here; its time and name come back from the record."""
+        self._set(**resumed_fields(self.need_store().order))
+        self._order = "paid" if paid else "open"
 
-    async def _resume_order(
-        self, store: CartStore, cart_id: str, order: OrderSnapshot
-    ) -> ResumeOutcome | None:
-        """A restart after the order was handed to payment (or paid, or declined): the phase
-        comes back as it was, and the server is asked at once where the payment stands, so a
-        customer who paid meanwhile sees the number now. None: back to ordering (the hand-off
-        was never shown, or a code kept while ordering has not paid it), resumed as an open
-        cart."""
-        store.restore(cart_id, order)
-        store.payment.restore(cart_id, order)
-        try:
-            await store.check_payment()
-        except NotFoundError:
-            log.info("crash resume: the order's cart is gone")
-            self._abandon_resume()
-            return ResumeOutcome("gone")
-        except StorefrontError:
-            log.warning("crash resume: the payment could not be checked; kept for the next start")
-            store.let_go()
-            self._abandon_resume()
-            return ResumeOutcome("failed")
-        finally:
-            self._sync_store()
-        phase = store.phase
-        if phase is Phase.CHECKING_OUT:
-            store.back_to_order()
-            return None
-        if phase is Phase.ORDERING:
-            return None  # not paid: the open cart is resumed as it is
-        if phase is Phase.EXPIRED:
-            await _quietly(store.discard())
-            self._abandon_resume()
-            return ResumeOutcome("gone")
-        if store.cart is None:
-            with contextlib.suppress(StorefrontError):
-                await store.refresh()
-        self._sync_store()
-        cart = store.cart
-        self._set(**resumed_fields(store.order))
-        kind = {Phase.PAID: "paid", Phase.DECLINED: "declined"}.get(phase, "locked")
-        # An order a previous run started (and counted): its payment or reset counts here.
-        self._order = "paid" if phase is Phase.PAID else "open"
-        log.info("crash resume: the order comes back %s", phase)
-        return ResumeOutcome(kind, cart)
-
-    def _abandon_resume(self) -> None:
+    def abandon_resume(self) -> None:
+        """A resume that took nothing up: a kiosk of several locations asks for one again."""
         if not self.fixed_location:
             self._use_store(None)
             self._set(location_id=None, location=None)
-
-    async def _served_location(self, saved: str) -> str | None:
-        """Which of the served locations `saved` (an id or a slug) names, None when none does."""
-        if saved in self.location_ids:
-            return saved
-        for location_id in self.location_ids:
-            known = self._known(location_id)
-            location: Location | None = known
-            if location is None:
-                with contextlib.suppress(StorefrontError, LookupError):
-                    location = await self.load_location(location_id)
-            if location is not None and saved in (location.id, location.restaurant_slug):
-                return location_id
-        return None
-
-
-async def _quietly(awaitable: Awaitable[bool]) -> bool:
-    # Deleting an abandoned cart is best effort: the server expires carts anyway.
-    try:
-        return await awaitable
-    except Exception:  # nothing to show: the customer has moved on
-        log.warning("could not delete an abandoned cart", exc_info=True)
-        return False
