@@ -334,12 +334,18 @@ class Visit:
         self._store_unsubscribe.clear()
         self._store = store
         if store is not None:
-            self._store_unsubscribe.append(store.subscribe(self._cart_published))
-            self._store_unsubscribe.append(store.subscribe_status(self._status_published))
-            self._store_unsubscribe.append(store.subscribe_order(self._order_published))
+            # One handler: whatever the store publishes of the order (a cart, a row of its
+            # lifecycle), the visit's state is derived again from the store as it is. The
+            # writer's status is only that (it says nothing of the order).
+            for channel in (store.subscribe, store.subscribe_order):
+                self._store_unsubscribe.append(channel(lambda _news: self.sync_store()))
+            status = store.subscribe_status(lambda status: self._set(status=status))
+            self._store_unsubscribe.append(status)
         self.sync_store()
 
     def sync_store(self) -> None:
+        """VisitState's part that is the store's: the cart, its id, the status, the order's
+        record and the way to order derived from them (the one place it is derived)."""
         store = self._store
         if store is None:
             self._set(
@@ -351,37 +357,34 @@ class Visit:
                 order=OrderSnapshot(),
             )
             return
+        before = self.state.order
         self._set(
             cart=store.cart,
             cart_id=store.cart_id,
+            status=store.status,
             session_message=store.session_message,
             paying=store.payment_intent is not None,
             order=store.order,
         )
-        if store.cart_id is not None:
-            # The way to order is the server's cart's where it says one, else the record kept.
+        if store.cart_id is not None and store.phase is not Phase.CANCELLED:
+            # The way to order is the server's cart's where it says one, else the record kept
+            # (not a cancelled order's: the visit that ended it cleared its way already).
             self._set(**way_fields(store.cart, store.order))
+        if store.order != before:
+            self._order_moved(before.phase, store.order)
 
-    def _cart_published(self, cart: Cart | None) -> None:
-        self.sync_store()
-
-    def _order_published(self, snapshot: OrderSnapshot) -> None:
-        before = self.state.order.phase
-        self._set(order=snapshot)
+    def _order_moved(self, before: Phase, order: OrderSnapshot) -> None:
         # The lifecycle is the one place an order's fate is decided, so it is counted here
         # (kiosk.metrics): paid once per order, each decline as it is told.
-        if snapshot.phase is Phase.PAID:
+        if order.phase is Phase.PAID:
             # Whoever heard it (the payment screen, a kept code's watch, a restart): offered
             # again on this terminal's first screen for a while.
-            self.recent.remember(snapshot.order_number)
-        if snapshot.phase is Phase.PAID and self._order == "open":
+            self.recent.remember(order.order_number)
+        if order.phase is Phase.PAID and self._order == "open":
             self._order = "paid"
             tell(self.observer, OrderEvent.PAID)
-        elif snapshot.phase is Phase.DECLINED and before is not Phase.DECLINED:
+        elif order.phase is Phase.DECLINED and before is not Phase.DECLINED:
             tell(self.observer, OrderEvent.DECLINED)
-
-    def _status_published(self, status: StoreStatus) -> None:
-        self._set(status=status)
 
     def need_store(self) -> CartStore:
         if self._store is None:
