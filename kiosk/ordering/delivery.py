@@ -12,7 +12,7 @@ A geocoder (an address-to-coordinates service) would lift the zone list; none is
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from kiosk.api import StorefrontBase
     from kiosk.api.models import DeliveryAddress, Location
 
-__all__ = ["DeliveryOffer", "delivery_offer", "place_address", "zone_for"]
+__all__ = ["DeliveryOffer", "address_from_form", "delivery_offer", "place_address", "zone_for"]
 
 log = logging.getLogger("kiosk.ordering")
 
@@ -53,6 +53,21 @@ def delivery_offer(needs_coordinates: bool, zones: Sequence[DeliveryZone]) -> De
 def zone_for(postal_code: str, zones: Sequence[DeliveryZone]) -> DeliveryZone | None:
     wanted = postal_code.strip().upper().replace(" ", "")
     return next((z for z in zones if wanted in z.postal_codes), None)
+
+
+def address_from_form(details: Mapping[str, str], location: Location | None) -> DeliveryAddress:
+    """The welcome screen's address fields as an address (the country the location's own)."""
+    from kiosk.api.models import DeliveryAddress
+
+    data = location.address_data if location is not None else None
+    return DeliveryAddress(
+        street=details["street"],
+        street_optional=details.get("street2") or None,
+        city=details["city"],
+        state=details["state"],
+        zip_code=details["zip"],
+        country=(data.country if data is not None else None) or "US",
+    )
 
 
 async def place_address(

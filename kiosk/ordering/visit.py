@@ -28,8 +28,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
-from kiosk.api.errors import ConflictError, NotFoundError, StorefrontError
-from kiosk.i18n import N_, _
+from kiosk.api.errors import ConflictError, StorefrontError
+from kiosk.i18n import N_
 from kiosk.ordering.abilities import Abilities, abilities_of
 from kiosk.ordering.cart_store import (
     IDLE,
@@ -39,11 +39,12 @@ from kiosk.ordering.cart_store import (
 )
 from kiosk.ordering.catalogue import Catalogue
 from kiosk.ordering.clock import LocationClock
-from kiosk.ordering.delivery import DeliveryOffer, place_address
+from kiosk.ordering.delivery import DeliveryOffer, address_from_form, place_address
 from kiosk.ordering.events import OrderEvent, OrderObserver, tell
 from kiosk.ordering.lifecycle import OrderSnapshot, Phase
+from kiosk.ordering.paying import Paying
 from kiosk.ordering.recent import RECENT_FILE, RecentNumber
-from kiosk.ordering.reorder import ReopenResult, order_again
+from kiosk.ordering.reorder import LineKeptError, ReopenResult, replace_line
 from kiosk.ordering.selections import request_selections, same_selections
 from kiosk.ordering.visit_resume import ResumeOutcome, quietly, resume_saved
 from kiosk.ordering.visit_state import OrderTime, VisitState, resumed_fields, way_fields
@@ -62,7 +63,6 @@ if TYPE_CHECKING:
     )
     from kiosk.config import DeliveryZone
     from kiosk.ordering.modifiers import SelectionState
-    from kiosk.ordering.payment import PaymentResult, PaymentSession, PaymentTick
 
 __all__ = [
     "Abilities",
@@ -113,18 +113,6 @@ class OrderPaidError(StorefrontError):
         self.order_number = order_number
 
 
-class LineKeptError(StorefrontError):
-    """An edited line's new choice was added but the old line could not be removed: both are in
-    the order (never neither); the customer removes the old one."""
-
-    CODE = "LINE_KEPT"
-    # Marked for the catalogue; the product screen shows it in the customer's language.
-    default_message = N_(
-        "Your new choice was added, but the old line is still in your order. "
-        "Please remove it (Del)."
-    )
-
-
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -135,7 +123,7 @@ def _owner_intent(
     """An intent of the order's owner (a CartStore method) as an intent of the visit."""
 
     async def intent(visit: Visit, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        result: R = await visit._on_store(lambda store: method(store, *args, **kwargs))
+        result: R = await visit.on_store(lambda store: method(store, *args, **kwargs))
         return result
 
     intent.__name__ = method.__name__
@@ -200,8 +188,18 @@ class Visit:
         self.scheduled_first: tuple[str, str] | None = None
         # Discards of abandoned carts still running (the next visit's writes queue behind them).
         self._discards: set[asyncio.Task[bool]] = set()
-        # The payment being waited for (wait_for_payment), while it runs.
-        self._payment_session: PaymentSession | None = None
+        # Paying for the order (kiosk.ordering.paying): its intents, offered as they are.
+        paying = Paying(self)
+        self.reopen_order = paying.reopen_order
+        self.start_again = paying.start_again
+        self.confirm_demo_payment = paying.confirm_demo_payment
+        self.check_payment = paying.check_payment
+        self.pay_again = paying.pay_again
+        self.choose_counter = paying.choose_counter
+        self.kept_handoff_seconds_left = paying.kept_handoff_seconds_left
+        self.watch_kept_handoff = paying.watch_kept_handoff
+        self.wait_for_payment = paying.wait_for_payment
+        self.keep_paying = paying.keep_paying
         # The last paid order's number, kept beside the resume file (kiosk.ordering.recent).
         self.recent = RecentNumber(
             cart_id_file.with_name(RECENT_FILE) if cart_id_file is not None else None,
@@ -395,7 +393,7 @@ class Visit:
         assert self._store is not None
         return self._store
 
-    async def _on_store(self, work: Callable[[CartStore], Awaitable[Any]]) -> Any:
+    async def on_store(self, work: Callable[[CartStore], Awaitable[Any]]) -> Any:
         store = self.need_store()
         try:
             return await work(store)
@@ -524,8 +522,6 @@ class Visit:
         self, method: str, details: Mapping[str, str], location: Location | None = None
     ) -> Cart | None:
         """`start` from the welcome screen's form fields (method key and its details)."""
-        from kiosk.api.models import DeliveryAddress
-
         kwargs: dict[str, Any] = {}
         if method == "table_service":
             kwargs["table_number"] = details["table"]
@@ -533,15 +529,7 @@ class Visit:
             kwargs["room"] = (details["last_name"], details["room"])
         elif method == "delivery":
             location = location or self.state.location
-            data = location.address_data if location is not None else None
-            address = DeliveryAddress(
-                street=details["street"],
-                street_optional=details.get("street2") or None,
-                city=details["city"],
-                state=details["state"],
-                zip_code=details["zip"],
-                country=(data.country if data is not None else None) or "US",
-            )
+            address = address_from_form(details, location)
             kwargs["delivery"] = await place_address(
                 self.client, self.state.location_id or "", address, self.delivery_zones, location
             )
@@ -576,30 +564,8 @@ class Visit:
         quantity: int,
         selections: SelectionState | Sequence[Mapping[str, Any]],
     ) -> Cart | None:
-        """A cart line edited on the product screen: its choices and quantity replaced.
-
-        The API edits only a line's quantity in place (2.0 contract: "Modifier changes are
-        remove-then-add"; v1 has no such route either). So the same choices are a quantity
-        change, and changed choices a new line: the new line is ADDED FIRST and the old one
-        removed after, so that a failed second write leaves both lines in the order (said, with
-        LineKeptError), never neither. Its note goes with the line."""
-        from kiosk.ordering.modifiers import SelectionState
-
-        cart = self.state.cart
-        old = next((i for i in cart.items if i.id == item_id), None) if cart else None
-        if old is None:
-            raise NotFoundError(_("This line is no longer in your order."), status=404)
-        wanted = selections.to_request() if isinstance(selections, SelectionState) else selections
-        if same_selections(old.selections, wanted):
-            if quantity == old.quantity:
-                return cart
-            return await self.set_quantity(item_id, quantity)
-        await self.add_item(old.product_id, quantity, wanted, old.special_instructions)
-        try:
-            return await self.remove_item(item_id)
-        except StorefrontError as exc:
-            log.warning("edited line: the old line could not be removed (%s)", exc.code)
-            raise LineKeptError(status=exc.status, code=LineKeptError.CODE) from exc
+        """A cart line edited on the product screen (kiosk.ordering.reorder.replace_line)."""
+        return await replace_line(self, self.state.cart, item_id, quantity, selections)
 
     @property
     def can_remove_discount(self) -> bool:
@@ -609,12 +575,12 @@ class Visit:
         return location_id is None or self._client_for(location_id).offers("remove_discount")
 
     async def set_order_time_asap(self) -> Cart | None:
-        cart = await self._on_store(lambda s: s.set_order_time_asap())
+        cart = await self.on_store(lambda s: s.set_order_time_asap())
         self._set(order_time=OrderTime())
         return cart
 
     async def set_order_time_later(self, order_date: str, order_time: str) -> Cart | None:
-        cart = await self._on_store(lambda s: s.set_order_time_later(order_date, order_time))
+        cart = await self.on_store(lambda s: s.set_order_time_later(order_date, order_time))
         self._set(order_time=OrderTime(order_date, order_time))
         return cart
 
@@ -625,7 +591,7 @@ class Visit:
 
     async def set_customer(self, name: str, email: str) -> Cart | None:
         self.remember_customer(name, email)
-        return await self._on_store(lambda s: s.set_customer(name, email))
+        return await self.on_store(lambda s: s.set_customer(name, email))
 
     async def checkout(self, name: str, email: str) -> CheckoutResult:
         """Customer details, validation and, when valid, the payment intent (one cart read)."""
@@ -633,130 +599,7 @@ class Visit:
         # A later-only location refuses an order for as soon as possible (the cart screen set
         # and said the first slot already; this covers a checkout that came before it could).
         await self.schedule_if_required()
-        return await self._on_store(lambda s: s.checkout(name, email))
-
-    async def reopen_order(self) -> ReopenResult:
-        """Back from payment to the cart with the order intact. A cart being paid for is locked
-        and takes no more changes, so the same order is made again in a new cart (the same way
-        of ordering, lines, choices, notes, code and time) and the old one deleted, its payment
-        hand-off with it. One last look first: a payment that landed meanwhile wins."""
-        store = self.need_store()
-        cart = await store.payment.last_look()
-        if store.phase is Phase.PAID:
-            number = store.order.order_number
-            return ReopenResult(completed=cart, order_number=number, paid=True)
-        if cart is None or not cart.is_locked:
-            # Still open (2.0 does not lock a cart on its hand-off): the same cart is the order,
-            # and the hand-off stays payable until it expires (kept: a payment there is watched).
-            store.back_to_order()
-            self.sync_store()
-            return ReopenResult(kept_handoff=store.order.checkout_url is not None)
-        return await self._order_again(store, cart)
-
-    async def start_again(self) -> ReopenResult:
-        """The order's cart expired on the server: a new cart with the same way to order (its
-        table, room or address), lines, choices, notes, code and time, as far as the server
-        allows; `dropped_lines` names the lines it refused (sold out or gone since)."""
-        store = self.need_store()
-        if store.phase is not Phase.EXPIRED:
-            raise RuntimeError(f"start_again in phase {store.phase}: only an expired order")
-        cart = store.cart
-        if cart is None:
-            with contextlib.suppress(StorefrontError):
-                cart = await store.refresh()  # a 2.0 server still answers an expired cart
-        if cart is None:
-            from kiosk.api.models import Cart
-
-            cart = Cart(id="")  # no longer readable: nothing to copy but the way to order
-        return await self._order_again(store, cart)
-
-    async def _order_again(self, store: CartStore, cart: Cart) -> ReopenResult:
-        """The same order in a new cart (kiosk.ordering.reorder): the old one discarded first."""
-        state = self.state
-        await quietly(store.discard())
-        return await order_again(self, cart, state)
-
-    async def confirm_demo_payment(self, card_number: str) -> None:
-        from kiosk.api.errors import PaymentDeclinedError
-
-        try:
-            await self._on_store(lambda s: s.payment.confirm_demo(card_number))
-        except PaymentDeclinedError:
-            tell(self.observer, OrderEvent.DECLINED)
-            raise
-
-    async def check_payment(self) -> Phase:
-        """One look at the payment now ("I have paid", a last look): the phase it leaves."""
-        store = self.need_store()
-        await self._on_store(lambda s: s.check_payment())
-        return store.phase
-
-    async def pay_again(self) -> PaymentIntent:
-        """After a decline: a fresh hand-off (a new code) for the same cart."""
-        store = self.need_store()
-        store.want_new_code()
-        try:
-            return await self._on_store(lambda s: s.payment.renew())
-        except StorefrontError:
-            # Refused (or not asked): back on the order, as after a refused checkout (the store
-            # says why the order must change); the old code is kept as it was.
-            self.sync_store()
-            raise
-
-    def choose_counter(self, at_counter: bool) -> None:
-        """The customer pays at the counter (or back to the QR code): the same hand-off, kept in
-        the resume file so a restart shows the same choice."""
-        self.need_store().choose_counter(at_counter)
-        self.sync_store()
-
-    def kept_handoff_seconds_left(self) -> float | None:
-        """Back on the order with a hand-off that may still be paid (2.0): seconds until it stops
-        working; None when there is none (kiosk.ordering.payment.kept_handoff_left)."""
-        from kiosk.ordering.payment import kept_handoff_left
-
-        return kept_handoff_left(self.state.order, self.wall_clock())
-
-    async def watch_kept_handoff(self, *, every: float = 10.0) -> Phase:
-        """While the customer is back on the order and the old code may still pay it, look at
-        the payment now and then (kiosk.ordering.payment.watch_kept_handoff). Returns the phase
-        it leaves."""
-        from kiosk.ordering.payment import watch_kept_handoff
-
-        store = self.need_store()
-        look = lambda: self._on_store(lambda s: s.check_payment())  # noqa: E731
-        return await watch_kept_handoff(store, look, every=every, wall_clock=self.wall_clock)
-
-    async def wait_for_payment(
-        self,
-        *,
-        timeout: float,  # noqa: ASYNC109 - the payment timer on the injected clock
-        on_tick: Callable[[PaymentTick], None] | None = None,
-        cancel: asyncio.Event | None = None,
-        poll_now: asyncio.Event | None = None,
-        every: float | None = None,
-        ask_for: float = 0.0,
-    ) -> PaymentResult:
-        """Wait for the payment (kiosk.ordering.payment.PaymentSession: a frugal schedule on the
-        rate budget) until the order completes, `cancel` is set, the cart is gone, or the time
-        runs out; with `ask_for`, the time running out asks "Still there?" for that long
-        (`keep_paying` answers it) and, unanswered, ends ABANDONED after one last look."""
-        from kiosk.ordering.payment import PaymentSession, PollSchedule
-
-        store = self.need_store()
-        schedule = PollSchedule(intervals=(every,)) if every else None
-        session = PaymentSession(store, timeout=timeout, ask_for=ask_for, schedule=schedule)
-        self._payment_session = session
-        try:
-            return await session.run(on_tick=on_tick, cancel=cancel, poll_now=poll_now)
-        finally:
-            if self._payment_session is session:
-                self._payment_session = None
-            self.sync_store()
-
-    def keep_paying(self) -> None:
-        """The customer answered "Still there?" on the payment: the time to pay starts again."""
-        if self._payment_session is not None:
-            self._payment_session.keep()
+        return await self.on_store(lambda s: s.checkout(name, email))
 
     # ------------------------------------------------------------------ idle, reset, quit
 
