@@ -46,6 +46,7 @@ from kiosk.ordering.paying import Paying
 from kiosk.ordering.recent import RECENT_FILE, RecentNumber
 from kiosk.ordering.reorder import LineKeptError, ReopenResult, replace_line
 from kiosk.ordering.selections import request_selections, same_selections
+from kiosk.ordering.timing import OrderTiming
 from kiosk.ordering.visit_resume import ResumeOutcome, quietly, resume_saved
 from kiosk.ordering.visit_state import OrderTime, VisitState, resumed_fields, way_fields
 
@@ -57,7 +58,6 @@ if TYPE_CHECKING:
         DeliveryAddress,
         FulfillmentMethod,
         Location,
-        MenusResponse,
         PaymentIntent,
         ProductDetail,
     )
@@ -180,12 +180,11 @@ class Visit:
         self.cross_sell = catalogue.cross_sell
         self.suggestion = catalogue.suggestion
         self.learn_option_names = catalogue.learn_option_names
-        # This visit's location takes no order for as soon as possible now (readiness: closed;
-        # the server's reason, "" without one), None: it does, or nobody had to ask (`menus`).
-        self.asap_refused: str | None = None
-        # The later slot this visit's order was set to because none is taken for now (day label,
-        # time), for the screens to say.
-        self.scheduled_first: tuple[str, str] | None = None
+        # The order's time as the location allows it (kiosk.ordering.timing).
+        timing = self._timing = OrderTiming(self, catalogue)
+        self.menus = timing.menus
+        self.menu_slot = timing.menu_slot
+        self.schedule_if_required = timing.schedule_if_required
         # Discards of abandoned carts still running (the next visit's writes queue behind them).
         self._discards: set[asyncio.Task[bool]] = set()
         # Paying for the order (kiosk.ordering.paying): its intents, offered as they are.
@@ -443,47 +442,6 @@ class Visit:
 
     # ------------------------------------------------------------------ reads
 
-    async def menus(self) -> MenusResponse:
-        """The menus for the order's time (its later slot, else now). When nothing is served
-        now, the server is asked whether it takes an order for now at all (2.0's readiness,
-        one read): closed, the order is set to the first later slot (said once, see
-        `scheduled_first`) and the menus are those of that slot."""
-        order_date, order_time = self.menu_slot()
-        location = self.state.location_id or ""
-        menus = await self.client.get_menus(location, order_date or None, order_time or None)
-        if order_date or not menus.menus or any(m.is_active for m in menus.menus):
-            return menus
-        if self.asap_refused is None and self.state.cart_id is not None:
-            self.asap_refused = await self._catalogue.why_not_now(location)
-        if self.asap_refused is None or await self.schedule_if_required() is None:
-            return menus
-        order_date, order_time = self.menu_slot()
-        return await self.client.get_menus(location, order_date or None, order_time or None)
-
-    def menu_slot(self) -> tuple[str, str]:
-        """The later slot the cart is for, ("", "") when ASAP."""
-        cart = self.state.cart
-        if cart is not None and (cart.pickup_type or "").upper() == "LATER":
-            return (cart.order_date or "", cart.order_time or "")
-        return ("", "")
-
-    async def schedule_if_required(self) -> tuple[str, str] | None:
-        """A location that takes orders for later only (time-intervals' requireScheduledOrders):
-        an order still set for as soon as possible is set to the first slot, which the customer
-        is then told of. Returns (the day's label, the time) when it set one, else None."""
-        cart = self.state.cart
-        if cart is not None and (cart.pickup_type or "").upper() == "LATER":
-            return None
-        slots = await self.time_intervals()
-        later_only = slots.require_scheduled_orders or self.asap_refused is not None
-        first = slots.first_slot() if later_only else None
-        if first is None:
-            return None
-        day, at = first
-        await self.set_order_time_later(day.value, at)
-        self.scheduled_first = (day.label or day.value, at)
-        return self.scheduled_first
-
     # ------------------------------------------------------------------ intents: the order
 
     async def start(
@@ -568,6 +526,16 @@ class Visit:
         return await replace_line(self, self.state.cart, item_id, quantity, selections)
 
     @property
+    def asap_refused(self) -> str | None:
+        """Why this visit's location takes no order for now (kiosk.ordering.timing)."""
+        return self._timing.asap_refused
+
+    @property
+    def scheduled_first(self) -> tuple[str, str] | None:
+        """The later slot the order was set to because none is taken for now (timing)."""
+        return self._timing.scheduled_first
+
+    @property
     def can_remove_discount(self) -> bool:
         """False once this location's server showed it cannot remove a code (a legacy server
         without the route): the cart screen hides the button, and F9 starts over without it."""
@@ -614,7 +582,7 @@ class Visit:
         self._order = None
         store = self._store
         self._catalogue.new_visit()
-        self.asap_refused = self.scheduled_first = None
+        self._timing.new_visit()
         keep = store if self.fixed_location and store is not None else None
         if keep is None:
             self._use_store(None)
