@@ -9,7 +9,7 @@ to the payment code, whether delivery can be offered.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from kiosk.api import StorefrontBase
     from kiosk.config import DeliveryZone
 
-__all__ = ["Abilities", "abilities_of"]
+__all__ = ["Abilities", "abilities_of", "served_abilities"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,3 +42,20 @@ def abilities_of(client: StorefrontBase, zones: Sequence[DeliveryZone]) -> Abili
         intent_locks_cart=bool(client.intent_changes_cart),
         delivery=delivery_offer(client.needs_coordinates, zones),
     )
+
+
+def served_abilities(
+    location_ids: Sequence[str],
+    client_for: Callable[[str], StorefrontBase],
+    zones: Sequence[DeliveryZone],
+) -> tuple[tuple[str, Abilities], ...]:
+    """What each served location's server can do, read once off its client (a location this
+    kiosk has no key for is left out: it is never chosen)."""
+    served: list[tuple[str, Abilities]] = []
+    for location_id in location_ids:
+        try:
+            client = client_for(location_id)
+        except LookupError:
+            continue
+        served.append((location_id, abilities_of(client, zones)))
+    return tuple(served)

@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from kiosk.api.errors import StorefrontError
+from kiosk.i18n import N_
 from kiosk.ordering.events import OrderEvent, OrderObserver, tell
 from kiosk.ordering.lifecycle import Phase
 from kiosk.ordering.reorder import Orderer, ReopenResult, order_again
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from kiosk.ordering.payment import PaymentResult, PaymentSession, PaymentTick
     from kiosk.ordering.visit_state import VisitState
 
-__all__ = ["Paying", "PayingHost"]
+__all__ = ["OrderPaidError", "Paying", "PayingHost", "paid_meanwhile"]
 
 
 class PayingHost(Orderer, Protocol):
@@ -173,3 +174,29 @@ class Paying:
         """The customer answered "Still there?" on the payment: the time to pay starts again."""
         if self._payment_session is not None:
             self._payment_session.keep()
+
+
+class OrderPaidError(StorefrontError):
+    """The order was paid meanwhile (the payment poll said so): there is nothing left to change.
+    The screens show the order's number (the app follows VisitState.order to the done screen)."""
+
+    default_message = N_("Your payment went through: your order is placed.")
+
+    def __init__(self, order_number: str | None) -> None:
+        super().__init__()
+        self.order_number = order_number
+
+
+async def paid_meanwhile(store: CartStore) -> None:
+    """A write refused as a conflict on a cart that was handed to payment: the customer may
+    have paid with the code (2.0 keeps a hand-off payable after the customer goes back).
+    Ask the payment poll; if it says paid, the order is theirs (OrderPaidError carries the
+    number) instead of "check and try again"."""
+    if store.order.checkout_url is None or store.cart_id is None:
+        return
+    try:
+        await store.check_payment()
+    except StorefrontError:
+        return
+    if store.phase is Phase.PAID:
+        raise OrderPaidError(store.order.order_number)

@@ -29,8 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from kiosk.api.errors import ConflictError, StorefrontError
-from kiosk.i18n import N_
-from kiosk.ordering.abilities import Abilities, abilities_of
+from kiosk.ordering.abilities import Abilities, served_abilities
 from kiosk.ordering.cart_store import (
     IDLE,
     CartStore,
@@ -42,7 +41,7 @@ from kiosk.ordering.clock import LocationClock
 from kiosk.ordering.delivery import DeliveryOffer, address_from_form, place_address
 from kiosk.ordering.events import OrderEvent, OrderObserver, tell
 from kiosk.ordering.lifecycle import OrderSnapshot, Phase
-from kiosk.ordering.paying import Paying
+from kiosk.ordering.paying import OrderPaidError, Paying, paid_meanwhile
 from kiosk.ordering.recent import RECENT_FILE, RecentNumber
 from kiosk.ordering.reorder import LineKeptError, ReopenResult, replace_line
 from kiosk.ordering.selections import request_selections, same_selections
@@ -102,17 +101,6 @@ def selection_for_line(product: ProductDetail, item: CartItem) -> SelectionState
     return SelectionState(product, chosen)
 
 
-class OrderPaidError(StorefrontError):
-    """The order was paid meanwhile (the payment poll said so): there is nothing left to change.
-    The screens show the order's number (the app follows VisitState.order to the done screen)."""
-
-    default_message = N_("Your payment went through: your order is placed.")
-
-    def __init__(self, order_number: str | None) -> None:
-        super().__init__()
-        self.order_number = order_number
-
-
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -160,7 +148,10 @@ class Visit:
         self.delivery_zones = tuple(delivery_zones)
         # The customer's chosen locale (a language choice), None: the location's or the default.
         self._locale: str | None = None
-        self.state = VisitState(location_id=self._home(), served=self._served())
+        self.state = VisitState(
+            location_id=self._home(),
+            served=self._served(),
+        )
         self._store: CartStore | None = None
         self._store_unsubscribe: list[Callable[[], None]] = []
         self._listeners: list[VisitListener] = []
@@ -218,16 +209,7 @@ class Visit:
         return self.location_ids[0] if len(self.location_ids) == 1 else None
 
     def _served(self) -> tuple[tuple[str, Abilities], ...]:
-        """What each served location's server can do, read once off its client (a location
-        this kiosk has no key for is left out: it is never chosen)."""
-        served: list[tuple[str, Abilities]] = []
-        for location_id in self.location_ids:
-            try:
-                client = self._client_for(location_id)
-            except LookupError:
-                continue
-            served.append((location_id, abilities_of(client, self.delivery_zones)))
-        return tuple(served)
+        return served_abilities(self.location_ids, self._client_for, self.delivery_zones)
 
     def subscribe(self, callback: VisitListener) -> Callable[[], None]:
         """Call `callback(state)` after every change. Returns an unsubscribe."""
@@ -397,27 +379,13 @@ class Visit:
         try:
             return await work(store)
         except ConflictError:
-            await self._paid_meanwhile(store)
+            await paid_meanwhile(store)
             raise
         except StorefrontError as exc:
             await self.reread_refused(exc)
             raise
         finally:
             self.sync_store()
-
-    async def _paid_meanwhile(self, store: CartStore) -> None:
-        """A write refused as a conflict on a cart that was handed to payment: the customer may
-        have paid with the code (2.0 keeps a hand-off payable after the customer goes back).
-        Ask the payment poll; if it says paid, the order is theirs (OrderPaidError carries the
-        number) instead of "check and try again"."""
-        if store.order.checkout_url is None or store.cart_id is None:
-            return
-        try:
-            await store.check_payment()
-        except StorefrontError:
-            return
-        if store.phase is Phase.PAID:
-            raise OrderPaidError(store.order.order_number)
 
     # ------------------------------------------------------------------ location
 
@@ -619,7 +587,11 @@ class Visit:
         discard = self.end()
         self._use_store(None)
         self.location_ids = ids
-        self._set(location_id=self._home(), location=None, served=self._served())
+        self._set(
+            location_id=self._home(),
+            location=None,
+            served=self._served(),
+        )
         return discard
 
     async def quit(self, *, keep_cart: bool = True) -> None:
