@@ -61,7 +61,7 @@ from kiosk.ordering.resume_file import ResumeFile, SavedCart, load_saved_cart
 
 if TYPE_CHECKING:
     from kiosk.api import StorefrontBase
-    from kiosk.api.models import DeliveryAddress, FulfillmentMethod
+    from kiosk.api.models import DeliveryAddress, FulfillmentMethod, Location
     from kiosk.ordering.modifiers import SelectionState
 
 __all__ = [
@@ -75,6 +75,7 @@ __all__ = [
     "StoreStatus",
     "WayGoneError",
     "load_saved_cart",
+    "store_at",
 ]
 
 log = logging.getLogger("kiosk.ordering")
@@ -592,3 +593,28 @@ class CartStore:
         if self.lifecycle.phase is Phase.EXPIRED:
             return ()
         return unavailable_lines(self.cart, exc)
+
+
+def store_at(
+    client: StorefrontBase,
+    location_id: str,
+    location: Location | None,
+    *,
+    clock: Callable[[], float],
+    cart_id_file: Path | None,
+    options: Mapping[str, Any],
+) -> CartStore:
+    """A store for `location_id`: a cart naming the location's id or slug is its own, and time
+    of day is read on the location's clock (when its record is known)."""
+    aliases: list[str] = []
+    if location is not None and location_id in (location.id, location.restaurant_slug):
+        aliases = [a for a in (location.id, location.restaurant_slug) if a]
+    return CartStore(
+        client,
+        location_id,
+        clock=clock,
+        cart_id_file=cart_id_file,
+        location_aliases=aliases,
+        local_clock=LocationClock(location, clock),
+        **options,
+    )

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         TimeIntervals,
         TipSettings,
     )
+    from kiosk.ordering.refusals import Concern
     from kiosk.ordering.visit_state import VisitState
 
 __all__ = ["Catalogue"]
@@ -208,6 +209,22 @@ class Catalogue:
             # Not when a fresh read began meanwhile: this answer may predate its refusal.
             self._publish(ways=ways)
         return ways
+
+    async def reread(self, exc: StorefrontError) -> Concern | None:
+        """What a refusal concerns, read again from the server (a time: the slots; the way to
+        order: the location's ways), best effort. Returns the concern, None for another."""
+        from kiosk.ordering.refusals import Concern, refusal_concerns
+
+        concern = refusal_concerns(exc)
+        if concern is None:
+            return None
+        log.info("the server refused the order's %s; reading it again", concern.value)
+        with contextlib.suppress(StorefrontError, LookupError):
+            if concern is Concern.TIME:
+                await self.time_intervals(fresh=True)
+            else:
+                await self.location_ways(fresh=True)
+        return concern
 
     async def learn_option_names(self, cart: Cart) -> None:
         """Read the product of each line whose choices this kiosk knows only as ids: a cart taken

@@ -12,9 +12,9 @@ A geocoder (an address-to-coordinates service) would lift the zone list; none is
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kiosk.api.errors import InvalidRequestError
 from kiosk.config import DeliveryZone
@@ -24,7 +24,14 @@ if TYPE_CHECKING:
     from kiosk.api import StorefrontBase
     from kiosk.api.models import DeliveryAddress, Location
 
-__all__ = ["DeliveryOffer", "address_from_form", "delivery_offer", "place_address", "zone_for"]
+__all__ = [
+    "DeliveryOffer",
+    "address_from_form",
+    "delivery_offer",
+    "details_from_form",
+    "place_address",
+    "zone_for",
+]
 
 log = logging.getLogger("kiosk.ordering")
 
@@ -102,3 +109,23 @@ async def place_address(
             field="zipCode",
         )
     return placed
+
+
+async def details_from_form(
+    method: str,
+    details: Mapping[str, str],
+    location: Location | None,
+    client: Callable[[], StorefrontBase],
+    location_id: str,
+    zones: Sequence[DeliveryZone],
+) -> dict[str, Any]:
+    """The welcome screen's fields for `method` as the details an ordering session starts with:
+    the table, the room, or the address placed in its zone (`place_address`)."""
+    if method == "table_service":
+        return {"table_number": details["table"]}
+    if method == "room_service":
+        return {"room": (details["last_name"], details["room"])}
+    if method == "delivery":
+        address = address_from_form(details, location)
+        return {"delivery": await place_address(client(), location_id, address, zones, location)}
+    return {}

@@ -35,10 +35,11 @@ from kiosk.ordering.cart_store import (
     CartStore,
     CheckoutResult,
     StoreStatus,
+    store_at,
 )
 from kiosk.ordering.catalogue import Catalogue
 from kiosk.ordering.clock import LocationClock
-from kiosk.ordering.delivery import DeliveryOffer, address_from_form, place_address
+from kiosk.ordering.delivery import DeliveryOffer, details_from_form
 from kiosk.ordering.events import OrderEvent, OrderObserver, tell
 from kiosk.ordering.lifecycle import OrderSnapshot, Phase
 from kiosk.ordering.paying import OrderPaidError, Paying, paid_meanwhile
@@ -292,20 +293,14 @@ class Visit:
     # ------------------------------------------------------------------ the store (one owner)
 
     def _make_store(self, location_id: str) -> CartStore:
-        location = self.state.location
-        aliases: list[str] = []
-        if location is not None and location_id in (location.id, location.restaurant_slug):
-            aliases = [a for a in (location.id, location.restaurant_slug) if a]
-        store = CartStore(
+        return store_at(
             self._client_for(location_id),
             location_id,
+            self.state.location,
             clock=self.wall_clock,
             cart_id_file=self.cart_id_file,
-            location_aliases=aliases,
-            local_clock=LocationClock(location, self.wall_clock),
-            **self.store_options,
+            options=self.store_options,
         )
-        return store
 
     def _use_store(self, store: CartStore | None) -> None:
         for stop in self._store_unsubscribe:
@@ -447,18 +442,12 @@ class Visit:
     async def start_with_details(
         self, method: str, details: Mapping[str, str], location: Location | None = None
     ) -> Cart | None:
-        """`start` from the welcome screen's form fields (method key and its details)."""
-        kwargs: dict[str, Any] = {}
-        if method == "table_service":
-            kwargs["table_number"] = details["table"]
-        elif method == "room_service":
-            kwargs["room"] = (details["last_name"], details["room"])
-        elif method == "delivery":
-            location = location or self.state.location
-            address = address_from_form(details, location)
-            kwargs["delivery"] = await place_address(
-                self.client, self.state.location_id or "", address, self.delivery_zones, location
-            )
+        """`start` from the welcome screen's form fields (delivery.details_from_form)."""
+        location = location or self.state.location
+        where = self.state.location_id or ""
+        kwargs = await details_from_form(
+            method, details, location, lambda: self.client, where, self.delivery_zones
+        )
         return await self.start(method, **kwargs)
 
     def delivery_offer(self) -> DeliveryOffer:
@@ -622,17 +611,11 @@ class Visit:
         way to order: the location's ways and the cart, and `way_refused` asks the customer to
         choose another (the same cart and lines). Best effort: the refusal itself is what the
         customer is told; a read that fails leaves the last answer."""
-        from kiosk.ordering.refusals import Concern, refusal_concerns
+        from kiosk.ordering.refusals import Concern
 
-        concern = refusal_concerns(exc)
+        concern = await self._catalogue.reread(exc)
         if concern is None:
             return
-        log.info("the server refused the order's %s; reading it again", concern.value)
-        with contextlib.suppress(StorefrontError, LookupError):
-            if concern is Concern.TIME:
-                await self.time_intervals(fresh=True)
-            else:
-                await self.location_ways(fresh=True)
         store = self._store
         if store is not None and store.cart_id is not None:
             with contextlib.suppress(StorefrontError):
