@@ -21,7 +21,6 @@ Its jobs, each in its own module beside it:
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -55,6 +54,7 @@ from kiosk.ordering.cart_writer import (
     StoreStatus,
 )
 from kiosk.ordering.clock import LocationClock
+from kiosk.ordering.events import Listeners
 from kiosk.ordering.handoff import PaymentHandoff
 from kiosk.ordering.lifecycle import TERMINAL, Event, Lifecycle, OrderSnapshot, Phase, WayToOrder
 from kiosk.ordering.resume_file import ResumeFile, SavedCart, load_saved_cart
@@ -127,7 +127,7 @@ class CartStore:
         self.session_message: str | None = None
         # True right after a new session: the server's cart is known to be empty without a GET.
         self._known_empty = False
-        self._cart_listeners: list[CartListener] = []
+        self._cart_listeners: Listeners[Cart | None] = Listeners("cart")
         # The order's phase (kiosk.ordering.lifecycle), persisted with the cart id on every move.
         self.lifecycle = Lifecycle(persist=lambda _snapshot: self._save_id())
         # How requests go out, and the payment's hand-off: each reports back to this owner.
@@ -181,8 +181,7 @@ class CartStore:
 
     def subscribe(self, callback: CartListener) -> Callable[[], None]:
         """Call `callback(cart)` with every cart the store publishes. Returns an unsubscribe."""
-        self._cart_listeners.append(callback)
-        return lambda: self._remove(self._cart_listeners, callback)
+        return self._cart_listeners.add(callback)
 
     def subscribe_order(self, callback: Callable[[OrderSnapshot], None]) -> Callable[[], None]:
         """Call `callback(record)` after every row of the order's lifecycle."""
@@ -191,11 +190,6 @@ class CartStore:
     def subscribe_status(self, callback: StatusListener) -> Callable[[], None]:
         """Call `callback(status)` on every status change. Returns an unsubscribe."""
         return self._writer.subscribe_status(callback)
-
-    @staticmethod
-    def _remove(listeners: list[Any], callback: Any) -> None:
-        with contextlib.suppress(ValueError):
-            listeners.remove(callback)
 
     def publish(self, cart: Cart | None) -> None:
         """A cart the server answered: published to every listener (the one way `cart` changes)."""
@@ -210,11 +204,7 @@ class CartStore:
             # Nothing will be paid: a restart has nothing to come back to. (A completed cart's
             # file stays until the visit ends: the order's number is shown again after a crash.)
             self._expired()
-        for callback in list(self._cart_listeners):
-            try:
-                callback(cart)
-            except Exception:  # a listener's bug must not break the order
-                log.exception("cart listener failed")
+        self._cart_listeners.tell(cart)
 
     # ------------------------------------------------------------------ the resume file
 

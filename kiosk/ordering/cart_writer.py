@@ -18,7 +18,6 @@ it hands to its owner (`WriteOwner`): only the owner records it in the order's l
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import math
 from collections.abc import Awaitable, Callable, Hashable
@@ -35,6 +34,7 @@ from kiosk.api.errors import (
 )
 from kiosk.i18n import N_, _
 from kiosk.ordering.cart_changes import cart_changes
+from kiosk.ordering.events import Listeners
 
 if TYPE_CHECKING:
     from kiosk.api import StorefrontBase
@@ -183,29 +183,19 @@ class CartWriter:
         self._lock = asyncio.Lock()
         self._pending = 0
         self._unconfirmed: _Unconfirmed | None = None
-        self._status_listeners: list[StatusListener] = []
+        self._status_listeners: Listeners[StoreStatus] = Listeners("status")
 
     # ------------------------------------------------------------------ the status channel
 
     def subscribe_status(self, callback: StatusListener) -> Callable[[], None]:
         """Call `callback(status)` on every status change. Returns an unsubscribe."""
-        self._status_listeners.append(callback)
-
-        def stop() -> None:
-            with contextlib.suppress(ValueError):
-                self._status_listeners.remove(callback)
-
-        return stop
+        return self._status_listeners.add(callback)
 
     def _set_status(self, status: StoreStatus) -> None:
         if status == self.status:
             return
         self.status = status
-        for callback in list(self._status_listeners):
-            try:
-                callback(status)
-            except Exception:
-                log.exception("status listener failed")
+        self._status_listeners.tell(status)
 
     # ------------------------------------------------------------------ one operation at a time
 

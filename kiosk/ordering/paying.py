@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from kiosk.ordering.payment import PaymentResult, PaymentSession, PaymentTick
     from kiosk.ordering.visit_state import VisitState
 
-__all__ = ["OrderPaidError", "Paying", "PayingHost", "paid_meanwhile"]
+__all__ = ["OrderPaidError", "Paying", "PayingHost", "close_order", "paid_meanwhile"]
 
 
 class PayingHost(Orderer, Protocol):
@@ -200,3 +200,17 @@ async def paid_meanwhile(store: CartStore) -> None:
         return
     if store.phase is Phase.PAID:
         raise OrderPaidError(store.order.order_number)
+
+
+async def close_order(store: CartStore, *, keep_cart: bool) -> None:
+    """The kiosk is closing normally: a paid order (placed, its number shown) is forgotten,
+    never deleted; an open order is kept for the next start unless `keep_cart` is False, and
+    an order being paid for is always kept (the resume file takes the payment up next start:
+    a customer may be paying with its code right now)."""
+    if store.phase is Phase.PAID:
+        await quietly(store.discard())
+    elif not keep_cart and store.cart_id is not None:
+        cart = store.cart
+        paying = store.phase in (Phase.AWAITING_PAYMENT, Phase.DECLINED)
+        if not (paying or (cart and cart.is_locked)):
+            await quietly(store.discard())

@@ -40,15 +40,21 @@ from kiosk.ordering.cart_store import (
 from kiosk.ordering.catalogue import Catalogue
 from kiosk.ordering.clock import LocationClock
 from kiosk.ordering.delivery import DeliveryOffer, details_from_form
-from kiosk.ordering.events import OrderEvent, OrderObserver, tell
+from kiosk.ordering.events import Listeners, OrderEvent, OrderObserver, tell
 from kiosk.ordering.lifecycle import OrderSnapshot, Phase
-from kiosk.ordering.paying import OrderPaidError, Paying, paid_meanwhile
+from kiosk.ordering.paying import OrderPaidError, Paying, close_order, paid_meanwhile
 from kiosk.ordering.recent import RECENT_FILE, RecentNumber
 from kiosk.ordering.reorder import LineKeptError, ReopenResult, replace_line
 from kiosk.ordering.selections import request_selections, same_selections
 from kiosk.ordering.timing import OrderTiming
 from kiosk.ordering.visit_resume import ResumeOutcome, quietly, resume_saved
-from kiosk.ordering.visit_state import OrderTime, VisitState, resumed_fields, way_fields
+from kiosk.ordering.visit_state import (
+    CUSTOMER_FIELDS,
+    OrderTime,
+    VisitState,
+    resumed_fields,
+    way_fields,
+)
 
 if TYPE_CHECKING:
     from kiosk.api import StorefrontBase
@@ -155,7 +161,7 @@ class Visit:
         )
         self._store: CartStore | None = None
         self._store_unsubscribe: list[Callable[[], None]] = []
-        self._listeners: list[VisitListener] = []
+        self._listeners: Listeners[VisitState] = Listeners("visit")
         # The reads (kiosk.ordering.catalogue) are offered on the visit as the catalogue has them.
         catalogue = self._catalogue = Catalogue(
             client_for, lambda: self.state, self._set, self.choose_location, merchant_slug
@@ -214,24 +220,14 @@ class Visit:
 
     def subscribe(self, callback: VisitListener) -> Callable[[], None]:
         """Call `callback(state)` after every change. Returns an unsubscribe."""
-        self._listeners.append(callback)
-
-        def stop() -> None:
-            with contextlib.suppress(ValueError):
-                self._listeners.remove(callback)
-
-        return stop
+        return self._listeners.add(callback)
 
     def _set(self, **changes: Any) -> None:
         state = replace(self.state, **changes)
         if state == self.state:
             return
         self.state = state
-        for callback in list(self._listeners):
-            try:
-                callback(state)
-            except Exception:  # a listener's bug must not break the order
-                log.exception("visit listener failed")
+        self._listeners.tell(state)
 
     @property
     def location_id(self) -> str | None:
@@ -543,18 +539,8 @@ class Visit:
         keep = store if self.fixed_location and store is not None else None
         if keep is None:
             self._use_store(None)
-        self._set(
-            location_id=self._home(),
-            location=self.state.location if self.fixed_location else None,
-            fulfillment_method=None,
-            table_number=None,
-            delivery=None,
-            room=None,
-            customer_name="",
-            email_address="",
-            order_time=OrderTime(),
-            way_refused=None,
-        )
+        location = self.state.location if self.fixed_location else None
+        self._set(location_id=self._home(), location=location, **CUSTOMER_FIELDS)
         if store is None:
             done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
             done.set_result(True)
@@ -587,18 +573,8 @@ class Visit:
         """The kiosk is closing normally. An open order is kept, on the server and in the resume
         file, for the next start (journey 16: a quit is not "start over", the one way an order
         is deleted); `keep_cart=False` deletes it (a caller that chose to clear it)."""
-        store = self._store
-        if store is not None and store.phase is Phase.PAID:
-            # Placed, and its number shown: nothing to come back to (only a crash shows it
-            # again). Forgotten, never deleted.
-            await quietly(store.discard())
-        elif not keep_cart and store is not None and store.cart_id is not None:
-            cart = store.cart
-            paying = store.phase in (Phase.AWAITING_PAYMENT, Phase.DECLINED)
-            if not (paying or (cart and cart.is_locked)):
-                # An order being paid for is kept: the resume file takes the payment up next
-                # start (a customer may be paying with its code right now).
-                await quietly(store.discard())
+        if self._store is not None:
+            await close_order(self._store, keep_cart=keep_cart)
         if self._discards:
             await asyncio.gather(*self._discards, return_exceptions=True)
 
@@ -632,10 +608,7 @@ class Visit:
         an id or a slug, and may differ in kind from how this kiosk names it: the cart is found
         by either. An open cart with no lines is dropped (nothing to come back for). The names
         of its lines' choices are read before it is shown (`learn_option_names`)."""
-        outcome = await resume_saved(self)
-        if outcome.cart is not None:
-            await self.learn_option_names(outcome.cart)
-        return outcome
+        return await resume_saved(self)
 
     def order_resumed(self, *, paid: bool) -> None:
         """A resume took up an order a previous run started (and counted): its payment or reset

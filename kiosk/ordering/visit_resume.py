@@ -67,9 +67,19 @@ class ResumeHost(Protocol):
 
     async def reread_refused(self, exc: StorefrontError) -> None: ...
 
+    async def learn_option_names(self, cart: Cart) -> None: ...
+
 
 async def resume_saved(host: ResumeHost) -> ResumeOutcome:
-    """Take up the cart a previous run left open in the resume file (see the module)."""
+    """Take up the cart a previous run left open in the resume file (see the module); the names
+    of its lines' choices are read before it is shown (`learn_option_names`)."""
+    outcome = await _take_up(host)
+    if outcome.cart is not None:
+        await host.learn_option_names(outcome.cart)
+    return outcome
+
+
+async def _take_up(host: ResumeHost) -> ResumeOutcome:
     saved = load_saved_cart(host.cart_id_file)
     if saved is None or host.cart_id_file is None:
         return ResumeOutcome("none")

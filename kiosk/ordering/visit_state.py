@@ -4,7 +4,9 @@ and record)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from kiosk.ordering.abilities import Abilities
@@ -14,7 +16,7 @@ from kiosk.ordering.lifecycle import OrderSnapshot, WayToOrder
 if TYPE_CHECKING:
     from kiosk.api.models import Cart, DeliveryAddress, Location, MethodsStatus, TimeIntervals
 
-__all__ = ["OrderTime", "VisitState", "resumed_fields", "way_fields"]
+__all__ = ["CUSTOMER_FIELDS", "OrderTime", "VisitState", "resumed_fields", "way_fields"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,3 +134,18 @@ def _address(way: WayToOrder | None) -> DeliveryAddress | None:
         return DeliveryAddress.model_validate(dict(way.delivery))
     except ValueError:  # an unreadable record: the cart's own address string still shows
         return None
+
+
+# What a customer leaves in VisitState, as a new visit finds it (Visit.end clears them at once).
+CUSTOMER_FIELDS: Mapping[str, Any] = MappingProxyType(
+    {
+        "fulfillment_method": None,
+        "table_number": None,
+        "delivery": None,
+        "room": None,
+        "customer_name": "",
+        "email_address": "",
+        "order_time": OrderTime(),
+        "way_refused": None,
+    }
+)
