@@ -4,9 +4,11 @@ Every screen asks (through the Visit) for the cart to change and watches what th
 no widget keeps a copy. Only the store holds the cart id and the order's lifecycle: every change
 of the order's phase or recorded fact is a row of kiosk.ordering.lifecycle fired here.
 
-Its jobs, each in its own module beside it:
-- What to write and what it means for the order: here (the session and its way to order, the
-  lines, code, tip, time, customer, checkout, resume after a restart, discard).
+Here: the order's record and its rows (a new cart, the way to order, the time, the hand-off, what
+a look at the payment said, a write in doubt, a refusal), the cart it publishes, the checkout and
+the discard. Its other jobs, each in its own module beside it, report back to it:
+- What the customer changes: kiosk.ordering.cart_edits.CartEdits (the ordering session and its
+  way to order, the lines, code, tip, time, customer details; a resume after a restart).
 - How a request goes out: kiosk.ordering.cart_writer.CartWriter (serialised, FIFO, nothing
   dropped; rate limits waited out with a countdown; a write in doubt settled by reading the cart,
   never sent twice). The cart is refreshed after each write from the server: the Cart the write

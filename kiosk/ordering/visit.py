@@ -1,10 +1,10 @@
 """The Visit: one customer's whole visit at one terminal, headless (no Textual).
 
-It owns the location and its clock (kiosk.ordering.clock), the reads the screens need (location,
-merchant listing, menus, a product, tips, slots, cross-sell), the cart and every write to it (the
-CartStore inside it: FIFO-serialised writes, no double writes after an ambiguous failure, rate-limit
-waits with a countdown, crash-resume file), fulfillment and its details, the order time, customer,
-checkout, payment hand-off and polling, the reset and crash resume.
+It holds the location and its clock (kiosk.ordering.clock) and the order's owner, the CartStore
+(made per location; the Visit asks it, never reaches into its record). Its jobs beside it, each
+offered on the visit as its intents: the reads (kiosk.ordering.catalogue), the order's time
+(timing), paying (paying), the same order again (reorder), a restart's take-up (visit_resume).
+What a location's server can do is published as a value (VisitState.abilities).
 
 After every change it publishes one immutable `VisitState`; a screen renders the state and calls an
 intent (a method here). No screen calls the Storefront client. The TUI, the benches' scripted
