@@ -11,12 +11,29 @@ A geocoder (an address-to-coordinates service) would lift the zone list; none is
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import logging
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
+from kiosk.api.errors import InvalidRequestError
 from kiosk.config import DeliveryZone
+from kiosk.i18n import _
 
-__all__ = ["DeliveryOffer", "delivery_offer", "zone_for"]
+if TYPE_CHECKING:
+    from kiosk.api import StorefrontBase
+    from kiosk.api.models import DeliveryAddress, Location
+
+__all__ = [
+    "DeliveryOffer",
+    "address_from_form",
+    "delivery_offer",
+    "details_from_form",
+    "place_address",
+    "zone_for",
+]
+
+log = logging.getLogger("kiosk.ordering")
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,3 +60,72 @@ def delivery_offer(needs_coordinates: bool, zones: Sequence[DeliveryZone]) -> De
 def zone_for(postal_code: str, zones: Sequence[DeliveryZone]) -> DeliveryZone | None:
     wanted = postal_code.strip().upper().replace(" ", "")
     return next((z for z in zones if wanted in z.postal_codes), None)
+
+
+def address_from_form(details: Mapping[str, str], location: Location | None) -> DeliveryAddress:
+    """The welcome screen's address fields as an address (the country the location's own)."""
+    from kiosk.api.models import DeliveryAddress
+
+    data = location.address_data if location is not None else None
+    return DeliveryAddress(
+        street=details["street"],
+        street_optional=details.get("street2") or None,
+        city=details["city"],
+        state=details["state"],
+        zip_code=details["zip"],
+        country=(data.country if data is not None else None) or "US",
+    )
+
+
+async def place_address(
+    client: StorefrontBase,
+    location_id: str,
+    address: DeliveryAddress,
+    zones: Sequence[DeliveryZone],
+    location: Location | None,
+) -> DeliveryAddress:
+    """The address with the coordinates the API needs, from the merchant's delivery zones,
+    and within the location's delivery radius when the server gives one (the API's distance
+    operation measures it). Refused at the postal-code field before anything is written."""
+    if not client.needs_coordinates:
+        return address
+    zone = zone_for(address.zip_code, zones)
+    if zone is None:
+        raise InvalidRequestError(
+            _("We don't deliver to this postal code from here."),
+            code="OUT_OF_DELIVERY_AREA",
+            field="zipCode",
+        )
+    placed = address.model_copy(update={"lat": zone.lat, "lng": zone.lng})
+    radius = location.delivery_radius_miles if location is not None else None
+    miles = await client.distance_miles(location_id, zone.lat, zone.lng)
+    log.info("delivery zone %r is %.1f miles away", zone.name, miles)
+    if radius is not None and miles > radius:
+        raise InvalidRequestError(
+            _("This address is {miles} miles away; we deliver up to {radius} miles.").format(
+                miles=f"{miles:.1f}", radius=f"{radius:g}"
+            ),
+            code="OUT_OF_DELIVERY_AREA",
+            field="zipCode",
+        )
+    return placed
+
+
+async def details_from_form(
+    method: str,
+    details: Mapping[str, str],
+    location: Location | None,
+    client: Callable[[], StorefrontBase],
+    location_id: str,
+    zones: Sequence[DeliveryZone],
+) -> dict[str, Any]:
+    """The welcome screen's fields for `method` as the details an ordering session starts with:
+    the table, the room, or the address placed in its zone (`place_address`)."""
+    if method == "table_service":
+        return {"table_number": details["table"]}
+    if method == "room_service":
+        return {"room": (details["last_name"], details["room"])}
+    if method == "delivery":
+        address = address_from_form(details, location)
+        return {"delivery": await place_address(client(), location_id, address, zones, location)}
+    return {}

@@ -1,4 +1,6 @@
-"""What an order went through, told to whoever counts (kiosk.metrics): the one observable place.
+"""What an order went through, told to whoever counts (kiosk.metrics): the one observable place;
+and `Listeners`, how the ordering core tells its subscribers (the store's cart, the writer's status,
+the visit's state).
 
 The Visit calls `OrderObserver.order_event` at each of these moments, once per order. The metrics
 count them; nothing here knows Prometheus (or Textual). The words are the label values the fleet's
@@ -7,11 +9,14 @@ dashboards group by, so they stay stable.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import logging
-from typing import Protocol
+from collections.abc import Callable
+from typing import Generic, Protocol, TypeVar
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 class OrderEvent(enum.StrEnum):
@@ -39,3 +44,29 @@ def tell(observer: OrderObserver | None, event: OrderEvent) -> None:
         observer.order_event(event)
     except Exception:
         log.warning("the order observer failed on %s", event, exc_info=True)
+
+
+class Listeners(Generic[T]):
+    """Callbacks told each new value, in the order they subscribed. A listener's bug is logged,
+    never raised: it must not break the order."""
+
+    def __init__(self, what: str) -> None:
+        self._what = what
+        self._callbacks: list[Callable[[T], None]] = []
+
+    def add(self, callback: Callable[[T], None]) -> Callable[[], None]:
+        """Subscribe `callback`; returns the unsubscribe."""
+        self._callbacks.append(callback)
+
+        def stop() -> None:
+            with contextlib.suppress(ValueError):
+                self._callbacks.remove(callback)
+
+        return stop
+
+    def tell(self, value: T) -> None:
+        for callback in list(self._callbacks):
+            try:
+                callback(value)
+            except Exception:
+                logging.getLogger("kiosk.ordering").exception("%s listener failed", self._what)

@@ -32,9 +32,9 @@ from dataclasses import dataclass
 
 from kiosk.api import RateBudget
 from kiosk.api.errors import NotFoundError, RateLimitedError, StorefrontError
-from kiosk.api.models import Cart
+from kiosk.api.models import Cart, OrderProgress
 from kiosk.ordering.cart_store import CartStore
-from kiosk.ordering.lifecycle import Phase
+from kiosk.ordering.lifecycle import OrderSnapshot, Phase
 
 __all__ = [
     "PaymentOutcome",
@@ -43,8 +43,10 @@ __all__ = [
     "PaymentTick",
     "PollSchedule",
     "counter_code",
+    "kept_handoff_left",
     "offers_counter",
     "wait_for_payment",
+    "watch_kept_handoff",
 ]
 
 log = logging.getLogger("kiosk.ordering")
@@ -285,18 +287,18 @@ class PaymentSession:
         """A fresh hand-off before the QR code's page would refuse the customer (not while asking
         "Still there?": nobody may be there to scan it). Returns the hand-off's seconds left."""
         store = self.store
-        left = store.handoff_seconds_left()
+        left = store.payment.seconds_left()
         due = left is not None and left <= HANDOFF_MARGIN
         if not due or self.asking or now - self._renewed_at < HANDOFF_MARGIN:
             return left
         self._renewed_at = now
         try:
-            await store.renew_handoff()
+            await store.payment.renew()
             log.info("checkout hand-off renewed before it expired")
         except StorefrontError as exc:
             log.info("checkout hand-off renewal failed: %s", exc)
             self.last_error = exc
-        return store.handoff_seconds_left()
+        return store.payment.seconds_left()
 
     async def _look(self) -> float:
         """One look at the payment; returns the seconds to the next (NotFound ends the cart)."""
@@ -355,6 +357,50 @@ async def wait_for_payment(
     """A PaymentSession that does not ask "Still there?": TIMED_OUT after its last look."""
     session = PaymentSession(store, timeout=timeout, schedule=schedule)
     return await session.run(on_tick=on_tick, cancel=cancel, poll_now=poll_now)
+
+
+def kept_handoff_left(order: OrderSnapshot, now: float) -> float | None:
+    """Back on the order with a hand-off that may still be paid (2.0): seconds until it stops
+    working; None when there is none (infinite when it has no known expiry: then it is watched
+    until the visit ends)."""
+    if order.phase is not Phase.ORDERING or order.checkout_url is None:
+        return None
+    expires = order.handoff_expires()
+    if expires is None:
+        return float("inf")
+    return expires.timestamp() - now
+
+
+async def watch_kept_handoff(
+    store: CartStore,
+    look: Callable[[], Awaitable[OrderProgress | None]],
+    *,
+    every: float,
+    wall_clock: Callable[[], float],
+) -> Phase:
+    """While the customer is back on the order and the old code may still pay it, `look` at the
+    payment now and then (a slow pace: the customer is choosing, not paying; none while the rate
+    budget is low: the customer's own writes come first). Ends when the order is paid (the app
+    then shows the number), the code has expired, or the phase moves on. Returns the phase it
+    leaves."""
+    pace = every
+    while True:
+        left = kept_handoff_left(store.order, wall_clock())
+        if left is None or left <= 0:
+            return store.phase
+        await store.sleep(min(pace, left))
+        if kept_handoff_left(store.order, wall_clock()) is None:
+            return store.phase
+        if store.client.rate_budget.is_low:
+            continue
+        progress = None
+        with contextlib.suppress(StorefrontError):
+            progress = await look()
+        if store.phase is not Phase.ORDERING:
+            return store.phase
+        # Paid, the order being placed: its number is one look away.
+        placing = progress is not None and progress.state == "order_pending"
+        pace = PLACING_INTERVAL if placing else every
 
 
 async def _sleep_or_nudge(

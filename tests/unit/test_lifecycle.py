@@ -168,9 +168,10 @@ def test_the_table_prints_every_phase() -> None:
 
 def test_only_the_owner_touches_the_order_record() -> None:
     """One owner of the order: outside kiosk/ordering/lifecycle.py nothing assigns a record, and
-    outside the CartStore nothing reaches the lifecycle (the Visit and the screens ask the store:
-    `store.order`, `store.phase`, `back_to_order()`, ...). Read from the code itself, so a new
-    side door fails here."""
+    outside the CartStore nothing reaches the lifecycle or assigns the cart id (the Visit, the
+    screens and the store's own helpers, the cart writer, the edits and the payment hand-off, ask
+    the store: `store.order`, `store.phase`, `back_to_order()`, `take_up()`, ...). Read from the
+    code itself, so a new side door fails here."""
     import ast
     from pathlib import Path
 
@@ -185,6 +186,13 @@ def test_only_the_owner_touches_the_order_record() -> None:
             if isinstance(node, ast.Attribute):
                 if node.attr == "lifecycle" and relative != "ordering/cart_store.py":
                     doors.append(f"{relative}:{node.lineno} reaches .lifecycle")
+                if (
+                    node.attr == "cart_id"
+                    and isinstance(node.ctx, ast.Store)
+                    and relative != "ordering/cart_store.py"
+                ):
+                    # The writer, the edits and the hand-off ask the owner (take_up, let_go).
+                    doors.append(f"{relative}:{node.lineno} assigns the cart id")
                 if (
                     node.attr == "snapshot"
                     and isinstance(node.ctx, ast.Store)

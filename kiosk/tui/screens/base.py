@@ -26,7 +26,6 @@ from textual.widgets import Button, Input, Select
 from textual.worker import Worker
 
 from kiosk.i18n import N_, _, language
-from kiosk.ordering.delivery import delivery_offer
 from kiosk.tui.contract import Kiosk, kiosk_of
 from kiosk.tui.errors import Failure, describe, rate_limit_wait
 from kiosk.tui.labels import offered_by, offered_methods
@@ -406,9 +405,8 @@ class KioskScreen(Screen[Any]):
         place an address (2.0 needs the merchant's delivery zones; the staff screen says why).
         `location_id`: the kiosk's name for it (default: the chosen location's). `ways`: what the
         server says the location offers now (VisitState.ways), before the record's own."""
-        visit = self.kiosk.visit
         key = location_id or self.kiosk.location_id or location.id
-        offer = delivery_offer(visit.client_for(key).needs_coordinates, visit.delivery_zones)
+        offer = self.kiosk.visit.state.abilities_at(key).delivery
         methods = offered_by(ways) if ways is not None else offered_methods(location, listed)
         return [m for m in methods if m != "delivery" or offer.offered]
 

@@ -76,10 +76,7 @@ class CheckoutScreen(KioskScreen):
     def email_required(self) -> bool:
         """Whether the API needs an email with the name (v1 does; 2.0's schema needs a name
         only, so there the receipt by email is an offer)."""
-        try:
-            return bool(self.kiosk.visit.client.email_required)
-        except LookupError:
-            return True
+        return self.kiosk.visit.state.abilities.email_required
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="checkout-body"):

@@ -56,7 +56,7 @@ class PaymentExits(KioskScreen):
         is what the API does: a 2.0 hand-off stays payable until it expires (the kiosk keeps
         watching it), a legacy payment intent locks the cart, which is made again in a new one
         (the old code then stops working). Cancel (the button, F9) throws the order away."""
-        if self.kiosk.visit.client.intent_changes_cart:
+        if self.kiosk.visit.state.abilities.intent_locks_cart:
             detail = _("This payment code stops working; your order stays as it is.")
         else:
             detail = _(
