@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -27,6 +28,7 @@ from kiosk.tui.text import clean
 from kiosk.tui.widgets.cart_summary import TotalsPanel
 from kiosk.tui.widgets.chrome import FieldError, FullName
 from kiosk.tui.widgets.fields import TextField
+from kiosk.tui.widgets.line_controls import LineControls, UndoNote
 from kiosk.tui.widgets.lists import TextRow, TextRowList, two_columns
 from kiosk.tui.widgets.rowlist import RowList
 from kiosk.tui.widgets.scroll import ControlsScroll
@@ -34,7 +36,8 @@ from kiosk.tui.widgets.scroll import ControlsScroll
 __all__ = ["CartLines", "CartScreen", "CrossSell", "LineRow", "TipButton", "TipRow"]
 
 if TYPE_CHECKING:
-    from kiosk.api import Cart, MenuProduct, TimeIntervals, TipSettings
+    from kiosk.api import Cart, MenuProduct
+    from kiosk.api.models import CartItem, TimeIntervals, TipSettings
     from kiosk.ordering.visit import ReopenResult
 
 
@@ -53,8 +56,9 @@ class CartLines(RowList[LineRow]):
     BINDINGS = [
         Binding("plus,equals_sign,right", "change(1)", N_("More"), show=False),
         Binding("minus,left", "change(-1)", N_("Less"), show=False),
-        Binding("delete,backspace,x", "remove", N_("Remove"), key_display="Del"),
-        Binding("e", "edit", N_("Change choices")),
+        # No letters: a letter typed on this screen goes to the code field (CartScreen.on_key).
+        Binding("delete,backspace", "remove", N_("Remove"), key_display="Del"),
+        Binding("f3", "edit", N_("Change choices")),
     ]
 
     def row_key(self, row: LineRow) -> Hashable | None:
@@ -116,6 +120,7 @@ class CartScreen(CartOptions):
     BINDINGS = [
         Binding("f2", "checkout", N_("Checkout")),
         Binding("escape", "back", N_("Back to menu")),
+        Binding("ctrl+z", "undo", N_("Undo")),
     ]
 
     def __init__(self) -> None:
@@ -128,6 +133,8 @@ class CartScreen(CartOptions):
         self._asked: dict[str, int] = {}
         # Whether the order was shown as expired (None: not shown yet).
         self._expired: bool | None = None
+        # The line last removed, while its Undo is offered.
+        self._removed: CartItem | None = None
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="cart-body"):
@@ -136,12 +143,8 @@ class CartScreen(CartOptions):
                 yield Static(id="expired-note")
                 yield CartLines(id="lines")
                 yield FullName(id="line-full-name")
-                with Horizontal(id="lines-bar"):
-                    yield Static(
-                        Text(_("E edit · +/− amount · Del remove"), style="dim"),
-                        id="lines-help",
-                    )
-                    yield Button(_("Edit"), id="edit-line", compact=True)
+                yield LineControls(id="lines-bar")
+                yield UndoNote(id="undo-note")
                 # What can change in an open order; none of it for an expired one.
                 with Vertical(id="cart-extras"):
                     yield Static(Text(_("Discount code"), style="bold"), classes="section")
@@ -212,6 +215,8 @@ class CartScreen(CartOptions):
         note.display = expired
         for part in ("#cart-extras", "#lines-bar", "#checkout"):
             self.query_one(part).display = not expired
+        if expired:
+            self.query_one("#undo-note", UndoNote).withdraw()
         again = self.query_one("#start-again", Button)
         again.display = expired
         if expired:
@@ -224,7 +229,10 @@ class CartScreen(CartOptions):
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # An expired order's lines are not offered for checkout (F2 goes from the footer).
+        # An expired order's lines are not offered for checkout (F2 goes from the footer); Undo
+        # only while a removal's note offers it.
+        if action == "undo":
+            return self._removed is not None and self.query_one("#undo-note", UndoNote).offered
         return not (action == "checkout" and self.expired)
 
     def start_again(self) -> None:
@@ -332,7 +340,7 @@ class CartScreen(CartOptions):
             )
         self.query_one("#cart-title", Static).update(title)
         self.query_one("#checkout", Button).disabled = empty
-        self.query_one("#edit-line", Button).display = not empty
+        self.query_one("#lines-bar", LineControls).display = not empty and not self.expired
         code = cart.discount_code if cart is not None else None
         self.query_one("#remove-discount", Button).display = (
             bool(code) and self.kiosk.visit.can_remove_discount
@@ -384,7 +392,77 @@ class CartScreen(CartOptions):
         self.app.push_screen(screen, closed)
 
     def remove_line(self, item_id: str) -> None:
-        self._store_call(lambda s: s.remove_item(item_id), busy=self.query_one("#lines"))
+        """Removed at once, and said with an Undo for a while (UndoNote): the same line back."""
+        cart = self.kiosk.cart
+        line = next((i for i in cart.items if i.id == item_id), None) if cart else None
+        if line is None:
+            return
+
+        def removed(_cart: Any) -> None:
+            self._removed = line
+            what = f"{line.quantity} × {clean(line.name, 60)}"
+            self.query_one("#undo-note", UndoNote).offer(_("Removed {what}.").format(what=what))
+            self.refresh_bindings()
+
+        self._store_call(
+            lambda s: s.remove_item(item_id), busy=self.query_one("#lines"), done=removed
+        )
+
+    def action_undo(self) -> None:
+        """The removed line added again, the same product, choices and quantity, through the
+        Visit; the lines then show what the server holds."""
+        note = self.query_one("#undo-note", UndoNote)
+        line = self._removed
+        if line is None or not note.offered:
+            note.check()
+            return
+        self._removed = None
+        note.withdraw()
+        from kiosk.ordering.selections import request_selections
+
+        selections = request_selections(line.selections)
+
+        def back(_cart: Any) -> None:
+            self.say(
+                _("{name} is back in your order.").format(name=clean(line.name, 60)), kind="ok"
+            )
+
+        self._store_call(
+            lambda s: s.add_item(
+                line.product_id, line.quantity, selections, line.special_instructions
+            ),
+            busy=self.query_one("#lines"),
+            done=back,
+        )
+
+    def on_key(self, event: events.Key) -> None:
+        """A letter or digit typed where no text field has the focus starts the discount code,
+        so no key of this screen can fire while a code is typed. In a burst (arrows and a code
+        in one read) a letter can come back here before an arrow typed ahead of it has moved
+        the focus: this key and those after it wait (the app's key hold) until the keys before
+        it have acted; then, if the focus is still not in a text field, it goes to the code
+        field, and the held keys follow in the order they were typed."""
+        char = event.character
+        if not (event.is_printable and char and char.isalnum()) or isinstance(self.focused, Input):
+            return
+        if not self._code_open():
+            return
+        app: Any = self.app
+        hold = app.hold_keys(after=event.time - 1e-6)
+        app._hold(event)  # this key waits too, in its place
+
+        def start_code() -> None:
+            if not isinstance(self.focused, Input) and self._code_open():
+                self.set_focus(self.query_one("#discount", Input))
+            app.release_keys(hold)
+
+        # On the app's queue: behind the keys typed before this one, which reached this screen
+        # first and are on their way to the app's bindings (an arrow moves the focus there).
+        app.call_later(start_code)
+
+    def _code_open(self) -> bool:
+        field = self.query_one("#discount", Input)
+        return not field.disabled and bool(self.query_one("#cart-extras").display)
 
     def apply_discount(self) -> None:
         code = self.query_one("#discount", Input).value.strip()
@@ -457,6 +535,12 @@ class CartScreen(CartOptions):
             self.start_again()
         elif button_id == "edit-line":
             self.query_one("#lines", CartLines).action_edit()
+        elif button_id in ("line-less", "line-more"):
+            self.query_one("#lines", CartLines).action_change(1 if button_id == "line-more" else -1)
+        elif button_id == "line-remove":
+            self.query_one("#lines", CartLines).action_remove()
+        elif button_id == "undo":
+            self.action_undo()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
