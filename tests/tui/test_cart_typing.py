@@ -15,8 +15,8 @@ from kiosk.tui.screens.cart import CartLines, CartScreen
 from kiosk.tui.widgets.line_controls import UndoNote
 
 from .conftest import make_kiosk, settle
-from .test_flow import banner
 from .test_cart_bursts import DELETE, one_write, open_cart
+from .test_flow import banner
 from .test_kiosk_mode import FakeClock
 
 
