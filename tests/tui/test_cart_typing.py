@@ -131,3 +131,13 @@ async def test_minus_plus_and_remove_by_touch(tmp_path: Path) -> None:
         await pilot.click("#undo")
         await settle(pilot)
         assert [q for _, q, _ in server_lines(app)] == [1]
+
+
+async def test_minus_to_none_is_a_removal_with_undo(tmp_path: Path) -> None:
+    app = make_kiosk(tmp_path, clock=lambda: 1000.0).app
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await latte_cart(pilot)
+        await pilot.press("minus")
+        await settle(pilot)
+        assert len(server_lines(app)) == 1
+        assert screen.query_one("#undo-note", UndoNote).display

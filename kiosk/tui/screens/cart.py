@@ -361,6 +361,9 @@ class CartScreen(CartOptions):
         # Keys pressed faster than the server answers count from the last one asked for, not
         # from the cart still shown: five quick + are five steps (the writes go in order).
         quantity = max(self._asked.get(item_id, line.quantity) + step, 0)
+        if quantity == 0 and item_id not in self._asked:
+            self.remove_line(item_id)  # − to none is a removal: said, with its Undo
+            return
         self._asked[item_id] = quantity
 
         def settled(_: Any = None) -> bool:
