@@ -150,6 +150,24 @@ def test_two_arrows_then_a_code_in_one_write_land_in_the_code_field(
     assert [(i["productId"], i["quantity"]) for i in cart["items"]] == [("prd_cookie", 1)]
 
 
+def test_a_code_typed_on_the_lines_in_one_write_goes_to_the_code_field(
+    term: EmulatedTerminal, tmp_path: Path
+) -> None:
+    pickup(term)
+    add_cookie(term)
+    open_cart(term)
+
+    # The focus on the lines, no arrow first: a letter anywhere on the order screen starts the
+    # code (issue 33), the whole burst lands there and no letter runs a key of the screen.
+    term.burst(*"SAVE10")
+
+    term.wait_until("the code in its field", lambda: field_under(term, "Discount code") == "SAVE10")
+    term.quiet()
+    assert "Your order" in term.lines[0]
+    (cart,) = carts(tmp_path)
+    assert [(i["productId"], i["quantity"]) for i in cart["items"]] == [("prd_cookie", 1)]
+
+
 def test_enter_and_1_on_the_thank_you_screen_start_the_next_order(
     term: EmulatedTerminal, tmp_path: Path
 ) -> None:

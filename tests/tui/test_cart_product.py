@@ -126,7 +126,7 @@ async def test_edit_a_lines_choices_replaces_the_line(tmp_path: Path, dialect: s
     async with app.run_test(size=(100, 32)) as pilot:
         await _latte_in_the_cart(pilot)
         old_id = k.server_cart()["items"][0]["id"]
-        await keys(pilot, "e")
+        await keys(pilot, "f3")
         product = app.screen
         assert isinstance(product, ProductScreen) and product.editing is not None
         # The line's own choices and quantity come selected.
@@ -152,7 +152,7 @@ async def test_edit_a_lines_choices_replaces_the_line(tmp_path: Path, dialect: s
         assert k.server_cart()["items"][0]["id"] != old_id
         # The same choices with another quantity: the line's quantity changes in place.
         same_id = k.server_cart()["items"][0]["id"]
-        await keys(pilot, "e", "1", "f2")
+        await keys(pilot, "f3", "1", "f2")
         assert isinstance(app.screen, CartScreen)
         assert [(i["id"], i["quantity"]) for i in k.server_cart()["items"]] == [(same_id, 1)]
         # The button does the same as the key.

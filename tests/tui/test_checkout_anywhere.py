@@ -97,7 +97,7 @@ async def test_the_edit_screen_says_update_everywhere(tmp_path: Path) -> None:
     app = k.app
     async with app.run_test(size=(100, 32)) as pilot:
         await _latte_in_the_cart(pilot)
-        await keys(pilot, "e")
+        await keys(pilot, "f3")
         product = app.screen
         assert isinstance(product, ProductScreen) and product.editing is not None
         assert str(product.query_one("#add", Button).label) == "Update my order"

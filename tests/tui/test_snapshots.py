@@ -139,6 +139,13 @@ def test_cart(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
 
 
 @pytest.mark.parametrize("size", SIZES)
+def test_cart_line_removed(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
+    # Del on the first line: what was removed, with its Undo (issue 33).
+    run = steps(order_with_items, press("f4", "delete"))
+    assert snap_compare(kiosk_app(tmp_path), terminal_size=size, run_before=run)
+
+
+@pytest.mark.parametrize("size", SIZES)
 def test_checkout_with_field_error(
     snap_compare: Any, tmp_path: Path, size: tuple[int, int]
 ) -> None:

@@ -222,6 +222,7 @@ SPANISH: dict[str, tuple[Step, ...]] = {
     "menu": (order_with_items, press("down", "down")),
     "product": (press("1", "1", "l", "a", "t", "t", "e", "enter"), press("down", "space")),
     "cart": (order_with_items, press("f4")),
+    "cart-line-removed": (order_with_items, press("f4", "delete")),
     "checkout": (order_with_items, press("f4", "f2"), fill_customer),
 }
 

@@ -68,6 +68,14 @@ def test_cart(snap_compare: Any, tmp_path: Path, variant: str, size: tuple[int, 
 
 
 @pytest.mark.parametrize(("variant", "size"), VARIANTS)
+def test_cart_line_removed(
+    snap_compare: Any, tmp_path: Path, variant: str, size: tuple[int, int]
+) -> None:
+    # Del on the first line: what was removed, with its Undo (issue 33).
+    assert snap(snap_compare, tmp_path, variant, size, order_with_items, press("f4", "delete"))
+
+
+@pytest.mark.parametrize(("variant", "size"), VARIANTS)
 def test_checkout_with_field_error(
     snap_compare: Any, tmp_path: Path, variant: str, size: tuple[int, int]
 ) -> None:

@@ -1,8 +1,6 @@
-"""5. Cart: lines with their choices, quantity and remove, discount apply/remove with the server's
-reason,
-tip presets plus custom and an equally prominent "No tip", ASAP or a later slot, cross-sell
-suggestions,
-and every total that applies from the server's formatted strings."""
+"""5. Cart: lines with their choices, quantity and remove (with Undo), discount apply/remove with
+the server's reason, cross-sell suggestions, and every total that applies from the server's
+formatted strings. The tip and the time are CartOptions' (cart_options.py)."""
 
 from __future__ import annotations
 
@@ -19,24 +17,27 @@ from textual.widgets import Button, Input, Select, Static
 
 from kiosk.i18n import N_, _, language, money_locale
 from kiosk.ordering.clock import human_moment
-from kiosk.ordering.lifecycle import Phase
-from kiosk.ordering.tips import TipRefused, chosen_tip, parse_custom_tip, tip_choices
 from kiosk.tui.a11y import large_text
 from kiosk.tui.contract import kiosk_of, shop_currency
 from kiosk.tui.errors import Failure
 from kiosk.tui.labels import method_label
 from kiosk.tui.palette import tone
 from kiosk.tui.screens.base import KioskScreen
+from kiosk.tui.screens.cart_options import CartOptions, TipButton, TipRow
 from kiosk.tui.text import clean
 from kiosk.tui.widgets.cart_summary import TotalsPanel
 from kiosk.tui.widgets.chrome import FieldError, FullName
 from kiosk.tui.widgets.fields import TextField
+from kiosk.tui.widgets.line_controls import LineControls, UndoNote
 from kiosk.tui.widgets.lists import TextRow, TextRowList, two_columns
 from kiosk.tui.widgets.rowlist import RowList
 from kiosk.tui.widgets.scroll import ControlsScroll
 
+__all__ = ["CartLines", "CartScreen", "CrossSell", "LineRow", "TipButton", "TipRow"]
+
 if TYPE_CHECKING:
-    from kiosk.api import Cart, MenuProduct, TimeIntervals, TipSettings
+    from kiosk.api import Cart, MenuProduct
+    from kiosk.api.models import CartItem, TimeIntervals, TipSettings
     from kiosk.ordering.visit import ReopenResult
 
 
@@ -55,8 +56,9 @@ class CartLines(RowList[LineRow]):
     BINDINGS = [
         Binding("plus,equals_sign,right", "change(1)", N_("More"), show=False),
         Binding("minus,left", "change(-1)", N_("Less"), show=False),
-        Binding("delete,backspace,x", "remove", N_("Remove"), key_display="Del"),
-        Binding("e", "edit", N_("Change choices")),
+        # No letters: a letter typed on this screen goes to the code field (CartScreen.on_key).
+        Binding("delete,backspace", "remove", N_("Remove"), key_display="Del"),
+        Binding("f3", "edit", N_("Change choices")),
     ]
 
     def row_key(self, row: LineRow) -> Hashable | None:
@@ -113,53 +115,12 @@ class CrossSell(TextRowList):
     pass
 
 
-class TipButton(Button):
-    """One tip choice; the arrows move along the row (up/down leave it at its ends)."""
-
-    BINDINGS = [
-        Binding("left", "step(-1)", N_("Previous tip"), key_display="←"),
-        Binding("right", "step(1)", N_("Next tip"), key_display="→"),
-        Binding("up", "step(-1, True)", N_("Previous"), show=False),
-        Binding("down", "step(1, True)", N_("Next"), show=False),
-    ]
-
-    def __init__(self, key: str, *, compact: bool = False) -> None:
-        super().__init__(
-            _("No tip") if key == "none" else key,
-            id=f"tip-{key.replace('.', '_')}",
-            classes="tip",
-            compact=compact,
-        )
-        self.key = key
-
-    def action_step(self, step: int, leave: bool = False) -> None:
-        row = [b for b in self.screen.query(TipButton) if b.display]
-        at = row.index(self) + step if self in row else -1
-        if 0 <= at < len(row):
-            self.screen.set_focus(row[at])  # now: the next key of a burst starts from it
-        elif leave:
-            # Past either end, up/down go on to the control before or after the tips.
-            if step < 0:
-                self.screen.focus_previous()
-            else:
-                self.screen.focus_next()
-
-
-class TipRow(Horizontal):
-    """The tip choices. Whether their amounts fit on one line depends on this row's width, known
-    once it is laid out (the section appears when the tips load): chosen again at each size."""
-
-    def on_resize(self, _event: events.Resize) -> None:
-        screen = self.screen
-        if isinstance(screen, CartScreen):
-            screen._mark_tip(screen.kiosk.cart)
-
-
-class CartScreen(KioskScreen):
+class CartScreen(CartOptions):
     TITLE = N_("Your order")
     BINDINGS = [
         Binding("f2", "checkout", N_("Checkout")),
         Binding("escape", "back", N_("Back to menu")),
+        Binding("ctrl+z", "undo", N_("Undo")),
     ]
 
     def __init__(self) -> None:
@@ -172,6 +133,8 @@ class CartScreen(KioskScreen):
         self._asked: dict[str, int] = {}
         # Whether the order was shown as expired (None: not shown yet).
         self._expired: bool | None = None
+        # The line last removed, while its Undo is offered.
+        self._removed: CartItem | None = None
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="cart-body"):
@@ -180,12 +143,8 @@ class CartScreen(KioskScreen):
                 yield Static(id="expired-note")
                 yield CartLines(id="lines")
                 yield FullName(id="line-full-name")
-                with Horizontal(id="lines-bar"):
-                    yield Static(
-                        Text(_("E edit · +/− amount · Del remove"), style="dim"),
-                        id="lines-help",
-                    )
-                    yield Button(_("Edit"), id="edit-line", compact=True)
+                yield LineControls(id="lines-bar")
+                yield UndoNote(id="undo-note")
                 # What can change in an open order; none of it for an expired one.
                 with Vertical(id="cart-extras"):
                     yield Static(Text(_("Discount code"), style="bold"), classes="section")
@@ -241,19 +200,6 @@ class CartScreen(KioskScreen):
         self.watch(self.app, "visit_state", self._follow_order)
         self.load_settings()
 
-    def _follow_slots(self, state: Any) -> None:
-        # The Visit read the slots again (the server refused a time): the list offered is the
-        # server's current one.
-        slots = getattr(state, "slots", None)
-        if slots is not None and self.slots is not None and slots != self.slots:
-            self._slots_loaded(slots)
-
-    # The order's phase ----------------------------------------------------------------------------
-    @property
-    def expired(self) -> bool:
-        """The server says this order's cart has expired: nothing of it can be checked out."""
-        return self.kiosk.visit.state.order.phase is Phase.EXPIRED
-
     def _follow_order(self, _state: object = None) -> None:
         """An expired order shows that, once, and one way on: the same items in a new order.
         Its lines stay in view (what the server holds, and what starting again carries); what
@@ -269,6 +215,8 @@ class CartScreen(KioskScreen):
         note.display = expired
         for part in ("#cart-extras", "#lines-bar", "#checkout"):
             self.query_one(part).display = not expired
+        if expired:
+            self.query_one("#undo-note", UndoNote).withdraw()
         again = self.query_one("#start-again", Button)
         again.display = expired
         if expired:
@@ -281,7 +229,10 @@ class CartScreen(KioskScreen):
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # An expired order's lines are not offered for checkout (F2 goes from the footer).
+        # An expired order's lines are not offered for checkout (F2 goes from the footer); Undo
+        # only while a removal's note offers it.
+        if action == "undo":
+            return self._removed is not None and self.query_one("#undo-note", UndoNote).offered
         return not (action == "checkout" and self.expired)
 
     def start_again(self) -> None:
@@ -339,69 +290,6 @@ class CartScreen(KioskScreen):
         self.call(slots, group="cart-slots", done=self._slots_loaded, **quietly)
         self.call(cross, group="cart-cross", done=self._cross_loaded, **quietly)
 
-    async def _tips_loaded(self, tips: TipSettings) -> None:
-        self.tips = tips
-        section = self.query_one("#tip-section")
-        if not tips.enabled:
-            section.display = False
-            return
-        row = self.query_one("#tip-row", Horizontal)
-        await row.remove_children()
-        # "No tip" first and styled exactly like the presets: an equal choice, not a hidden one.
-        compact = self.compact
-        choices = tip_choices(self.kiosk.cart, tips, money_locale() or self.kiosk.visit.locale)
-        buttons = [TipButton(c.key, compact=compact) for c in choices]
-        row.styles.grid_size_columns = len(buttons)
-        await row.mount_all(buttons)
-        section.display = True
-        self._mark_tip(self.kiosk.cart)  # and again at the row's first size (TipRow)
-
-    def _slots_loaded(self, slots: TimeIntervals) -> None:
-        self.slots = slots
-        # Prompts are Text: a str prompt would be parsed as markup, and labels come from the API.
-        options: list[tuple[Text, str]] = []
-        for day in slots.order_days:
-            label = clean(day.label or day.value, 20)
-            for at in day.intervals:
-                options.append((Text(f"{label} {clean(at, 5)}"), f"{day.value} {at}"))
-        # Later only: the location says so, or it takes no order for now (closed: readiness).
-        later_only = slots.require_scheduled_orders or self.kiosk.visit.asap_refused is not None
-        if not (slots.schedule_allowed or later_only) or not options:
-            return
-        # Orders for later only: "as soon as possible" is not offered, the first slot is set.
-        self.query_one("#asap", Button).display = not later_only
-        if later_only:
-            self._schedule_first_slot()
-        select = self.query_one("#later", Select)
-        options = options[:500]
-        self.slot_values = {value for _, value in options}
-        select.set_options(options)
-        self.query_one("#time-section").display = True
-        self._mark_time(self.kiosk.cart)
-
-    def _schedule_first_slot(self) -> None:
-        visit = self.kiosk.visit
-
-        async def schedule() -> tuple[str, str] | None:
-            return await visit.schedule_if_required()
-
-        def scheduled(slot: tuple[str, str] | None) -> None:
-            if slot is None:
-                return
-            day, at = slot
-            self.say(
-                _("This restaurant takes orders for later only.")
-                + " "
-                + _("Your order is for {when}; you can choose another time below.").format(
-                    when=f"{clean(day, 20)} {clean(at, 5)}"
-                ),
-                kind="info",
-            )
-
-        self.call(
-            schedule, group="cart-schedule", done=scheduled, busy=self.query_one("#time-section")
-        )
-
     def _cross_loaded(self, products: list[MenuProduct]) -> None:
         cart = self.kiosk.cart
         in_cart = {i.product_id for i in cart.items} if cart else set()
@@ -452,7 +340,7 @@ class CartScreen(KioskScreen):
             )
         self.query_one("#cart-title", Static).update(title)
         self.query_one("#checkout", Button).disabled = empty
-        self.query_one("#edit-line", Button).display = not empty
+        self.query_one("#lines-bar", LineControls).display = not empty and not self.expired
         code = cart.discount_code if cart is not None else None
         self.query_one("#remove-discount", Button).display = (
             bool(code) and self.kiosk.visit.can_remove_discount
@@ -465,91 +353,6 @@ class CartScreen(KioskScreen):
         self._mark_tip(cart)
         self._mark_time(cart)
 
-    def _mark_tip(self, cart: Cart | None) -> None:
-        if self.tips is None or cart is None:
-            return
-        current = chosen_tip(cart)
-        # Each choice with its amount for this cart, on one line when every one fits its button
-        # (the grid gives all the same width), else the amount on a second line.
-        choices = {
-            c.key: c
-            for c in tip_choices(cart, self.tips, money_locale() or self.kiosk.visit.locale)
-        }
-        buttons = list(self.query("#tip-row TipButton").results(TipButton))
-        row = self.query_one("#tip-row", Horizontal)
-        width = row.content_size.width
-
-        # A button's edges: the space either side of its label, and the high-contrast theme's
-        # side bars (from its styles, known before it is laid out).
-        edges = 2 + max((b.styles.gutter.width for b in buttons), default=0)
-
-        def room(columns: int) -> int:
-            # A button's text width with `columns` buttons a row (gutter 1).
-            return (width - columns + 1) // max(columns, 1) - edges
-
-        # On one line "No tip" needs no "· $0.00"; on two, its zero keeps the row's height even.
-        one = {k: c.label if k == "none" else c.text for k, c in choices.items()}
-        wide = room(len(buttons)) > 0 and all(len(t) <= room(len(buttons)) for t in one.values())
-        # On two lines no word may be broken and an amount is one word ("A$10.94", "4,70 US$"):
-        # fewer buttons a row when the longest does not fit (issue 20: "A$10.9" / "4").
-        units = [w for c in choices.values() for w in (*c.label.split(), c.amount or "")]
-        longest = max((len(u) for u in units), default=0)
-        columns = len(buttons)
-        while not wide and columns > 1 and room(columns) < longest:
-            columns -= 1
-        if width > 0:
-            # As many rows as that takes (the stylesheet's grid is 5 x 1).
-            row.styles.grid_size_columns = max(columns, 1)
-            row.styles.grid_size_rows = -(-len(buttons) // max(columns, 1))
-        for button in buttons:
-            choice = choices.get(button.key)
-            if choice is not None:
-                two = f"{choice.label}\n{choice.amount}" if choice.amount else choice.label
-                button.label = Text(one[button.key] if wide else two)
-            chosen = button.key == current
-            button.variant = "primary" if chosen else "default"
-            button.set_class(chosen, "-chosen")
-
-    def _mark_time(self, cart: Cart | None) -> None:
-        if cart is None or not self.query_one("#time-section").display:
-            return
-        later = (cart.pickup_type or "").upper() == "LATER"
-        self.query_one("#asap", Button).variant = "default" if later else "primary"
-        select = self.query_one("#later", Select)
-        value = f"{cart.order_date} {cart.order_time}"
-        with select.prevent(Select.Changed):
-            if later and value in self.slot_values:
-                select.value = value
-            else:  # as soon as possible, or a time no longer listed: never a choice refused
-                select.clear()
-
-    # Changing the cart (always through the CartStore) ---------------------------------------------
-    def _store_call(
-        self,
-        work: Any,
-        *,
-        busy: Any = None,
-        failed: Any = None,
-        done: Any = None,
-    ) -> None:
-        visit = self.kiosk.visit
-        if not visit.state.has_order:
-            self.say(_("Your order has not started."), hint=_("Press F9 to start over."))
-            return
-        if self.expired:
-            self.query_one("#start-again", Button).focus()  # the one way on
-            return
-
-        async def run() -> Any:
-            return await work(visit)
-
-        def refused(failure: Failure) -> bool | None:
-            handled = failed(failure) if failed is not None else None
-            # The order expired: the screen says so itself, once (_follow_order).
-            return True if self.expired else handled
-
-        self.call(run, group="cart", busy=busy, failed=refused, done=done)
-
     def change_line(self, item_id: str, step: int) -> None:
         cart = self.kiosk.cart
         line = next((i for i in cart.items if i.id == item_id), None) if cart else None
@@ -558,6 +361,9 @@ class CartScreen(KioskScreen):
         # Keys pressed faster than the server answers count from the last one asked for, not
         # from the cart still shown: five quick + are five steps (the writes go in order).
         quantity = max(self._asked.get(item_id, line.quantity) + step, 0)
+        if quantity == 0 and item_id not in self._asked:
+            self.remove_line(item_id)  # − to none is a removal: said, with its Undo
+            return
         self._asked[item_id] = quantity
 
         def settled(_: Any = None) -> bool:
@@ -589,7 +395,77 @@ class CartScreen(KioskScreen):
         self.app.push_screen(screen, closed)
 
     def remove_line(self, item_id: str) -> None:
-        self._store_call(lambda s: s.remove_item(item_id), busy=self.query_one("#lines"))
+        """Removed at once, and said with an Undo for a while (UndoNote): the same line back."""
+        cart = self.kiosk.cart
+        line = next((i for i in cart.items if i.id == item_id), None) if cart else None
+        if line is None:
+            return
+
+        def removed(_cart: Any) -> None:
+            self._removed = line
+            what = f"{line.quantity} × {clean(line.name, 60)}"
+            self.query_one("#undo-note", UndoNote).offer(_("Removed {what}.").format(what=what))
+            self.refresh_bindings()
+
+        self._store_call(
+            lambda s: s.remove_item(item_id), busy=self.query_one("#lines"), done=removed
+        )
+
+    def action_undo(self) -> None:
+        """The removed line added again, the same product, choices and quantity, through the
+        Visit; the lines then show what the server holds."""
+        note = self.query_one("#undo-note", UndoNote)
+        line = self._removed
+        if line is None or not note.offered:
+            note.check()
+            return
+        self._removed = None
+        note.withdraw()
+        from kiosk.ordering.selections import request_selections
+
+        selections = request_selections(line.selections)
+
+        def back(_cart: Any) -> None:
+            self.say(
+                _("{name} is back in your order.").format(name=clean(line.name, 60)), kind="ok"
+            )
+
+        self._store_call(
+            lambda s: s.add_item(
+                line.product_id, line.quantity, selections, line.special_instructions
+            ),
+            busy=self.query_one("#lines"),
+            done=back,
+        )
+
+    def on_key(self, event: events.Key) -> None:
+        """A letter or digit typed where no text field has the focus starts the discount code,
+        so no key of this screen can fire while a code is typed. In a burst (arrows and a code
+        in one read) a letter can come back here before an arrow typed ahead of it has moved
+        the focus: this key and those after it wait (the app's key hold) until the keys before
+        it have acted; then, if the focus is still not in a text field, it goes to the code
+        field, and the held keys follow in the order they were typed."""
+        char = event.character
+        if not (event.is_printable and char and char.isalnum()) or isinstance(self.focused, Input):
+            return
+        if not self._code_open():
+            return
+        app: Any = self.app
+        hold = app.hold_keys(after=event.time - 1e-6)
+        app._hold(event)  # this key waits too, in its place
+
+        def start_code() -> None:
+            if not isinstance(self.focused, Input) and self._code_open():
+                self.set_focus(self.query_one("#discount", Input))
+            app.release_keys(hold)
+
+        # On the app's queue: behind the keys typed before this one, which reached this screen
+        # first and are on their way to the app's bindings (an arrow moves the focus there).
+        app.call_later(start_code)
+
+    def _code_open(self) -> bool:
+        field = self.query_one("#discount", Input)
+        return not field.disabled and bool(self.query_one("#cart-extras").display)
 
     def apply_discount(self) -> None:
         code = self.query_one("#discount", Input).value.strip()
@@ -642,72 +518,6 @@ class CartScreen(KioskScreen):
             done=removed,
         )
 
-    def set_tip(self, button_id: str) -> None:
-        error = self.query_one("#tip-error", FieldError)
-        error.show(None)
-        busy = self.query_one("#tip-section")
-
-        def refused(failure: Failure) -> bool:
-            error.show(_("Tip not set: {reason}").format(reason=failure.message))
-            return not failure.retryable
-
-        if button_id == "tip-none":
-            self.query_one("#custom-tip-row").display = False
-            self._store_call(lambda s: s.set_no_tip(), busy=busy, failed=refused)
-        elif button_id == "tip-custom":
-            self.query_one("#custom-tip-row").display = True
-            self.query_one("#custom-tip", Input).focus()
-        else:
-            self.query_one("#custom-tip-row").display = False
-            pct = button_id.removeprefix("tip-").replace("_", ".")
-            self._store_call(lambda s: s.set_tip(percentage=pct), busy=busy, failed=refused)
-
-    def set_custom_tip(self) -> None:
-        error = self.query_one("#tip-error", FieldError)
-        currency = shop_currency(self.app)
-        try:
-            minor = parse_custom_tip(
-                self.query_one("#custom-tip", Input).value, currency, self.kiosk.visit.locale
-            )
-        except TipRefused as refusal:
-            error.show(str(refusal))
-            return
-        error.show(None)
-
-        field = self.query_one("#custom-tip", Input)
-
-        def refused(failure: Failure) -> bool:
-            # The server's reason, at the field, and the cursor back in it (once the busy cover
-            # is gone); the tip the cart had stays (and stays marked).
-            error.show(_("Tip not set: {reason}").format(reason=failure.message))
-            field.focus()
-            self.call_after_refresh(field.focus)
-            return not failure.retryable
-
-        self._store_call(
-            lambda s: s.set_tip(amount_minor=minor),
-            busy=self.query_one("#tip-section"),
-            failed=refused,
-        )
-
-    def set_asap(self) -> None:
-        self._store_call(lambda s: s.set_order_time_asap(), busy=self.query_one("#time-section"))
-
-    def set_later(self, value: str) -> None:
-        day, _, at = value.partition(" ")
-
-        def refused(failure: Failure) -> bool:
-            # The select shows the server's time again, not the one it refused (the slots and
-            # the cart were read again: _follow_slots); the banner says why.
-            self._mark_time(self.kiosk.cart)
-            return False
-
-        self._store_call(
-            lambda s: s.set_order_time_later(day, at),
-            busy=self.query_one("#time-section"),
-            failed=refused,
-        )
-
     # Events ---------------------------------------------------------------------------------------
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
@@ -728,6 +538,12 @@ class CartScreen(KioskScreen):
             self.start_again()
         elif button_id == "edit-line":
             self.query_one("#lines", CartLines).action_edit()
+        elif button_id in ("line-less", "line-more"):
+            self.query_one("#lines", CartLines).action_change(1 if button_id == "line-more" else -1)
+        elif button_id == "line-remove":
+            self.query_one("#lines", CartLines).action_remove()
+        elif button_id == "undo":
+            self.action_undo()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
