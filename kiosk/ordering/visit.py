@@ -44,6 +44,7 @@ from kiosk.ordering.clock import LocationClock
 from kiosk.ordering.delivery import DeliveryOffer, delivery_offer, zone_for
 from kiosk.ordering.events import OrderEvent, OrderObserver, tell
 from kiosk.ordering.lifecycle import OrderSnapshot, Phase, WayToOrder
+from kiosk.ordering.pairing import drink_ids
 from kiosk.ordering.recent import RECENT_FILE, RecentNumber
 from kiosk.ordering.selections import request_selections, same_selections, unnamed_options
 
@@ -253,6 +254,9 @@ class Visit:
         self._cross_sell_memo: tuple[str, list[MenuProduct]] | None = None
         # Products suggested after an add in this visit: none is suggested twice.
         self._suggested: set[str] = set()
+        # What the last menus read say is a drink (kiosk.ordering.pairing): a suggestion after an
+        # add is not a second drink.
+        self.drinks: frozenset[str] = frozenset()
         # This visit's location takes no order for as soon as possible now (readiness: closed;
         # the server's reason, "" without one), None: it does, or nobody had to ask (`menus`).
         self.asap_refused: str | None = None
@@ -522,6 +526,7 @@ class Visit:
         order_date, order_time = self.menu_slot()
         location = self.state.location_id or ""
         menus = await self.client.get_menus(location, order_date or None, order_time or None)
+        self.drinks = drink_ids(menus)
         if order_date or not menus.menus or any(m.is_active for m in menus.menus):
             return menus
         if self.asap_refused is None and self.state.cart_id is not None:
@@ -529,7 +534,9 @@ class Visit:
         if self.asap_refused is None or await self.schedule_if_required() is None:
             return menus
         order_date, order_time = self.menu_slot()
-        return await self.client.get_menus(location, order_date or None, order_time or None)
+        menus = await self.client.get_menus(location, order_date or None, order_time or None)
+        self.drinks = drink_ids(menus)
+        return menus
 
     async def _why_not_now(self, location: str) -> str | None:
         """Nothing on the menus is served now: why no order is taken for now (the server's
@@ -621,8 +628,9 @@ class Visit:
     async def suggestion(self) -> MenuProduct | None:
         """One product to suggest after an add: the first of the cart's recommendations (the
         cross-sell the cart screen shows, one read a cart) that is available, not in the cart
-        and not suggested before in this visit. None when there is none, or the read fails (an
-        optional extra: the order goes on)."""
+        and not suggested before in this visit, and no drink for an order that has one (where the
+        menu says what a drink is: kiosk.ordering.pairing). None when there is none, or the read
+        fails (an optional extra: the order goes on)."""
         cart = self.state.cart
         try:
             products = await self.cross_sell()
@@ -630,8 +638,11 @@ class Visit:
             log.info("no suggestion: the recommendations could not be read", exc_info=True)
             return None
         in_cart = {i.product_id for i in cart.items} if cart is not None else set()
+        has_drink = not in_cart.isdisjoint(self.drinks)
         for product in products:
             if product.id in in_cart or product.id in self._suggested:
+                continue
+            if has_drink and product.id in self.drinks:
                 continue
             if not product.is_available:
                 continue
