@@ -40,7 +40,7 @@ from kiosk.ordering.cart_store import (
     WayGoneError,
     load_saved_cart,
 )
-from kiosk.ordering.clock import LocationClock
+from kiosk.ordering.clock import LocationClock, country_of, set_region
 from kiosk.ordering.delivery import DeliveryOffer, delivery_offer, zone_for
 from kiosk.ordering.events import OrderEvent, OrderObserver, tell
 from kiosk.ordering.lifecycle import OrderSnapshot, Phase, WayToOrder
@@ -299,6 +299,9 @@ class Visit:
         state = replace(self.state, **changes)
         if state == self.state:
             return
+        if state.location is not self.state.location:
+            # Times of day are written the way the location's country writes them.
+            set_region(country_of(state.location))
         self.state = state
         for callback in list(self._listeners):
             try:
