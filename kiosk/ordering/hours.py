@@ -55,7 +55,7 @@ class DayHours:
         return self.span()
 
     def span(self, country: str | None = None) -> str:
-        """"11:00–14:00" (or "11:00 AM–2:00 PM" in the US: kiosk.ordering.clock.clock_text)."""
+        """ "11:00–14:00" (or "11:00 AM–2:00 PM" in the US: kiosk.ordering.clock.clock_text)."""
         if self.minutes >= 24 * 60 and self.opens == time(0, 0):
             return _("open 24 hours")
         opens, closes = (clock_text(t, language(), country) for t in (self.opens, self.closes))
