@@ -68,3 +68,7 @@ async def test_the_legend_says_what_each_allergen_mark_means(
         said = str(screen.query_one("#mark-legend", Static).render())
         for words in wanted:
             assert words in said, said
+        # Each entry whole on one line: a code is never parted from its words at a line's end.
+        lines = said.splitlines()
+        for entry in products.legend_entries(screen.shown):
+            assert any(entry in line for line in lines), (entry, lines)
