@@ -66,6 +66,10 @@ def english_to_begin_with() -> Iterator[None]:
     from kiosk import i18n
 
     i18n.set_language(i18n.DEFAULT_LANGUAGE)
+    # Likewise the country times are written for (kiosk.ordering.clock): the visit sets it.
+    from kiosk.ordering.clock import set_region
+
+    set_region(None)
     yield
     i18n.set_language(i18n.DEFAULT_LANGUAGE)
 

@@ -63,6 +63,9 @@ class Catalogue:
         self._cross_sell_memo: tuple[str, list[MenuProduct]] | None = None
         # Products suggested after an add in this visit: none is suggested twice.
         self._suggested: set[str] = set()
+        # What the last menus read say is a drink (kiosk.ordering.pairing): a suggestion after an
+        # add is not a second drink.
+        self.drinks: frozenset[str] = frozenset()
         # Reads of the location's ways asked of the server after a refusal (location_ways).
         self._fresh_ways_reads = 0
 
@@ -169,8 +172,9 @@ class Catalogue:
     async def suggestion(self) -> MenuProduct | None:
         """One product to suggest after an add: the first of the cart's recommendations (the
         cross-sell the cart screen shows, one read a cart) that is available, not in the cart
-        and not suggested before in this visit. None when there is none, or the read fails (an
-        optional extra: the order goes on)."""
+        and not suggested before in this visit, and no drink for an order that has one (where the
+        menu says what a drink is: kiosk.ordering.pairing). None when there is none, or the read
+        fails (an optional extra: the order goes on)."""
         cart = self._state().cart
         try:
             products = await self.cross_sell()
@@ -178,8 +182,11 @@ class Catalogue:
             log.info("no suggestion: the recommendations could not be read", exc_info=True)
             return None
         in_cart = {i.product_id for i in cart.items} if cart is not None else set()
+        has_drink = not in_cart.isdisjoint(self.drinks)
         for product in products:
             if product.id in in_cart or product.id in self._suggested:
+                continue
+            if has_drink and product.id in self.drinks:
                 continue
             if not product.is_available:
                 continue

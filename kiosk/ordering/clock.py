@@ -15,7 +15,80 @@ from datetime import UTC, datetime, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-__all__ = ["LocationClock", "human_moment", "zone_of"]
+__all__ = [
+    "LocationClock",
+    "clock_text",
+    "country_of",
+    "human_moment",
+    "set_region",
+    "time_locale",
+    "zone_of",
+]
+
+# The country of the location the kiosk serves now (ISO 3166 alpha-2), set when the visit's
+# location changes (Visit._set): a time of day is written the way that country does (issue 33:
+# a US location shows "3:30 PM"). None: the 24-hour clock the kiosk always drew.
+_region: str | None = None
+
+
+def set_region(country: str | None) -> None:
+    global _region
+    code = (country or "").strip().upper()
+    _region = code if len(code) == 2 and code.isalpha() else None
+
+
+def country_of(location: Any) -> str | None:
+    """The country a location record names (its address's, or its own field), else None."""
+    for holder in (getattr(location, "address_data", None), getattr(location, "address", None)):
+        found = getattr(holder, "country", None)
+        if isinstance(found, str) and found.strip():
+            return found
+    found = getattr(location, "country", None)
+    return found if isinstance(found, str) and found.strip() else None
+
+
+def time_locale(language: str | None = None, country: str | None = None) -> str | None:
+    """The babel locale a time of day is written in: the language with the location's country
+    ("en_US", "es_US", "en_NZ"), the language alone where babel knows no such pair ("es" in New
+    Zealand), None where the country is unknown (the 24-hour clock). `country`: another
+    location's (the location list), else the one served now."""
+    region = (country or "").strip().upper() or _region
+    if region is None:
+        return None
+    from babel import Locale, UnknownLocaleError
+
+    base = (language or "en").replace("-", "_").split("_")[0] or "en"
+    try:
+        Locale.parse(f"{base}_{region}")
+        return f"{base}_{region}"
+    except (UnknownLocaleError, ValueError):
+        return base
+
+
+def clock_text(at: Any, language: str | None = None, country: str | None = None) -> str:
+    """A time of day (a `time`, a `datetime` or "HH:MM") as the location writes it: "3:30 PM" at a
+    US location, "15:30" in Spain, "15:30" where the country is unknown. The one formatter of
+    every time a customer reads (the time select, the order's title, the done screen, the hours
+    and the closed reason). What cannot be read is shown as sent."""
+    from datetime import time as day_time
+
+    if isinstance(at, datetime):
+        moment = at.time()
+    elif isinstance(at, day_time):
+        moment = at
+    else:
+        text = str(at or "").strip()[:5]
+        try:
+            moment = day_time.fromisoformat(text)
+        except ValueError:
+            return text
+    locale = time_locale(language, country)
+    if locale is None:
+        return f"{moment:%H:%M}"
+    from babel.dates import format_time
+
+    # CLDR puts a narrow no-break space before "PM": a plain space draws the same in every terminal.
+    return format_time(moment, "short", locale=locale).replace("\u202f", " ").replace("\xa0", " ")
 
 
 def zone_of(location: Any) -> ZoneInfo | None:
@@ -75,18 +148,14 @@ def human_moment(
     09:30"). `today` is now at the location (LocationClock.local_or_utc()); the date and time are
     the server's ("YYYY-MM-DD", "HH:MM"), location-local. What cannot be read is shown as sent.
     For the cart heading and the done screen: every screen says the time the same way."""
-    from contextlib import suppress
     from datetime import date
-    from datetime import time as day_time
 
-    from babel.dates import format_date, format_time
+    from babel.dates import format_date
 
     from kiosk.i18n import _
 
     babel_locale = (locale or "en").replace("-", "_")
-    shown_time = (order_time or "")[:5]
-    with suppress(ValueError):
-        shown_time = format_time(day_time.fromisoformat(shown_time), "HH:mm", locale=babel_locale)
+    shown_time = clock_text(order_time, babel_locale)
     if not order_date:
         return shown_time
     try:

@@ -28,13 +28,46 @@ from kiosk.i18n import N_, _
 VEGAN = "vegan"
 VEGETARIAN = "vegetarian"
 GLUTEN_FREE = "gluten-free"
-NUTS = "nuts"
+NUTS = "nuts"  # tree nuts
 SESAME = "sesame"
-DAIRY = "dairy"
+DAIRY = "dairy"  # milk
 SPICY = "spicy"
+# The rest of the 14 major allergens (EU FIC Annex II, UK and FSANZ): with nuts, sesame and dairy,
+# what a demo restaurant marks on each dish. The API carries them as tags (v1 `tags`, an
+# `allergens` list, or 2.0's `nutrition.dietaryPreferences`): "contains-gluten", "egg"...
+GLUTEN = "gluten"
+CRUSTACEANS = "crustaceans"
+EGG = "egg"
+FISH = "fish"
+PEANUTS = "peanuts"
+SOY = "soy"
+CELERY = "celery"
+MUSTARD = "mustard"
+SULPHITES = "sulphites"
+LUPIN = "lupin"
+MOLLUSCS = "molluscs"
+# The order the allergens are drawn and said in.
+ALLERGEN_ORDER = (
+    GLUTEN,
+    CRUSTACEANS,
+    EGG,
+    FISH,
+    PEANUTS,
+    SOY,
+    DAIRY,
+    NUTS,
+    CELERY,
+    MUSTARD,
+    SESAME,
+    SULPHITES,
+    LUPIN,
+    MOLLUSCS,
+)
 
 # Option-level marks that take a diet away (see the module's rules).
-_NOT_VEGETARIAN = frozenset({"meat", "fish", "shellfish", "not-vegetarian"})
+_NOT_VEGETARIAN = frozenset(
+    {"meat", "fish", "shellfish", "crustaceans", "molluscs", "not-vegetarian"}
+)
 _NOT_VEGAN = _NOT_VEGETARIAN | {"dairy", "egg", "honey", "not-vegan"}
 _NOT_GLUTEN_FREE = frozenset({"gluten", "contains-gluten"})
 
@@ -52,18 +85,44 @@ _ALIASES: dict[str, str] = {
     "contains-nuts": NUTS,
     "tree-nuts": NUTS,
     "contains-tree-nuts": NUTS,
-    "peanuts": NUTS,
-    "peanut": NUTS,
-    "contains-peanuts": NUTS,
+    "peanuts": PEANUTS,
+    "peanut": PEANUTS,
+    "contains-peanuts": PEANUTS,
+    "contains-peanut": PEANUTS,
     "sesame": SESAME,
     "contains-sesame": SESAME,
     "dairy": DAIRY,
     "contains-dairy": DAIRY,
     "milk": DAIRY,
+    "contains-milk": DAIRY,
     "spicy": SPICY,
+    "contains-gluten": GLUTEN,
+    "wheat": GLUTEN,
+    "crustaceans": CRUSTACEANS,
+    "crustacean": CRUSTACEANS,
+    "contains-crustaceans": CRUSTACEANS,
+    "eggs": EGG,
+    "contains-egg": EGG,
+    "contains-eggs": EGG,
+    "contains-fish": FISH,
+    "soy": SOY,
+    "soya": SOY,
+    "contains-soy": SOY,
+    "contains-soya": SOY,
+    "contains-celery": CELERY,
+    "contains-mustard": MUSTARD,
+    "sulphites": SULPHITES,
+    "sulfites": SULPHITES,
+    "contains-sulphites": SULPHITES,
+    "contains-sulfites": SULPHITES,
+    "lupine": LUPIN,
+    "contains-lupin": LUPIN,
+    "mollusc": MOLLUSCS,
+    "mollusks": MOLLUSCS,
+    "contains-molluscs": MOLLUSCS,
 }
 _DIETS = frozenset({VEGAN, VEGETARIAN, GLUTEN_FREE})
-_ALLERGENS = frozenset({NUTS, SESAME, DAIRY})
+_ALLERGENS = frozenset(ALLERGEN_ORDER)
 # A choice of the diet is on offer, though the product as it comes is not of it.
 _CHOICE_TAGS = {
     "vegan-option": VEGAN,
@@ -80,6 +139,17 @@ MARK_TEXT: dict[str, str] = {
     SESAME: "sesame",
     DAIRY: "dairy",
     SPICY: "spicy",
+    GLUTEN: "gluten",
+    CRUSTACEANS: "crustaceans",
+    EGG: "egg",
+    FISH: "fish",
+    PEANUTS: "peanuts",
+    SOY: "soy",
+    CELERY: "celery",
+    MUSTARD: "mustard",
+    SULPHITES: "sulphites",
+    LUPIN: "lupin",
+    MOLLUSCS: "molluscs",
 }
 
 # Compact marks for a list row (issue 20): a code each, explained once in a legend on the screen
@@ -92,6 +162,17 @@ MARK_CODE: dict[str, str] = {
     SESAME: N_("SE"),
     DAIRY: N_("D"),
     SPICY: N_("HOT"),
+    GLUTEN: N_("GL"),
+    CRUSTACEANS: N_("CR"),
+    EGG: N_("E"),
+    FISH: N_("F"),
+    PEANUTS: N_("P"),
+    SOY: N_("SO"),
+    CELERY: N_("CE"),
+    MUSTARD: N_("MU"),
+    SULPHITES: N_("SU"),
+    LUPIN: N_("LU"),
+    MOLLUSCS: N_("MO"),
 }
 # The legend's words for each code ("VG vegan"); a diet offered as a choice is its code in
 # brackets ("(VG) vegan option").
@@ -103,6 +184,17 @@ MARK_WORDS: dict[str, str] = {
     SESAME: N_("sesame"),
     DAIRY: N_("dairy"),
     SPICY: N_("spicy"),
+    GLUTEN: N_("gluten"),
+    CRUSTACEANS: N_("crustaceans"),
+    EGG: N_("egg"),
+    FISH: N_("fish"),
+    PEANUTS: N_("peanuts"),
+    SOY: N_("soy"),
+    CELERY: N_("celery"),
+    MUSTARD: N_("mustard"),
+    SULPHITES: N_("sulphites"),
+    LUPIN: N_("lupin"),
+    MOLLUSCS: N_("molluscs"),
 }
 OPTION_WORDS = {VEGAN: N_("vegan option"), VEGETARIAN: N_("vegetarian option")}
 
@@ -151,7 +243,7 @@ class Marks:
         shown = (VEGAN, GLUTEN_FREE) if VEGAN in self.diets else (VEGETARIAN, GLUTEN_FREE)
         out = [MARK_TEXT[d] for d in shown if d in self.diets]
         out.extend(f"{MARK_TEXT[d]} option" for d in (VEGAN, VEGETARIAN) if d in self.choices)
-        out.extend(MARK_TEXT[a] for a in (NUTS, SESAME, DAIRY) if a in self.allergens)
+        out.extend(MARK_TEXT[a] for a in ALLERGEN_ORDER if a in self.allergens)
         out.extend(MARK_TEXT.get(o, o) for o in self.others)
         return out
 
@@ -166,9 +258,7 @@ class Marks:
             if d in self.choices
         )
         out.extend(
-            (_(MARK_CODE[a]), _(MARK_WORDS[a]))
-            for a in (NUTS, SESAME, DAIRY)
-            if a in self.allergens
+            (_(MARK_CODE[a]), _(MARK_WORDS[a])) for a in ALLERGEN_ORDER if a in self.allergens
         )
         for other in self.others:
             if other in MARK_CODE:
@@ -242,13 +332,19 @@ def verdict(diet_filter: DietFilter, product: Any) -> str | None:
     """Why `product` passes the filter ("vegan", "has a vegan choice", "no nut mark"), or None."""
     m = marks(product)
     if diet_filter.avoids:
-        return None if diet_filter.avoids in m.allergens else f"no {diet_filter.avoids} mark"
+        return None if _avoided(diet_filter, m.allergens) else f"no {diet_filter.avoids} mark"
     wanted = diet_filter.needs
     if wanted in m.diets:
         return diet_filter.label.lower()
     if wanted in m.choices or any(wanted in option_diets(o, m.diets) for o in _options(product)):
         return f"has a {diet_filter.label.lower()} choice"
     return None
+
+
+def _avoided(diet_filter: DietFilter, allergens: frozenset[str]) -> bool:
+    """Whether `allergens` hold what the filter keeps out ("No nuts": tree nuts and peanuts)."""
+    kept_out = {NUTS, PEANUTS} if diet_filter.avoids == NUTS else {diet_filter.avoids}
+    return bool(kept_out & allergens)
 
 
 def keeps(diet_filter: DietFilter | None, product: Any) -> bool:
@@ -265,7 +361,7 @@ def option_fits(diet_filter: DietFilter | None, option: Any, product: Any) -> bo
     if diet_filter is None:
         return True
     if diet_filter.avoids:
-        return diet_filter.avoids not in marks(option).allergens
+        return not _avoided(diet_filter, marks(option).allergens)
     wanted = diet_filter.needs
     if wanted not in option_diets(option, frozenset(_DIETS)):
         return False
@@ -295,9 +391,7 @@ def option_labels(diet_filter: DietFilter | None, option: Any, product: Any) -> 
     nuts", "vegan"), and "not vegan" while that filter is on and the option leaves the diet."""
     own = marks(option)
     product_marks = marks(product)
-    out = [
-        MARK_TEXT[a] for a in (NUTS, SESAME, DAIRY) if a in own.allergens - product_marks.allergens
-    ]
+    out = [MARK_TEXT[a] for a in ALLERGEN_ORDER if a in own.allergens - product_marks.allergens]
     gained = option_diets(option, frozenset()) - product_marks.diets
     if VEGAN in gained:
         out.insert(0, MARK_TEXT[VEGAN])
@@ -355,7 +449,8 @@ def available(products: Iterable[Any]) -> tuple[DietFilter, ...]:
     return tuple(
         f
         for f in FILTERS
-        if (f.needs and f.needs in seen_diets) or (f.avoids and f.avoids in seen_allergens)
+        if (f.needs and f.needs in seen_diets)
+        or (f.avoids and _avoided(f, frozenset(seen_allergens)))
     )
 
 

@@ -19,8 +19,8 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from kiosk.i18n import N_, _
-from kiosk.ordering.clock import zone_of
+from kiosk.i18n import N_, _, language
+from kiosk.ordering.clock import clock_text, country_of, zone_of
 
 __all__ = ["DayHours", "OpeningStatus", "opening_status", "parse_hours"]
 
@@ -52,9 +52,14 @@ class DayHours:
 
     @property
     def text(self) -> str:
+        return self.span()
+
+    def span(self, country: str | None = None) -> str:
+        """ "11:00–14:00" (or "11:00 AM–2:00 PM" in the US: kiosk.ordering.clock.clock_text)."""
         if self.minutes >= 24 * 60 and self.opens == time(0, 0):
             return _("open 24 hours")
-        return f"{self.opens:%H:%M}–{self.closes:%H:%M}"
+        opens, closes = (clock_text(t, language(), country) for t in (self.opens, self.closes))
+        return f"{opens}–{closes}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +73,8 @@ class OpeningStatus:
     closes_at: datetime | None
     opens_at: datetime | None
     now: datetime | None
+    # The location's country ("" unknown): its times are written its way (clock.clock_text).
+    country: str | None = None
 
     @property
     def today_text(self) -> str:
@@ -76,7 +83,7 @@ class OpeningStatus:
             return _("hours unknown")
         if not self.today:
             return _("closed today")
-        return ", ".join(h.text for h in self.today)
+        return ", ".join(h.span(self.country) for h in self.today)
 
     @property
     def today_phrase(self) -> str:
@@ -109,7 +116,7 @@ class OpeningStatus:
 
     def _when(self, moment: datetime, *, at: bool = False) -> str:
         assert self.now is not None
-        clock = f"{moment:%H:%M}"
+        clock = clock_text(moment, language(), self.country)
         days = (moment.date() - self.now.date()).days
         if days == 0:
             return _("at {time}").format(time=clock) if at else clock
@@ -215,7 +222,7 @@ def opening_status(location: Any, now: datetime | None = None) -> OpeningStatus:
     zone = zone_of(location)
     hours = parse_hours(_field(location, "hours"))
     if zone is None or not hours:
-        return OpeningStatus(False, None, (), None, None, None)
+        return OpeningStatus(False, None, (), None, None, None, country_of(location) or "")
     moment = (now or datetime.now(tz=zone)).astimezone(zone)
     today = tuple(h for h in hours if h.weekday == moment.weekday())
     is_open = False
@@ -229,4 +236,5 @@ def opening_status(location: Any, now: datetime | None = None) -> OpeningStatus:
             break
     if is_open and closes_at is not None and closes_at - moment > timedelta(days=6):
         closes_at = None  # open around the clock: there is no "until"
-    return OpeningStatus(True, is_open, today, closes_at, opens_at, moment)
+    country = country_of(location) or ""
+    return OpeningStatus(True, is_open, today, closes_at, opens_at, moment, country)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
+from kiosk.ordering.pairing import drink_ids
+
 if TYPE_CHECKING:
     from kiosk.api import StorefrontBase
     from kiosk.api.models import Cart, MenusResponse
@@ -55,6 +57,7 @@ class OrderTiming:
         order_date, order_time = self.menu_slot()
         location = self._host.state.location_id or ""
         menus = await self._host.client.get_menus(location, order_date or None, order_time or None)
+        self._catalogue.drinks = drink_ids(menus)
         if order_date or not menus.menus or any(m.is_active for m in menus.menus):
             return menus
         if self.asap_refused is None and self._host.state.cart_id is not None:
@@ -62,7 +65,9 @@ class OrderTiming:
         if self.asap_refused is None or await self.schedule_if_required() is None:
             return menus
         order_date, order_time = self.menu_slot()
-        return await self._host.client.get_menus(location, order_date or None, order_time or None)
+        menus = await self._host.client.get_menus(location, order_date or None, order_time or None)
+        self._catalogue.drinks = drink_ids(menus)
+        return menus
 
     def menu_slot(self) -> tuple[str, str]:
         """The later slot the cart is for, ("", "") when ASAP."""

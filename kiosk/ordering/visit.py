@@ -38,7 +38,7 @@ from kiosk.ordering.cart_store import (
     store_at,
 )
 from kiosk.ordering.catalogue import Catalogue
-from kiosk.ordering.clock import LocationClock
+from kiosk.ordering.clock import LocationClock, country_of, set_region
 from kiosk.ordering.delivery import DeliveryOffer, details_from_form
 from kiosk.ordering.events import Listeners, OrderEvent, OrderObserver, tell
 from kiosk.ordering.lifecycle import OrderSnapshot, Phase
@@ -226,6 +226,9 @@ class Visit:
         state = replace(self.state, **changes)
         if state == self.state:
             return
+        if state.location is not self.state.location:
+            # Times of day are written the way the location's country writes them.
+            set_region(country_of(state.location))
         self.state = state
         self._listeners.tell(state)
 

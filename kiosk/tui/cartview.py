@@ -118,14 +118,13 @@ def when_text(cart: Cart, today: datetime | None = None) -> str:
 def local_moment(day: str | None, clock: str | None, locale: str) -> str:
     """An order's date and time as `locale` writes them (babel): "10 mar 2026, 13:30" in "es".
     What cannot be read is shown as sent (cleaned), never an error."""
-    from contextlib import suppress
-    from datetime import date, time
+    from datetime import date
 
-    from babel.dates import format_date, format_time
+    from babel.dates import format_date
 
-    shown_time = clean(clock, 5)
-    with suppress(ValueError):
-        shown_time = format_time(time.fromisoformat(shown_time), "short", locale=locale)
+    from kiosk.ordering.clock import clock_text
+
+    shown_time = clock_text(clean(clock, 5), locale)
     if not day:
         return shown_time
     try:

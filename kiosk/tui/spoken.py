@@ -89,7 +89,7 @@ def mark_words(item: Any) -> list[str]:
     out.extend(_(diet.OPTION_WORDS[d]) for d in (diet.VEGAN, diet.VEGETARIAN) if d in marks.choices)
     out.extend(
         _("contains {allergen}").format(allergen=_(diet.MARK_WORDS[a]))
-        for a in (diet.NUTS, diet.SESAME, diet.DAIRY)
+        for a in diet.ALLERGEN_ORDER
         if a in marks.allergens
     )
     out.extend(_(diet.MARK_WORDS[o]) if o in diet.MARK_WORDS else o for o in marks.others)

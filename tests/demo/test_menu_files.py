@@ -65,8 +65,9 @@ def test_lantern_is_what_the_demo_served_before_it_became_a_file() -> None:
         "Caffè Latte",
         "Espresso and steamed milk",
         475,
-        # Issue 13: tagged since (a latte is vegetarian, and offers oat, almond and soy milk).
-        ("vegetarian", "vegan-option"),
+        # Issue 13: tagged since (a latte is vegetarian, and offers oat, almond and soy milk);
+        # issue 33: it comes with milk (the 14 major allergens).
+        ("vegetarian", "vegan-option", "dairy"),
         190,
         ("grp_drink_size", "grp_milk", "grp_extra_shots", "grp_syrups"),
         True,  # issue 13: a picture drawn by kiosk.demo.pictures

@@ -109,7 +109,7 @@ async def test_spanish_for_the_visit_then_english_after_the_order(kiosk: Kiosk) 
         assert isinstance(cart_screen, CartScreen)
         assert "Tu pedido" in text_of(cart_screen, "#cart-title")
         assert "lo antes posible" in text_of(cart_screen, "#cart-title")
-        assert {"Pagar", "Volver a la carta"} <= footer_words(pilot)
+        assert {"Finalizar pedido", "Volver a la carta"} <= footer_words(pilot)
         cart = app.cart
         assert cart is not None
         labels = [label for label, _amount, _kind in total_rows(cart)]

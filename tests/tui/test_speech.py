@@ -143,7 +143,8 @@ async def test_rows_say_their_state_marks_and_refusals_in_words(tmp_path: Path) 
         await type_text(pilot, "latte")
         await heard_after(k, pilot, speaker)
         said = await heard_after(k, pilot, speaker, "enter")
-        assert said.startswith("Caffè Latte, $4.75, vegetarian, vegan option."), said
+        latte = "Caffè Latte, $4.75, vegetarian, vegan option, contains dairy."
+        assert said.startswith(latte), said
         assert "Space chooses" in said
         milk = k.app.screen.query_one(ModifierList)
         rows = [getattr(r, "option", None) for r in milk.rows]
@@ -157,7 +158,7 @@ async def test_rows_say_their_state_marks_and_refusals_in_words(tmp_path: Path) 
         assert "Milk: required, choose 1, done." in said, said
         milk.move_to_index(soy)
         said = await heard_after(k, pilot, speaker)
-        assert said.startswith("Soy milk, sold out, vegan."), said
+        assert said.startswith("Soy milk, sold out, vegan, contains soy."), said
         said = await heard_after(k, pilot, speaker, "space")
         assert "Sorry, Soy milk is sold out." in said, said
 
@@ -197,7 +198,7 @@ async def test_the_words_are_in_the_customers_language(tmp_path: Path) -> None:
         assert "¿Cómo quieres tu pedido? Flechas arriba y abajo" in said, said
         said = await heard_after(k, pilot, speaker, "enter")
         assert said.startswith("Carta. Escribe para buscar."), said
-        assert "4,75 US$, con opciones, vegetariano, opción vegana." in said, said
+        assert "4,75 US$, con opciones, vegetariano, opción vegana, contiene lácteos." in said, said
         assert await heard_after(k, pilot, speaker, "f8") == "Tu pedido está vacío."
 
 

@@ -65,3 +65,41 @@ async def test_the_recommendations_are_read_once_a_cart_and_what_is_in_it_is_lef
         await visit.add_item("prd_espresso", 1)
         await visit.cross_sell()
         assert visit.client.stats.by_endpoint["cross_sell"] == 2
+
+
+async def test_no_second_drink_is_suggested_to_an_order_that_has_one() -> None:
+    """Issue 33: Lantern's menu files the espresso, the lemonade and the cold brew under
+    "Coffee & espresso" and "Tea, juice & more": after an espresso, only food is suggested."""
+    async with demo_rig() as rig:
+        visit = rig.visit()
+        await visit.start("pickup")
+        await visit.menus()
+        await visit.add_item("prd_espresso", 1)
+        recommended = [p.id for p in await visit.cross_sell()]
+        assert "prd_lemonade" in recommended
+        seen = []
+        while (product := await visit.suggestion()) is not None:
+            seen.append(product.id)
+        assert seen and not {"prd_lemonade", "prd_cold_brew"} & set(seen)
+        assert "prd_cookie" in seen
+
+
+async def test_a_drink_is_suggested_to_an_order_without_one() -> None:
+    async with demo_rig() as rig:
+        visit = rig.visit()
+        await visit.start("pickup")
+        await visit.menus()
+        await visit.add_item("prd_mixed_nuts", 1)
+        seen = []
+        while (product := await visit.suggestion()) is not None:
+            seen.append(product.id)
+        assert "prd_lemonade" in seen
+
+
+def test_a_drink_is_what_the_menu_files_under_drinks() -> None:
+    from kiosk.ordering.pairing import is_drink_category
+
+    for name in ("Drinks", "Coffee & espresso", "Tea, juice & more", "Bebidas", "Hot drinks"):
+        assert is_drink_category(name), name
+    for name in ("Small plates", "Noodles", "Breakfast", "Snacks", "Desserts"):
+        assert not is_drink_category(name), name

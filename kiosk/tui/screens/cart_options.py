@@ -12,7 +12,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Button, Input, Select
 
-from kiosk.i18n import N_, _, money_locale
+from kiosk.i18n import N_, _, language, money_locale
+from kiosk.ordering.clock import clock_text
 from kiosk.ordering.lifecycle import Phase
 from kiosk.ordering.tips import TipRefused, chosen_tip, parse_custom_tip, tip_choices
 from kiosk.tui.contract import shop_currency
@@ -110,7 +111,8 @@ class CartOptions(KioskScreen):
         for day in slots.order_days:
             label = clean(day.label or day.value, 20)
             for at in day.intervals:
-                options.append((Text(f"{label} {clean(at, 5)}"), f"{day.value} {at}"))
+                shown = clock_text(clean(at, 5), language())
+                options.append((Text(f"{label} {shown}"), f"{day.value} {at}"))
         # Later only: the location says so, or it takes no order for now (closed: readiness).
         later_only = slots.require_scheduled_orders or self.kiosk.visit.asap_refused is not None
         if not (slots.schedule_allowed or later_only) or not options:
@@ -140,7 +142,7 @@ class CartOptions(KioskScreen):
                 _("This restaurant takes orders for later only.")
                 + " "
                 + _("Your order is for {when}; you can choose another time below.").format(
-                    when=f"{clean(day, 20)} {clean(at, 5)}"
+                    when=f"{clean(day, 20)} {clock_text(clean(at, 5), language())}"
                 ),
                 kind="info",
             )

@@ -22,8 +22,9 @@ from textual.containers import Horizontal, Vertical
 from textual.strip import Strip
 from textual.widgets import Button, Static
 
-from kiosk.i18n import N_, _, money_locale
+from kiosk.i18n import N_, _, language, money_locale
 from kiosk.ordering import diet
+from kiosk.ordering.clock import clock_text
 from kiosk.tui import menu_model
 from kiosk.tui.a11y import large_text
 from kiosk.tui.cartview import total_rows
@@ -135,13 +136,17 @@ class ProductList(RowList["menu_model.Row"]):
     def legend(self, categories: Sequence[menu_model.Category]) -> Text:
         """What the marks shown on these categories' products mean: "VG vegan · N contains
         nuts"; empty when none has a mark."""
+        return Text("   ".join(self.legend_entries(categories)))
+
+    def legend_entries(self, categories: Sequence[menu_model.Category]) -> list[str]:
+        """The legend's entries, "GL gluten", each once, in the order first seen."""
         seen: dict[str, str] = {}
         for category in categories:
             for product in category.products:
                 for code, words in self.marks(product):
                     if words:
                         seen.setdefault(code, words)
-        return Text("   ".join(f"{code} {words}" for code, words in seen.items()))
+        return [f"{code} {words}" for code, words in seen.items()]
 
     def key_at(self, index: int) -> Hashable | None:
         row = self.rows[index]
@@ -276,6 +281,31 @@ class CategoryList(TextRowList):
     pass
 
 
+class MarkLegend(Static):
+    """The legend under the list, packed a whole entry at a time: a mark is never parted from
+    its words ("GL" / "gluten" at a line's end, with the 14 allergens marked)."""
+
+    entries: list[str] = []
+
+    def show(self, entries: list[str], style: str) -> None:
+        self.entries, self._style = entries, style
+        self.display = bool(entries)
+        self._pack()
+
+    def on_resize(self) -> None:
+        self._pack()
+
+    def _pack(self) -> None:
+        width = max(self.content_size.width, 20) if self.content_size.width else 76
+        lines: list[str] = []
+        for entry in self.entries:
+            if lines and cell_len(lines[-1]) + 3 + cell_len(entry) <= width:
+                lines[-1] += "   " + entry
+            else:
+                lines.append(entry)
+        self.update(Text("\n".join(lines), style=getattr(self, "_style", "")))
+
+
 class DietBar(Static):
     """The diet filter's line: which filter is on (in words), the key that changes it; a click
     changes it too. Hidden on a menu whose data marks no diet nor allergen."""
@@ -338,7 +368,7 @@ class MenuScreen(KioskScreen):
                     yield DietBar(id="diet-filter")
                 yield ProductList(id="products")
                 yield FullName(id="product-full-name")
-                yield Static(id="mark-legend")
+                yield MarkLegend(id="mark-legend")
             # Wide: the order beside the menu with its checkout under it; narrow (and large
             # text): the one-line order bar with its own.
             with Vertical(id="order-column"):
@@ -463,7 +493,9 @@ class MenuScreen(KioskScreen):
             self.say(
                 _("We're closed now: you can order for later and choose the time.")
                 + " "
-                + _("Your order is for {when}.").format(when=f"{clean(day, 20)} {clean(at, 5)}"),
+                + _("Your order is for {when}.").format(
+                    when=f"{clean(day, 20)} {clock_text(clean(at, 5), language())}"
+                ),
                 kind="info",
             )
 
@@ -513,11 +545,9 @@ class MenuScreen(KioskScreen):
             ]
         )
         self.query_one("#diet-filter", DietBar).show(chosen, self.diet_filters)
-        legend = self.query_one("#products", ProductList).legend(self.shown)
-        legend.stylize(tone(self.app, "tag"))
-        self.query_one("#mark-legend", Static).update(legend)
+        entries = self.query_one("#products", ProductList).legend_entries(self.shown)
         # Large text too: a mark is read with what it means.
-        self.query_one("#mark-legend").display = bool(legend.plain)
+        self.query_one("#mark-legend", MarkLegend).show(entries, tone(self.app, "tag"))
         self._refilter()
 
     def _refilter(self) -> None:
