@@ -28,27 +28,27 @@ else:
     _Host = object
 
 
-def _flow_classes() -> dict[type, Step | str]:
-    # Imported when first needed: the first frame does without the flow's screens.
-    from kiosk.tui.screens.cart import CartScreen
-    from kiosk.tui.screens.checkout import CheckoutScreen
-    from kiosk.tui.screens.done import DoneScreen
-    from kiosk.tui.screens.location import LocationScreen
-    from kiosk.tui.screens.menu import MenuScreen
-    from kiosk.tui.screens.payment import PaymentScreen
-    from kiosk.tui.screens.product import ProductScreen
-    from kiosk.tui.screens.welcome import WelcomeScreen
+# The flow's screens by class name: naming a screen needs no import of it (the first frame does
+# without the flow's screens, and the Visit's first state is published before any is shown).
+STEPS_BY_CLASS: dict[str, Step | str] = {
+    "LocationScreen": Step.LOCATION,
+    "WelcomeScreen": Step.WELCOME,
+    "MenuScreen": Step.MENU,
+    "CartScreen": Step.ORDER,
+    "CheckoutScreen": Step.CHECKOUT,
+    "PaymentScreen": Step.PAYMENT,
+    "DoneScreen": Step.DONE,
+    "ProductScreen": router.PRODUCT,
+}
 
-    return {
-        LocationScreen: Step.LOCATION,
-        WelcomeScreen: Step.WELCOME,
-        MenuScreen: Step.MENU,
-        CartScreen: Step.ORDER,
-        CheckoutScreen: Step.CHECKOUT,
-        PaymentScreen: Step.PAYMENT,
-        DoneScreen: Step.DONE,
-        ProductScreen: router.PRODUCT,
-    }
+
+def step_of(screen: object) -> Step | str:
+    """How the router names `screen` (a subclass is named as its flow screen)."""
+    for cls in type(screen).__mro__:
+        step = STEPS_BY_CLASS.get(cls.__name__)
+        if step is not None and cls.__module__.startswith("kiosk.tui.screens."):
+            return step
+    return router.OTHER
 
 
 class Navigation(_Host):
@@ -84,11 +84,7 @@ class Navigation(_Host):
 
     def steps_shown(self) -> list[Step | str]:
         """The screens up (Textual's default screen left out) as the router names them."""
-        classes = _flow_classes()
-        return [
-            next((s for c, s in classes.items() if isinstance(screen, c)), router.OTHER)
-            for screen in self.screen_stack[1:]
-        ]
+        return [step_of(screen) for screen in self.screen_stack[1:]]
 
     def _build(self, step: Step, wants: Wants | None) -> Any:
         from kiosk.tui.screens.cart import CartScreen

@@ -209,3 +209,18 @@ async def test_a_resumed_paid_order_stands_as_a_live_one_does(tmp_path: Path) ->
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         assert app.steps_shown() == [Step.LOCATION, Step.DONE]
+
+
+async def test_back_from_a_resumed_payment_is_back_from_a_live_one(tmp_path: Path) -> None:
+    # Before the router, a resumed payment's Escape pushed the menu and the order over the first
+    # screen ([location, menu, order]: no welcome under the menu).
+    rig = Rig(tmp_path)
+    await first_run(rig, pay=True)
+    app = rig.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, PaymentScreen)
+        await keys(pilot, "escape", "y")
+        await settle(pilot)
+        assert app.steps_shown() == [Step.LOCATION, Step.WELCOME, Step.MENU, Step.ORDER]
+        assert "your order is back" in banner_text(app).lower()

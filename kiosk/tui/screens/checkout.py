@@ -154,7 +154,10 @@ class CheckoutScreen(KioskScreen):
         elif event.button.id == "remove-unavailable":
             self.remove_unavailable()
         elif event.button.id == "change-order":
-            self.dismiss(None)
+            self.action_back()
+
+    def action_back(self) -> None:
+        self.kiosk.navigate(Wants(Step.ORDER))
 
     def action_continue(self) -> None:
         name = " ".join(self.query_one("#name", Input).value.split())
@@ -180,8 +183,8 @@ class CheckoutScreen(KioskScreen):
 
         def failed(failure: Failure) -> bool:
             if visit.state.order.phase is Phase.EXPIRED:
-                # The order below says so, once, with its one way on (start again).
-                self.dismiss(None)
+                # The order says so, once, with its one way on (start again).
+                self.action_back()
                 return True
             field = SERVER_FIELDS.get(failure.field or "")
             if field:

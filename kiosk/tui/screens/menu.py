@@ -562,7 +562,7 @@ class MenuScreen(KioskScreen):
         if self.query_text:
             self.clear_search()
             return
-        self.dismiss(None)
+        self.kiosk.navigate(Wants(Step.WELCOME))
 
     # Navigation -----------------------------------------------------------------------------------
     def action_focus_categories(self) -> None:

@@ -434,7 +434,7 @@ class WelcomeScreen(KioskScreen):
             # that is starting over, which asks first when the cart holds anything.
             self.kiosk.action_start_over()
             return
-        self.dismiss(None)
+        self.kiosk.navigate(Wants(Step.LOCATION))
 
     def on_screen_resume(self) -> None:
         # Back from the menu (Escape): the choice of ways is where the customer is again.
