@@ -134,7 +134,9 @@ class Navigation(_Host):
                 if say is not None:
                     say(wants.said, kind=wants.kind)
 
-        return AwaitComplete(arrived()).call_next(self)
+        # Running now (gathered), not queued on the app: the app goes on reading keys meanwhile, as
+        # after a plain push_screen (blocking it, a burst's keys came after the new screen's focus).
+        return AwaitComplete(arrived())
 
     # The order's own moves ------------------------------------------------------------------------
     def _follow_order(self, before: VisitState | None, state: VisitState) -> None:
