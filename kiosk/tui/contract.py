@@ -8,7 +8,7 @@ in kiosk/tui, tests/unit/test_import_hygiene.py).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from kiosk.ordering.recent import RecentNumber
     from kiosk.ordering.services import KioskServices
     from kiosk.ordering.visit import Visit, VisitState
+    from kiosk.tui.flow import Wants
     from kiosk.tui.pin import PinThrottle
 
 __all__ = ["Kiosk", "kiosk_of", "shop_currency"]
@@ -99,6 +100,9 @@ class Kiosk(Protocol):
 
     def cart_id_file(self) -> Path | None: ...
     def choose_location(self, location_id: str, location: Location | None) -> None: ...
+    def navigate(self, wants: Wants) -> Awaitable[Any]:
+        """The customer asked for a step of the flow: the router decides the screens."""
+
     async def go_home(self, *, abandoned: bool = False) -> None: ...
     def reset_now(self, after: float | None = None) -> None: ...
     def hold_keys(self, after: float | None = None) -> int: ...

@@ -22,7 +22,9 @@ Visit.resume_saved() decides and this module shows the outcome:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from kiosk.tui.flow import Step, Wants
 
 if TYPE_CHECKING:
     from kiosk.tui.contract import Kiosk
@@ -32,50 +34,23 @@ KEPT_PAYING_MESSAGE = "Welcome back: we kept your order. It is waiting for payme
 
 
 async def resume_saved_cart(app: Kiosk) -> str:
-    """Resume the saved cart if there is one (Visit.resume_saved) and show it. Returns what
-    happened: "none", "menu", "payment", "welcome", "gone" or "failed" (for tests and the log)."""
+    """Resume the saved cart if there is one (Visit.resume_saved) and show it through the router,
+    as a live order of the same phase is shown: paid on the done screen, handed to payment on
+    the payment (the menu, the order and the checkout under it, so that Escape there goes back
+    to the order as it does live), open on the menu. Returns what happened: "none", "menu",
+    "payment", "welcome", "done", "gone" or "failed" (for tests and the log)."""
     outcome = await app.visit.resume_saved()
     if outcome.kind in ("none", "gone", "failed"):
         return outcome.kind
     if outcome.kind == "way_gone":
-        return "welcome"  # the app follows the refusal there (KioskApp._choose_way_again)
-    any_app: Any = app
+        return "welcome"  # the router follows the refusal there (kiosk.tui.router.follow)
     if outcome.kind == "paid":
-        from kiosk.tui.screens.done import DoneScreen
-
-        number = app.visit.state.order.order_number
-        await any_app.push_screen(DoneScreen(outcome.cart, number))
+        await app.navigate(Wants(Step.DONE, cart=outcome.cart))
         return "done"
     if outcome.kind in ("locked", "declined"):
-        from kiosk.tui.screens.payment import PaymentScreen
-
-        screen: Any = PaymentScreen()
-        message = KEPT_PAYING_MESSAGE
-        shown = "payment"
-    else:
-        from kiosk.tui.screens.menu import MenuScreen
-
-        screen = MenuScreen()
-        message = KEPT_MESSAGE
-        shown = "menu"
-    if shown == "payment":
-        await any_app.push_screen(screen, lambda back: _order_back(app, back))
-    else:
-        await any_app.push_screen(screen)
-    if outcome.kind != "declined":  # the payment screen says the decline itself
-        screen.say(message, kind="ok")
-    return shown
-
-
-def _order_back(app: Kiosk, back: object) -> None:
-    """A resumed payment went back to the order (Escape): the menu, and the cart on it."""
-    if not isinstance(back, str):
-        return
-    from kiosk.tui.screens.cart import CartScreen
-    from kiosk.tui.screens.menu import MenuScreen
-
-    any_app: Any = app
-    any_app.push_screen(MenuScreen())
-    cart = CartScreen()
-    any_app.push_screen(cart)
-    cart.call_after_refresh(cart.say, back, kind="info")
+        # The payment screen says the decline itself.
+        said = None if outcome.kind == "declined" else KEPT_PAYING_MESSAGE
+        await app.navigate(Wants(Step.PAYMENT, said=said, kind="ok"))
+        return "payment"
+    await app.navigate(Wants(Step.MENU, said=KEPT_MESSAGE, kind="ok"))
+    return "menu"

@@ -14,6 +14,7 @@ from kiosk.demo import create_app
 from kiosk.demo.data import LOCATIONS
 from kiosk.runtime import build_demo_services, make_app
 from kiosk.tui.app import CART_ID_FILE, KioskApp
+from kiosk.tui.flow import Step
 from kiosk.tui.screens.done import DoneScreen
 from kiosk.tui.screens.location import LocationScreen
 from kiosk.tui.screens.menu import MenuScreen
@@ -177,3 +178,49 @@ async def test_an_unreachable_server_keeps_the_file_for_next_time(tmp_path: Path
         await settle(pilot)
         assert isinstance(app.screen, MenuScreen)
         assert app.cart is not None and app.cart.id == cart_id
+
+
+async def test_a_resumed_paying_order_stands_as_a_live_one_does(tmp_path: Path) -> None:
+    # Issue 32 item 6: resume goes through the same router as the live flow. Before it, the
+    # resumed payment stood alone on the first screen ([location, payment]), and Escape there
+    # rebuilt the menu and the order its own way.
+    rig = Rig(tmp_path)
+    app = rig.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        stub: Any = _Stub(rig, app)
+        await to_menu_with_cookie(stub, pilot)
+        await to_payment(stub, pilot)
+        live = app.steps_shown()
+        app.keep_cart_on_quit = True
+    assert live[-1] is Step.PAYMENT
+    app = rig.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, PaymentScreen)
+        assert app.steps_shown() == live
+        assert "waiting for payment" in banner_text(app).lower()
+
+
+async def test_a_resumed_paid_order_stands_as_a_live_one_does(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    cart_id = await first_run(rig, pay=True)
+    rig.backend.approve_payment(cart_id)
+    app = rig.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert app.steps_shown() == [Step.LOCATION, Step.DONE]
+
+
+async def test_back_from_a_resumed_payment_is_back_from_a_live_one(tmp_path: Path) -> None:
+    # Before the router, a resumed payment's Escape pushed the menu and the order over the first
+    # screen ([location, menu, order]: no welcome under the menu).
+    rig = Rig(tmp_path)
+    await first_run(rig, pay=True)
+    app = rig.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, PaymentScreen)
+        await keys(pilot, "escape", "y")
+        await settle(pilot)
+        assert app.steps_shown() == [Step.LOCATION, Step.WELCOME, Step.MENU, Step.ORDER]
+        assert "your order is back" in banner_text(app).lower()

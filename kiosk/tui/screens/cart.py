@@ -20,6 +20,7 @@ from kiosk.ordering.clock import human_moment
 from kiosk.tui.a11y import large_text
 from kiosk.tui.contract import kiosk_of, shop_currency
 from kiosk.tui.errors import Failure
+from kiosk.tui.flow import Step, Wants
 from kiosk.tui.labels import method_label
 from kiosk.tui.palette import tone
 from kiosk.tui.screens.base import KioskScreen
@@ -258,8 +259,12 @@ class CartScreen(CartOptions):
             self._show_line_name()
 
     def _show_line_name(self) -> None:
-        # A long item name cut at 80x24 is read in full under the lines.
-        lines = self.query_one("#lines", CartLines)
+        # A long item name cut at 80x24 is read in full under the lines. None once the screen
+        # has gone (popped on the router's way past it, to the done screen).
+        found = self.query("#lines")
+        if not found:
+            return
+        lines = found.only_one(CartLines)
         cart = self.kiosk.cart
         key = lines.cursor_key
         item = next((i for i in cart.items if i.id == key), None) if cart else None
@@ -582,9 +587,7 @@ class CartScreen(CartOptions):
                 _("Your order is empty."), hint=_("Press Esc to choose something from the menu.")
             )
             return
-        from kiosk.tui.screens.checkout import CheckoutScreen
-
-        self.app.push_screen(CheckoutScreen())
+        self.kiosk.navigate(Wants(Step.CHECKOUT))
 
 
 def _fulfillment_detail(cart: Cart) -> str:

@@ -17,6 +17,7 @@ from kiosk.i18n import N_, _
 from kiosk.ordering.lifecycle import Phase
 from kiosk.tui.cartview import pay_total
 from kiosk.tui.errors import Failure
+from kiosk.tui.flow import Step, Wants
 from kiosk.tui.palette import tone
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
@@ -150,17 +151,10 @@ class CheckoutScreen(KioskScreen):
         elif event.button.id == "remove-unavailable":
             self.remove_unavailable()
         elif event.button.id == "change-order":
-            self.dismiss(None)
+            self.action_back()
 
-    def _after_payment(self, back: object) -> None:
-        """The payment screen went back to the order (Escape): the cart below this screen shows
-        it, with what the payment screen said."""
-        if not isinstance(back, str):
-            return
-        below = self.app.screen_stack[-2] if len(self.app.screen_stack) > 1 else None
-        self.dismiss(None)
-        if isinstance(below, KioskScreen):
-            below.say(back, kind="info")
+    def action_back(self) -> None:
+        self.kiosk.navigate(Wants(Step.ORDER))
 
     def action_continue(self) -> None:
         name = " ".join(self.query_one("#name", Input).value.split())
@@ -177,9 +171,7 @@ class CheckoutScreen(KioskScreen):
         cart = self.kiosk.cart
         if cart is not None and cart.is_locked and not cart.is_completed:
             # Already handed to payment (a retry after a lost reply): go on to the payment.
-            from kiosk.tui.screens.payment import PaymentScreen
-
-            self.app.push_screen(PaymentScreen(), self._after_payment)
+            self.kiosk.navigate(Wants(Step.PAYMENT))
             return
         self.query_one("#problems").display = False
 
@@ -188,8 +180,8 @@ class CheckoutScreen(KioskScreen):
 
         def failed(failure: Failure) -> bool:
             if visit.state.order.phase is Phase.EXPIRED:
-                # The order below says so, once, with its one way on (start again).
-                self.dismiss(None)
+                # The order says so, once, with its one way on (start again).
+                self.action_back()
                 return True
             field = SERVER_FIELDS.get(failure.field or "")
             if field:
@@ -208,9 +200,7 @@ class CheckoutScreen(KioskScreen):
 
     def _checked(self, result: CheckoutResult) -> None:
         if result.validation.valid and result.intent is not None:
-            from kiosk.tui.screens.payment import PaymentScreen
-
-            self.app.push_screen(PaymentScreen(), self._after_payment)
+            self.kiosk.navigate(Wants(Step.PAYMENT))
             return
         cart = self.kiosk.cart
         names = {i.id: clean(i.name, 60) for i in cart.items} if cart else {}

@@ -15,6 +15,7 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from kiosk.i18n import LANGUAGES, N_, _, language
+from kiosk.tui.flow import Step, Wants
 from kiosk.tui.labels import METHODS
 from kiosk.tui.palette import tone
 from kiosk.tui.screens.base import KioskScreen
@@ -247,9 +248,7 @@ class LocationScreen(KioskScreen):
             self.say(closed, hint=_("Please choose another restaurant."), kind="info")
             return None
         self.kiosk.choose_location(location_id, location)
-        from kiosk.tui.screens.welcome import WelcomeScreen
-
-        return self.app.push_screen(WelcomeScreen())
+        return self.kiosk.navigate(Wants(Step.WELCOME))
 
     def action_back(self) -> None:
         # The first screen: there is nowhere to go back to.

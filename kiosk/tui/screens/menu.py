@@ -29,6 +29,7 @@ from kiosk.tui import menu_model
 from kiosk.tui.a11y import large_text
 from kiosk.tui.cartview import total_rows
 from kiosk.tui.contract import shop_currency
+from kiosk.tui.flow import Step, Wants
 from kiosk.tui.menu_model import Header
 from kiosk.tui.palette import tone
 from kiosk.tui.screens.base import KioskScreen
@@ -425,12 +426,8 @@ class MenuScreen(KioskScreen):
         cart = self.kiosk.cart
         if cart is None or not cart.items:
             return
-        from kiosk.tui.screens.cart import CartScreen
-        from kiosk.tui.screens.checkout import CheckoutScreen
-
         self.clear_search()
-        self.app.push_screen(CartScreen())
-        self.app.push_screen(CheckoutScreen())
+        self.kiosk.navigate(Wants(Step.CHECKOUT))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id in ("order-checkout", "bar-checkout"):
@@ -595,7 +592,7 @@ class MenuScreen(KioskScreen):
         if self.query_text:
             self.clear_search()
             return
-        self.dismiss(None)
+        self.kiosk.navigate(Wants(Step.WELCOME))
 
     # Navigation -----------------------------------------------------------------------------------
     def action_focus_categories(self) -> None:
@@ -608,11 +605,9 @@ class MenuScreen(KioskScreen):
         self.query_one("#products", ProductList).focus()
 
     def action_view_cart(self) -> None:
-        from kiosk.tui.screens.cart import CartScreen
-
         # A search does not outlive the customer leaving the menu.
         self.clear_search()
-        self.app.push_screen(CartScreen())
+        self.kiosk.navigate(Wants(Step.ORDER))
 
     def _category_moved(self, _list: RowList, _index: int, key: Hashable) -> None:
         products = self.query_one("#products", ProductList)

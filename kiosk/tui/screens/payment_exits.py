@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from kiosk.i18n import _
 from kiosk.ordering.lifecycle import Phase
 from kiosk.tui.errors import Failure
+from kiosk.tui.flow import Step, Wants
 from kiosk.tui.screens.base import KioskScreen
 from kiosk.tui.text import clean
 
@@ -87,8 +88,8 @@ class PaymentExits(KioskScreen):
                 )
             else:
                 said = _("Your order is back, as it was.")
-            # Whoever showed this screen shows the cart with this message (BACK_TO_ORDER).
-            self.dismiss(said)
+            # The order, with this message (the router puts the menu under it).
+            self.kiosk.navigate(Wants(Step.ORDER, said=said))
 
         def failed(failure: Failure) -> bool:
             # Not sure where the order stands: keep waiting for the payment, and say so.
@@ -138,10 +139,7 @@ class PaymentExits(KioskScreen):
         self.finished = True
         self.cancelled.set()
         self._close_dialogs()
-        from kiosk.tui.screens.done import DoneScreen
-
-        number = self.kiosk.visit.state.order.order_number
-        self.app.switch_screen(DoneScreen(cart, number))
+        self.kiosk.navigate(Wants(Step.DONE, cart=cart))
 
     def action_cancel(self) -> None:
         if self.gone:

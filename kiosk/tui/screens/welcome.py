@@ -17,6 +17,7 @@ from textual.widgets import Button, Input, Label, Static
 from kiosk.i18n import LANGUAGES, N_, _, language
 from kiosk.tui.a11y import Accessibility, large_text
 from kiosk.tui.errors import Failure, customer_safe
+from kiosk.tui.flow import Step, Wants
 from kiosk.tui.labels import METHODS, postal_label
 from kiosk.tui.palette import tone
 from kiosk.tui.screens.base import KioskScreen
@@ -367,9 +368,7 @@ class WelcomeScreen(KioskScreen):
             return False
 
         def started(_: None) -> Awaitable[Any]:
-            from kiosk.tui.screens.menu import MenuScreen
-
-            return self.app.push_screen(MenuScreen())
+            return self.kiosk.navigate(Wants(Step.MENU))
 
         # Keys typed on after the choice ("1", then "cookie") are for the menu's search.
         self.call(
@@ -435,7 +434,7 @@ class WelcomeScreen(KioskScreen):
             # that is starting over, which asks first when the cart holds anything.
             self.kiosk.action_start_over()
             return
-        self.dismiss(None)
+        self.kiosk.navigate(Wants(Step.LOCATION))
 
     def on_screen_resume(self) -> None:
         # Back from the menu (Escape): the choice of ways is where the customer is again.
