@@ -13,7 +13,8 @@ shared two-core machine gives. This runner does the same thing on a reproducible
 
     .venv/bin/python tools/mutate.py map
     .venv/bin/python tools/mutate.py run --sample 150 --seed 32 [--only kiosk/api/v2.py]
-    .venv/bin/python tools/mutate.py run --rerun .mutation/results-before.json --name after
+    .venv/bin/python tools/mutate.py run --rerun .mutation/results-before.json --name after \
+        [--extra tests/new_test_file.py ...]   # tests written since the map, run for every mutant
     .venv/bin/python tools/mutate.py show ID        # the mutant's diff
 
 It needs `coverage` in the venv (`uv pip install coverage`); it is not a dependency of the kiosk.
@@ -360,7 +361,10 @@ def run(args: argparse.Namespace) -> None:
     for r in kept:
         counts[str(r["outcome"])] = counts.get(str(r["outcome"]), 0) + 1
     for i, m in enumerate(chosen, 1):
-        tests = lines.get(m.file, {}).get(str(m.line), [])
+        # A file named beside a node id of its own runs only that node (pytest 8): an extra
+        # file stands for all of its tests, so its mapped node ids are left out.
+        mapped = lines.get(m.file, {}).get(str(m.line), [])
+        tests = args.extra + [t for t in mapped if t.split("::")[0] not in args.extra]
         started = time.monotonic()
         outcome = _run_forked(m, tests, args.timeout) if tests else "no tests"
         counts[outcome] = counts.get(outcome, 0) + 1
@@ -401,6 +405,8 @@ def main() -> None:
     p_run.add_argument("--timeout", type=float, default=120)
     p_run.add_argument("--name", default="latest")
     p_run.add_argument("--rerun", help="a results file: run its mutants not killed again")
+    # Test files newer than the map (run with every mutant, without mapping them again).
+    p_run.add_argument("--extra", nargs="*", default=[])
     p_show = sub.add_parser("show")
     p_show.add_argument("id")
     sub.add_parser("count")

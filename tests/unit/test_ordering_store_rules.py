@@ -83,3 +83,20 @@ async def test_a_resume_refused_for_its_way_keeps_the_order_and_its_lines(
         assert again.cart is not None and again.cart.id == saved.cart_id
         assert [(i.product_id, i.quantity) for i in again.cart.items] == [("prd_cookie", 2)]
         assert load_saved_cart(path) is not None  # still there for the next start
+
+
+async def test_the_ways_to_order_of_the_chosen_location_are_read() -> None:
+    async with demo_rig() as rig:
+        visit = rig.visit()
+        location = await visit.load_location(rig.location_id)
+        ways = await visit.location_ways(location)
+        assert ways is not None
+        assert visit.state.ways == ways
+
+
+def test_a_carts_item_count_is_its_total_quantity_else_its_lines_added_up() -> None:
+    from kiosk.api import Cart
+
+    lines = [{"id": "a", "quantity": 2}, {"id": "b", "quantity": 3}]
+    assert Cart.model_validate({"id": "c1", "items": lines}).item_count == 5
+    assert Cart.model_validate({"id": "c1", "items": lines, "totalQuantity": 7}).item_count == 7
