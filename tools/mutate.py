@@ -338,8 +338,10 @@ def run(args: argparse.Namespace) -> None:
         # added), so only the others are run again.
         earlier = json.loads(Path(args.rerun).read_text())
         again = {r["id"] for r in earlier["results"] if r["outcome"] not in ("killed", "timeout")}
-        kept = [r for r in earlier["results"] if r["id"] not in again]
         chosen = [m for m in every if m.id in again]
+        # Everything else keeps its earlier outcome (--only narrows what runs, not the score).
+        running = {m.id for m in chosen}
+        kept = [r for r in earlier["results"] if r["id"] not in running]
         args.seed = earlier["seed"]
     print(f"{len(every)} mutants in {', '.join(args.only or PATHS)}; running {len(chosen)}")
     # Import everything once in this process (the forks inherit it): the kiosk and the tests.

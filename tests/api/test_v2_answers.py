@@ -358,3 +358,14 @@ async def test_another_conflict_on_delete_is_not_retried(
     with pytest.raises(ConflictError):
         await client.delete_cart(DT, cart_id)
     assert len([r for r in server.sent if r.method == "DELETE"]) == 1
+
+
+async def test_a_code_applied_then_removed(
+    wired: tuple[StorefrontClientV2, Server, str],
+) -> None:
+    client, _, cart_id = wired
+    await client.add_item(DT, cart_id, "prd_cookie", 2)
+    cart = await client.apply_discount(DT, cart_id, "SAVE10")
+    assert cart.discount_code == "SAVE10"
+    cart = await client.remove_discount(DT, cart_id)
+    assert not cart.discount_code

@@ -61,6 +61,8 @@ def test_a_long_name_is_cut_to_forty_characters_and_a_nameless_line_says_its_pro
         "p_c ×2 added",
     ]
     assert cart_changes(before, exact) == ["x" * 40 + " ×1 added"]
+    one_more = _cart(("a", "Cookie", 1), ("e", "y" * 41, 1))
+    assert cart_changes(before, one_more) == ["y" * 39 + "… ×1 added"]
 
 
 def test_a_replaced_or_vanished_cart_is_said_once_and_the_tip_way_and_total_are_named() -> None:
