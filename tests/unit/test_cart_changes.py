@@ -49,3 +49,33 @@ def test_a_line_that_sold_out_is_named() -> None:
     )
     assert cart_changes(before, after) == ["Gyoza is sold out"]
     assert cart_changes(after, after) == []
+
+
+def test_a_long_name_is_cut_to_forty_characters_and_a_nameless_line_says_its_product() -> None:
+    long_name = "Triple chocolate fudge brownie with sea salt caramel"
+    before = _cart(("a", "Cookie", 1))
+    after = _cart(("a", "Cookie", 1), ("b", long_name, 1), ("c", "", 2))
+    exact = _cart(("a", "Cookie", 1), ("d", "x" * 40, 1))
+    assert cart_changes(before, after) == [
+        long_name[:39] + "… ×1 added",
+        "p_c ×2 added",
+    ]
+    assert cart_changes(before, exact) == ["x" * 40 + " ×1 added"]
+    one_more = _cart(("a", "Cookie", 1), ("e", "y" * 41, 1))
+    assert cart_changes(before, one_more) == ["y" * 39 + "… ×1 added"]
+
+
+def test_a_replaced_or_vanished_cart_is_said_once_and_the_tip_way_and_total_are_named() -> None:
+    cart = _cart(("a", "Cookie", 1))
+    assert cart_changes(None, None) == []
+    assert cart_changes(cart, None) == ["your order was replaced"]
+    assert cart_changes(None, cart) == ["your order was replaced"]
+    assert cart_changes(_cart(discountCode="SAVE10"), _cart()) == ["the code was removed"]
+    tipped = _cart(("a", "Cookie", 1), waiterTipTotal="1.00")
+    assert cart_changes(cart, tipped) == ["the tip changed"]
+    delivery = _cart(("a", "Cookie", 1), fulfillmentMethod="DELIVERY")
+    assert cart_changes(cart, delivery) == ["the way of ordering changed"]
+    dearer = _cart(("a", "Cookie", 1), orderTotal="9.99")
+    assert cart_changes(cart, dearer) == ["the total changed"]
+    three = _cart(*[(str(n), f"Item {n}", 1) for n in range(3)])
+    assert len(cart_changes(_cart(), three)) == 3  # three said, none summed up

@@ -38,3 +38,19 @@ def test_spanish() -> None:
         assert human_moment("2026-03-13", "09:30", NOW, "es") == "viernes 09:30"
     finally:
         set_language("en")
+
+
+@pytest.mark.parametrize(
+    ("day", "said"),
+    [
+        ("2026-03-16", "Monday 09:30"),  # six days ahead: still this week
+        ("2026-03-17", "Mar 17, 2026 09:30"),  # a week ahead: the date, not "Tuesday"
+        ("2026-03-09", "Mar 9, 2026 09:30"),  # yesterday: the date
+    ],
+)
+def test_the_week_ends_before_the_same_weekday_comes_round(day: str, said: str) -> None:
+    assert human_moment(day, "09:30", NOW, "en-US") == said
+
+
+def test_no_locale_is_english() -> None:
+    assert human_moment("2026-03-20", "09:30", NOW, None) == "Mar 20, 2026 09:30"

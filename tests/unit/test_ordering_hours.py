@@ -183,3 +183,15 @@ def test_daylight_saving_change_moves_the_closing_instant() -> None:
     assert status.closes_at.astimezone(UTC) == datetime(2026, 3, 8, 8, 0, tzinfo=UTC)
     before = opening_status(location(hours=hours), datetime(2026, 3, 8, 5, 30, tzinfo=UTC))
     assert before.is_open is False  # 00:30 EST
+
+
+def test_an_opening_at_midnight_is_written_00_00_and_a_closing_past_it_wraps() -> None:
+    hours = [
+        {"day": "friday", "open": "24:00", "close": "02:00"},  # not an opening time: skipped
+        {"day": "saturday", "open": "23:00", "close": "01:00"},
+        {"day": "sunday", "open": "20:00", "close": "24:00"},
+        {"day": "monday", "open": "09:00", "close": "09:00"},  # the whole day
+    ]
+    parsed = parse_hours(hours)
+    assert [(h.weekday, h.opens) for h in parsed] == [(0, time(9)), (5, time(23)), (6, time(20))]
+    assert [h.minutes for h in parsed] == [24 * 60, 120, 240]
