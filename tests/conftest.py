@@ -8,6 +8,7 @@ KIOSK_PROFILE cannot change a result.
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 from collections.abc import Iterator
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+BENCH = Path(__file__).parent / "bench"
 # The fuzz and conformance modules' budgets (examples per operation, each module's EXAMPLES): a
 # small fixed budget in the default run, the full one in CI (.ci/run sets KIOSK_TEST_BUDGET=full;
 # `-m fuzz` selects them alone). A KIOSK_*_EXAMPLES set by hand wins over both. Read
@@ -45,6 +47,36 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         module = getattr(item, "module", None)
         if module is not None and (hasattr(module, "EXAMPLES") or hasattr(module, "BOUNDED")):
             item.add_marker(pytest.mark.fuzz)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Python's cyclic garbage collector, tuned for a test process: a Textual app leaves ~100,000
+    objects a test, many in cycles, and Textual's module caches keep ~300,000 alive, so the
+    default thresholds (700, 10, 10) ran a full collection about twice a test, a fifth of a tui
+    test file's wall time (test_flow.py + test_snapshots_trust.py, 1 worker: GC 98 s of 537 s,
+    68.6 s CPU; with these settings GC 18 s, 58.2 s CPU, peak memory 180 -> 500 MB). What
+    collection imported is frozen (never scanned again). Not for the benchmarks' figures."""
+    if session.items and all(Path(item.path).is_relative_to(BENCH) for item in session.items):
+        return
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(10_000, 50, 100)
+
+
+@pytest.fixture(autouse=True)
+def quick_idle_waits(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Textual's Pilot waits for the app to go idle after every key (twice) and every pause() in
+    steps of 20 ms (textual._wait.SLEEP_GRANULARITY), whatever the app has left to do: about a
+    third of a tui test's wall time was these waits, not work. Steps of 4 ms (what the journeys
+    and the walks already used: tests/support/pilot.py) end each wait as soon as the app is idle.
+    Not for the benchmarks, whose figures include Pilot's waits as they were measured."""
+    if request.path.is_relative_to(BENCH):
+        yield
+        return
+    from tests.support.pilot import quick_pilot
+
+    with quick_pilot():
+        yield
 
 
 @pytest.fixture(autouse=True)

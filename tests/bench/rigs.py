@@ -1,6 +1,6 @@
 """The embedded backend on virtual time, for the benchmarks and the resilience test.
 
-`VirtualRig` has the shape of tests/unit/test_ordering_rig.Rig (client, location_id, store(),
+`VirtualRig` has the shape of tests/support/ordering_rig.Rig (client, location_id, store(),
 clock.call_later, server_cart), so the scripted customer of tests/e2e/test_scripted_customer.py
 runs on it unchanged; but its clock is the VirtualTimeLoop's (tests/bench/vtime.py), so several
 kiosks can run concurrently on one consistent clock, and the backend's own stall fault (an
@@ -21,12 +21,12 @@ from kiosk.demo import create_app
 from kiosk.demo.data import DOWNTOWN, DemoLocation
 from kiosk.ordering.cart_store import CartStore
 from kiosk.ordering.visit import Visit
-from tests.unit.test_ordering_rig import BackendViews
+from tests.support.ordering_rig import BackendViews
 
 BASE_URL = "http://demo.test/api/v1"
 
 
-# Monday 2 March 2026, 16:00 UTC: both demo shops are open (as in tests/unit/test_ordering_rig.py).
+# Monday 2 March 2026, 16:00 UTC: both demo shops are open (as in tests/support/ordering_rig.py).
 START = 1772467200.0
 
 

@@ -23,7 +23,7 @@ from kiosk.runtime import build_demo_services
 from kiosk.tui.app import KioskApp
 from tests.bench.conftest import Figures
 from tests.bench.tui_walk import INTENDED, Walk, quick_pilot
-from tests.unit.test_ordering_rig import START, FakeClock
+from tests.support.ordering_rig import START, FakeClock
 
 BASE_URL = "http://demo.test/api/v1"
 APPROVE = "4242 4242 4242 4242"

@@ -25,7 +25,7 @@ from kiosk.tui.app import KioskApp
 from tests.bench.conftest import Figures
 from tests.bench.tui_walk import Plan, Walk, quick_pilot
 from tests.conformance.vendor_server import make_vendor_app
-from tests.unit.test_ordering_rig import START, FakeClock
+from tests.support.ordering_rig import START, FakeClock
 
 BASE_URL = "http://127.0.0.1/api/v1/storefront"
 LOCATION = "harbour-noodles"

@@ -12,8 +12,7 @@ there with arrow keys, so the walk works with any product names (the hostile men
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import Awaitable, Callable, Hashable, Iterator
+from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +22,9 @@ from textual.widgets import Input, Select
 
 from kiosk.tui.app import KioskApp
 from kiosk.tui.widgets.rowlist import RowList
+from tests.support.pilot import quick_pilot
+
+__all__ = ["INTENDED", "LATTE", "Plan", "Walk", "quick_pilot"]
 
 Choice = tuple[str, str, str]  # (group id, option id, the key that chooses it)
 
@@ -280,18 +282,3 @@ class Walk:
         await self.edit_cart()
         await self.checkout()
         await self.pay(pay)
-
-
-@contextlib.contextmanager
-def quick_pilot(granularity: float = 0.004) -> Iterator[None]:
-    """Pilot waits for the app to go idle in steps of 20 ms, about 60 ms a key press; the walk
-    waits for what it needs explicitly (screens, workers, the cart), so finer steps lose nothing
-    and make a walk take about 3 s instead of 8."""
-    import textual._wait as wait
-
-    before = wait.SLEEP_GRANULARITY
-    wait.SLEEP_GRANULARITY = granularity
-    try:
-        yield
-    finally:
-        wait.SLEEP_GRANULARITY = before

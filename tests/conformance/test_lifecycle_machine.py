@@ -39,7 +39,7 @@ from kiosk.ordering.lifecycle import Phase
 from kiosk.ordering.visit import OrderPaidError, Visit
 from kiosk.runtime import build_remote_services
 from tests.conformance.vendor_server import DroppedAnswer, Faults, make_vendor_app
-from tests.unit.test_ordering_rig import START, FakeClock
+from tests.support.ordering_rig import START, FakeClock
 
 LOCATION_ID = "66a1f0c2b3d4e5f60718293a"
 PRODUCTS = ("prod_gyoza", "prod_crackers", "prod_jasmine_tea")

@@ -71,7 +71,7 @@ from tests.conformance.vendor_server import (
     make_vendor_app,
 )
 from tests.journeys.harness import BASE_URL
-from tests.unit.test_ordering_rig import START, FakeClock
+from tests.support.ordering_rig import START, FakeClock
 
 # Products with no required choice; crackers and tea to sell out, gyoza for BIG100's minimum.
 PRODUCTS = ("prod_gyoza", "prod_crackers", "prod_jasmine_tea")

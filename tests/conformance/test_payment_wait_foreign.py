@@ -20,7 +20,7 @@ from kiosk.ordering.payment import PaymentOutcome
 from kiosk.ordering.visit import Visit
 from kiosk.runtime import build_remote_services
 from tests.conformance.vendor_server import make_vendor_app
-from tests.unit.test_ordering_rig import START, FakeClock
+from tests.support.ordering_rig import START, FakeClock
 
 LOCATION_ID = "66a1f0c2b3d4e5f60718293a"
 

@@ -20,7 +20,7 @@ from kiosk.tui.screens.location import LocationScreen
 from kiosk.tui.screens.menu import MenuScreen
 from kiosk.tui.screens.payment import PaymentScreen
 from kiosk.tui.widgets.chrome import Banner
-from tests.tui.conftest import BASE_URL, FIXED_NOW, PAY_URL, no_sleep, settle
+from tests.support.tui import BASE_URL, FIXED_NOW, PAY_URL, no_sleep, settle
 from tests.tui.test_flow import type_text
 from tests.tui.test_idle import to_payment
 from tests.tui.test_kiosk_mode import keys, to_menu_with_cookie

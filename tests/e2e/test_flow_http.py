@@ -20,7 +20,7 @@ from kiosk.tui.screens.location import LocationScreen
 from kiosk.tui.screens.menu import MenuScreen
 from kiosk.tui.screens.payment import PaymentScreen
 from kiosk.tui.screens.product import ProductScreen
-from tests.tui.conftest import no_thanks, settle
+from tests.support.tui import no_thanks, settle
 
 # Tuesday 13:00 in New York: Downtown open, the lunch menu on.
 NOW = datetime(2026, 3, 10, 17, 0, tzinfo=UTC).timestamp()

@@ -39,7 +39,7 @@ from tests.bench.rigs import VirtualRig
 from tests.bench.tui_walk import Walk, quick_pilot
 from tests.bench.vtime import run_virtual
 from tests.e2e.test_scripted_customer import APPROVE, PAY_AFTER, check_final_cart, warm_up
-from tests.unit.test_ordering_rig import demo_rig
+from tests.support.ordering_rig import demo_rig
 
 T = TypeVar("T")
 

@@ -19,7 +19,7 @@ from kiosk.demo.data import DOWNTOWN
 from kiosk.ordering.modifiers import SelectionState
 from kiosk.ordering.payment import PaymentOutcome, PaymentResult
 from kiosk.ordering.visit import Visit
-from tests.unit.test_ordering_rig import Rig, demo_rig
+from tests.support.ordering_rig import Rig, demo_rig
 
 APPROVE = "4242 4242 4242 4242"
 PAY_AFTER = 25.0  # seconds the customer takes on the phone: polling covers the first 30 s

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from tests.bench.tui_walk import quick_pilot
 from tests.journeys.harness import SIZES, JourneyFactory, start_journey
+from tests.support.pilot import quick_pilot
 
 
 @pytest.fixture(params=SIZES, ids=[f"{w}x{h}" for w, h in SIZES])

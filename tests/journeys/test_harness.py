@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.bench.tui_walk import quick_pilot
 from tests.conformance.vendor_server import BONDI_LOCATION_ID, PaymentRefused
 from tests.journeys.harness import (
     LOCATION_ID,
@@ -19,6 +18,7 @@ from tests.journeys.harness import (
     start_journey,
 )
 from tests.journeys.test_example import order_gyoza_to_payment
+from tests.support.pilot import quick_pilot
 
 
 async def test_the_clock_wakes_sleepers_only_when_moved_and_in_order() -> None:

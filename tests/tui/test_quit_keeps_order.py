@@ -7,7 +7,7 @@ from pathlib import Path
 
 from kiosk.tui.screens.menu import MenuScreen
 from tests.e2e.test_crash_resume_inprocess import Rig, _Stub, banner_text
-from tests.tui.conftest import settle
+from tests.support.tui import settle
 from tests.tui.test_kiosk_mode import to_menu_with_cookie
 
 

@@ -1,6 +1,6 @@
 """The ordering tests run on both dialects (issue 32: the rig parametrised as tests/tui does).
 
-A test module that drives `demo_rig` (tests/unit/test_ordering_rig.py) declares
+A test module that drives `demo_rig` (tests/support/ordering_rig.py) declares
 `pytestmark = pytest.mark.usefixtures("rig_dialect")`: each of its tests runs once on the legacy
 v1 API and once on Storefront 2.0, both served by the same embedded demo backend. A test that is
 true of one dialect only says so with `@pytest.mark.only_dialect("v1", reason="...")`."""
@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.unit import test_ordering_rig
+from tests.support import ordering_rig
 
 DIALECTS = ("v1", "v2")
 
@@ -29,5 +29,5 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 @pytest.fixture
 def rig_dialect(request: pytest.FixtureRequest) -> Iterator[str]:
     """The dialect `demo_rig` builds its client for, during this test."""
-    with test_ordering_rig.rig_dialect(request.param):
+    with ordering_rig.rig_dialect(request.param):
         yield request.param

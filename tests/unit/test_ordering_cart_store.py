@@ -29,7 +29,7 @@ from kiosk.ordering.cart_store import (
 )
 from kiosk.ordering.lifecycle import OrderSnapshot, Phase, WayToOrder
 from kiosk.ordering.modifiers import SelectionState
-from tests.unit.test_ordering_rig import (
+from tests.support.ordering_rig import (
     V1_ONLY_CODES,
     V1_ONLY_DELETE,
     V1_ONLY_DINE,

@@ -8,7 +8,7 @@ import pytest
 
 from kiosk.ordering.modifiers import SelectionState
 from kiosk.ordering.visit import LineKeptError, same_selections, selection_for_line
-from tests.unit.test_ordering_rig import V1_ONLY_FAULT, V1_ONLY_ROUTES, demo_rig
+from tests.support.ordering_rig import V1_ONLY_FAULT, V1_ONLY_ROUTES, demo_rig
 
 # Each test on the legacy API and on 2.0 (tests/unit/conftest.py).
 pytestmark = pytest.mark.usefixtures("rig_dialect")

@@ -17,7 +17,7 @@ from kiosk.ordering.payment import (
     PollSchedule,
     wait_for_payment,
 )
-from tests.unit.test_ordering_rig import (
+from tests.support.ordering_rig import (
     V1_ONLY_DELETE,
     V1_ONLY_LOCK,
     V1_ONLY_POLL,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.unit.test_ordering_rig import demo_rig
+from tests.support.ordering_rig import demo_rig
 
 # Each test on the legacy API and on 2.0 (tests/unit/conftest.py).
 pytestmark = pytest.mark.usefixtures("rig_dialect")

@@ -17,7 +17,7 @@ from kiosk.ordering.cart_store import load_saved_cart
 from kiosk.ordering.clock import LocationClock
 from kiosk.ordering.visit import OrderTime, Visit, VisitState
 from kiosk.runtime import CLIENT_MAX_WAIT
-from tests.unit.test_ordering_rig import V1_ONLY_COORDS, V1_ONLY_DELETE, V1_ONLY_RATE, demo_rig
+from tests.support.ordering_rig import V1_ONLY_COORDS, V1_ONLY_DELETE, V1_ONLY_RATE, demo_rig
 
 # Each test on the legacy API and on 2.0 (tests/unit/conftest.py).
 pytestmark = pytest.mark.usefixtures("rig_dialect")

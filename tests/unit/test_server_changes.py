@@ -30,7 +30,7 @@ from kiosk.ordering.visit import Visit
 from kiosk.runtime import build_remote_services
 from tests.conformance.vendor_server import make_vendor_app
 from tests.journeys.harness import BASE_URL, LOCATION_ID, ManualClock
-from tests.unit.test_ordering_rig import demo_rig
+from tests.support.ordering_rig import demo_rig
 
 
 class Strict:

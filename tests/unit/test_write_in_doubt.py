@@ -21,7 +21,7 @@ from kiosk.api.v2 import StorefrontClientV2
 from kiosk.demo import create_app
 from kiosk.demo.data import DOWNTOWN
 from kiosk.ordering.cart_store import CartStore, StoreStatus
-from tests.unit.test_ordering_rig import FakeClock
+from tests.support.ordering_rig import FakeClock
 
 BASE = "http://demo.test/api/v1/storefront"
 IN_PROGRESS = {
