@@ -10,7 +10,7 @@ import pytest
 
 from kiosk.config import DeliveryZone
 from kiosk.ordering.abilities import Abilities
-from tests.unit.test_ordering_rig import demo_rig
+from tests.support.ordering_rig import demo_rig
 
 pytestmark = pytest.mark.usefixtures("rig_dialect")
 

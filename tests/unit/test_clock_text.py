@@ -63,7 +63,7 @@ def test_a_us_locations_hours_and_closed_reason_use_its_clock() -> None:
 
 
 async def test_the_visit_writes_times_the_way_its_locations_country_does() -> None:
-    from tests.unit.test_ordering_rig import demo_rig
+    from tests.support.ordering_rig import demo_rig
 
     async with demo_rig() as rig:
         visit = rig.visit()

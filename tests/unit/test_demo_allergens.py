@@ -11,7 +11,7 @@ import pytest
 from kiosk.demo import menufile
 from kiosk.i18n import _, set_language
 from kiosk.ordering import diet
-from tests.unit.test_ordering_rig import demo_rig
+from tests.support.ordering_rig import demo_rig
 
 RESTAURANTS = Path(diet.__file__).parents[1] / "demo" / "restaurants"
 

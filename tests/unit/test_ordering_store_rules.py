@@ -13,7 +13,7 @@ import pytest
 from kiosk.api import InvalidRequestError, RateLimitedError
 from kiosk.ordering.cart_store import WayGoneError, load_saved_cart
 from kiosk.ordering.lifecycle import Phase
-from tests.unit.test_ordering_rig import V1_ONLY_ROUTES, demo_rig
+from tests.support.ordering_rig import V1_ONLY_ROUTES, demo_rig
 
 pytestmark = pytest.mark.usefixtures("rig_dialect")
 
