@@ -23,7 +23,11 @@ MEAT = re.compile(
     r"chicken|beef|salmon|prawn|shrimp|bacon|pork|turkey|tuna|chorizo|patty|\bham\b",
     re.IGNORECASE,
 )
-NUT = re.compile(r"almond|peanut|cashew|walnut|pecan|hazelnut|pistachio|\bnuts?\b", re.IGNORECASE)
+# Tree nuts and peanuts are two of the 14 major allergens, each with its own mark.
+NUT = re.compile(
+    r"almond|cashew|walnut|pecan|hazelnut|pistachio|(?<!contains )\bnuts?\b", re.IGNORECASE
+)
+PEANUT = re.compile(r"peanut", re.IGNORECASE)
 VEGAN = diet.BY_KEY["vegan"]
 VEGETARIAN = diet.BY_KEY["vegetarian"]
 
@@ -129,11 +133,12 @@ def test_a_dish_offering_a_vegan_choice_has_one(source: str, product: ProductDet
 
 @pytest.mark.parametrize(("source", "product"), CASES, ids=IDS)
 def test_nuts_always_carry_the_nuts_mark(source: str, product: ProductDetail) -> None:
-    if NUT.search(f"{product.name} {product.description or ''}"):
-        assert diet.NUTS in diet.marks(product).allergens, product.name
-    for _, option in options(product):
-        if NUT.search(option.name):
-            assert diet.NUTS in diet.marks(option).allergens, option.name
+    for words, mark in ((NUT, diet.NUTS), (PEANUT, diet.PEANUTS)):
+        if words.search(f"{product.name} {product.description or ''}"):
+            assert mark in diet.marks(product).allergens, product.name
+        for _, option in options(product):
+            if words.search(option.name):
+                assert mark in diet.marks(option).allergens, option.name
 
 
 def test_the_vegan_filter_keeps_no_meat_or_fish_choice() -> None:

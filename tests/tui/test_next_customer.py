@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual import events
 
 from kiosk.tui.screens.done import DoneScreen
@@ -19,6 +20,9 @@ from kiosk.tui.screens.welcome import WelcomeScreen
 from .conftest import make_kiosk, settle
 from .test_bursts import burst, open_checkout
 from .test_flow import add_simple, checkout_and_pay, open_menu
+
+# A slow or held server: Pilot's own 20 ms idle steps are part of the timing (tests/conftest.py).
+pytestmark = pytest.mark.pilot_idle_20ms
 
 
 async def thank_you(k: Any, pilot: Any) -> None:

@@ -52,13 +52,13 @@ async def test_the_time_left_on_the_handoff_counts_down_with_the_clock() -> None
         intent = result.intent
         assert intent is not None
         if intent.expires_at is None:  # v1: a payment intent that does not expire by itself
-            assert store.handoff_seconds_left() is None
+            assert store.payment.seconds_left() is None
             return
-        left = store.handoff_seconds_left()
+        left = store.payment.seconds_left()
         assert left == pytest.approx(intent.expires_at.timestamp() - rig.clock())
         assert left is not None and left > 0
         await rig.clock.sleep(30)
-        assert store.handoff_seconds_left() == pytest.approx(left - 30)
+        assert store.payment.seconds_left() == pytest.approx(left - 30)
 
 
 async def test_a_resume_refused_for_its_way_keeps_the_order_and_its_lines(
