@@ -8,11 +8,15 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.geometry import Region
+from textual.strip import Strip
 from textual.widgets import Button, Input, Select, Static
 
 from kiosk.i18n import N_, _, language, money_locale
@@ -49,10 +53,32 @@ class LineRow:
     right: Text | None = None
 
 
+# Each line's own touch targets (issue 33 item 4), at the right end of its row: what a finger
+# presses on that line, not on the highlighted one. Three cells each, a cell apart, the last a
+# cell from the edge.
+LINE_TARGETS = (("−", "less"), ("+", "more"), ("✕", "remove"))
+TARGET_CELLS = 3
+TARGETS_WIDTH = len(LINE_TARGETS) * (TARGET_CELLS + 1)
+# Narrower than this (a list squeezed by large text), the row keeps its words and the targets go;
+# LineControls under the list still acts on the highlighted line.
+MIN_WIDTH_FOR_TARGETS = 30
+
+
 class CartLines(RowList[LineRow]):
-    """The cart's lines, drawn from `app.cart` (watched): no copy of the cart is kept here."""
+    """The cart's lines, drawn from `app.cart` (watched): no copy of the cart is kept here. Each
+    line's row ends with its own −, + and ✕ (`LINE_TARGETS`), drawn in the controls' colours
+    (cartlines--target) and pressed by a click there."""
 
     KEEP_PLACE = True  # after Del, the highlight stays on the neighbouring line
+    COMPONENT_CLASSES = RowList.COMPONENT_CLASSES | {"cartlines--target"}
+    DEFAULT_CSS = """
+    CartLines > .cartlines--target {
+        background: $panel-lighten-2;
+        color: $foreground;
+        text-style: bold;
+    }
+    """
+    _frame_target: Style | None = None
 
     BINDINGS = [
         Binding("plus,equals_sign,right", "change(1)", N_("More"), show=False),
@@ -67,8 +93,82 @@ class CartLines(RowList[LineRow]):
 
     def row_text(self, row: LineRow, width: int, cursor: bool) -> Text:
         if row.right is not None:
+            if self._targets_shown(width):
+                # The targets are drawn over the blank end (render_line).
+                out = two_columns(row.text, row.right, width - TARGETS_WIDTH)
+                out.append(" " * TARGETS_WIDTH)
+                return out
             return two_columns(row.text, row.right, width)
         return row.text.copy()
+
+    # Each line's targets --------------------------------------------------------------------------
+    def _targets_shown(self, width: int) -> bool:
+        screen = self.screen if self.is_attached else None
+        expired = isinstance(screen, CartScreen) and screen.expired
+        return width >= MIN_WIDTH_FOR_TARGETS and not expired
+
+    def target_region(self, index: int, action: str) -> Region | None:
+        """Where `action`'s target ("less", "more", "remove") of the row at `index` is, in this
+        widget's content (x from its left, y the row's line in view); None when not drawn."""
+        width = self.scrollable_content_region.width
+        if not self._selectable(index) or not self._targets_shown(width):
+            return None
+        x = width - TARGETS_WIDTH
+        for _label, name in LINE_TARGETS:
+            if name == action:
+                return Region(x, index - round(self.scroll_y), TARGET_CELLS, 1)
+            x += TARGET_CELLS + 1
+        return None
+
+    def target_at(self, index: int, x: int) -> str | None:
+        for _label, name in LINE_TARGETS:
+            region = self.target_region(index, name)
+            if region is not None and region.x <= x < region.right:
+                return name
+        return None
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._frame_target = self.get_component_rich_style("cartlines--target")
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._frame_target = None
+
+    def render_line(self, y: int) -> Strip:
+        strip = super().render_line(y)
+        index = round(self.scroll_y) + y
+        width = strip.cell_length
+        if not self._selectable(index) or not self._targets_shown(width):
+            return strip
+        base, row_style, cursor = self._frame_styles or self._read_styles()
+        gap = base + (cursor if index == self.cursor else row_style)
+        gap = Style(bgcolor=gap.bgcolor)
+        target = self._frame_target or self.get_component_rich_style("cartlines--target")
+        segments: list[Segment] = []
+        for label, _name in LINE_TARGETS:
+            segments.append(Segment(f" {label} ", target))
+            segments.append(Segment(" ", gap))
+        start = width - TARGETS_WIDTH
+        return Strip.join([strip.crop(0, start), Strip(segments, TARGETS_WIDTH)])
+
+    async def _on_click(self, event: events.Click) -> None:
+        # On a line's target: that line's action, not the row's (opening it to change).
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        index = round(self.scroll_y) + offset.y
+        action = self.target_at(index, offset.x)
+        screen = self.screen
+        if action is None or not isinstance(screen, CartScreen):
+            return
+        event.prevent_default()  # RowList._on_click would open the line
+        event.stop()
+        key = str(self.key_at(index))
+        self._move_to(index, announce=True)
+        if action == "remove":
+            screen.remove_line(key)
+        else:
+            screen.change_line(key, 1 if action == "more" else -1)
 
     def on_mount(self) -> None:
         super().on_mount()
@@ -216,6 +316,7 @@ class CartScreen(CartOptions):
         note.display = expired
         for part in ("#cart-extras", "#lines-bar", "#checkout"):
             self.query_one(part).display = not expired
+        self.query_one("#lines").refresh()  # each line's targets go with an expired order
         if expired:
             self.query_one("#undo-note", UndoNote).withdraw()
         again = self.query_one("#start-again", Button)
