@@ -45,6 +45,11 @@ CODE_WORDS: dict[str, str] = {
     "DEPENDENCY_UNAVAILABLE": N_("The ordering service is having trouble right now."),
     "INTERNAL_ERROR": N_("The ordering service is having trouble right now."),
 }
+# Codes of our own demo backend (kiosk/demo: its test card, the A/D keys), not the vendor's: said
+# in the customer's language as the documented ones are.
+DEMO_CODE_WORDS: dict[str, str] = {
+    "CARD_DECLINED": N_("The card was declined. Please try another card."),
+}
 # The generic sentence for each kind of error, when neither a code nor the server says more.
 GENERIC_MESSAGES = {
     "InvalidRequestError": SOMETHING,
@@ -234,6 +239,8 @@ def refusal_words(error: StorefrontError) -> tuple[str, bool]:
         return _(REFUSED_FIELDS.get(field or "", SOMETHING)), False
     if code in CODE_WORDS:
         return _(CODE_WORDS[code]), False
+    if code in DEMO_CODE_WORDS:
+        return _(DEMO_CODE_WORDS[code]), False
     if said is not None:
         return said, True
     return _(_generic(error)), False

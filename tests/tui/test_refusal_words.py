@@ -19,6 +19,7 @@ from kiosk.i18n import LANGUAGES, catalogue, set_language
 from kiosk.tui.errors import (
     CHECK_AGAIN,
     CODE_WORDS,
+    DEMO_CODE_WORDS,
     GENERIC_MESSAGES,
     REFUSED_FIELDS,
     describe,
@@ -72,7 +73,14 @@ def lang(request: pytest.FixtureRequest) -> str:
 
 
 def sentences() -> list[str]:
-    return sorted({*CODE_WORDS.values(), *GENERIC_MESSAGES.values(), *REFUSED_FIELDS.values()})
+    return sorted(
+        {
+            *CODE_WORDS.values(),
+            *DEMO_CODE_WORDS.values(),
+            *GENERIC_MESSAGES.values(),
+            *REFUSED_FIELDS.values(),
+        }
+    )
 
 
 def test_every_documented_code_has_its_sentence_in_both_catalogues() -> None:
@@ -200,3 +208,9 @@ async def test_the_widgets_draw_words_as_data() -> None:
             drawn = widget.render()
             plain = drawn.plain  # type: ignore[union-attr]
             assert "[bold red]£5.00[/]" in plain and "[link=" in plain, plain
+
+
+def test_the_demo_cards_decline_is_said_in_the_customers_language(lang: str) -> None:
+    """The demo's own code (not the vendor's) is said in our words, not the demo's English."""
+    failure = describe(refused("CARD_DECLINED", "The card was declined; try another card"))
+    assert failure.message == catalogue(lang).gettext(DEMO_CODE_WORDS["CARD_DECLINED"])

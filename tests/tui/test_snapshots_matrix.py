@@ -239,6 +239,24 @@ def test_spanish_at_120x40(snap_compare: Any, tmp_path: Path, screen: str) -> No
     assert snap(snap_compare, app, (120, 40), *SPANISH[screen])
 
 
+# Spanish on the money moments (issue 33: Spanish fits at 80x24): payment, a decline and the
+# number, at both sizes. The fit and contrast tests read these pictures as they read the others.
+SPANISH_PAYING: dict[str, tuple[Step, ...]] = {
+    "payment": (order_with_items, press("f4", "f2"), fill_customer, press("f2")),
+    "payment-declined": (order_with_items, press("f4", "f2"), fill_customer, press("f2", "d")),
+    "done": (order_with_items, press("f4", "f2"), fill_customer, press("f2", "a")),
+}
+
+
+@pytest.mark.parametrize("screen", list(SPANISH_PAYING))
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def test_spanish_paying(
+    snap_compare: Any, tmp_path: Path, screen: str, size: tuple[int, int], deterministic_ids: None
+) -> None:
+    app = app_for(tmp_path, Settings(language="es"))
+    assert snap(snap_compare, app, size, *SPANISH_PAYING[screen])
+
+
 # Large text at 120x40 (80x24 is in test_snapshots_themes.py) ------------------------------------
 LARGE: dict[str, tuple[Step, ...]] = {
     "location": (),

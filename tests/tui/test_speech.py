@@ -224,7 +224,7 @@ async def test_the_payment_state_is_said(tmp_path: Path) -> None:
         # This demo has no phone: the card is declined on the spot; the payment's state is said
         # (the headline), then what happened (its one note).
         assert said.startswith(
-            "Your payment did not go through. The card was declined; try another card."
+            "Your payment did not go through. The card was declined. Please try another card."
         ), said
         said = await heard_after(k, pilot, speaker, "a")
         assert said.startswith("Payment approved. Checking your order… Thank you."), said
