@@ -156,7 +156,8 @@ class Catalogue:
         cart screen shows the same answer), none when the rate budget runs low (an optional read:
         the order's requests come first). The answer may predate the cart's last lines: whoever
         shows it leaves out what is in the cart now (issue 22: one recommendation read an order,
-        not one for each change of the cart's contents)."""
+        not one for each change of the cart's contents). What pairs only: no drink for an order
+        that has one, where the menu says what a drink is (kiosk.ordering.pairing)."""
         cart = self._state().cart
         if cart is None:
             return []
@@ -167,13 +168,14 @@ class Catalogue:
             location_id = self._state().location_id or ""
             memo = (cart.id, await self._client.cross_sell(location_id, cart.id))
             self._cross_sell_memo = memo
-        return list(memo[1])
+        if self.drinks.isdisjoint(i.product_id for i in cart.items):
+            return list(memo[1])
+        return [p for p in memo[1] if p.id not in self.drinks]
 
     async def suggestion(self) -> MenuProduct | None:
         """One product to suggest after an add: the first of the cart's recommendations (the
         cross-sell the cart screen shows, one read a cart) that is available, not in the cart
-        and not suggested before in this visit, and no drink for an order that has one (where the
-        menu says what a drink is: kiosk.ordering.pairing). None when there is none, or the read
+        and not suggested before in this visit (what pairs: see cross_sell). None when there is none, or the read
         fails (an optional extra: the order goes on)."""
         cart = self._state().cart
         try:
@@ -182,11 +184,8 @@ class Catalogue:
             log.info("no suggestion: the recommendations could not be read", exc_info=True)
             return None
         in_cart = {i.product_id for i in cart.items} if cart is not None else set()
-        has_drink = not in_cart.isdisjoint(self.drinks)
         for product in products:
             if product.id in in_cart or product.id in self._suggested:
-                continue
-            if has_drink and product.id in self.drinks:
                 continue
             if not product.is_available:
                 continue
