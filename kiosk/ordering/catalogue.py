@@ -175,8 +175,8 @@ class Catalogue:
     async def suggestion(self) -> MenuProduct | None:
         """One product to suggest after an add: the first of the cart's recommendations (the
         cross-sell the cart screen shows, one read a cart) that is available, not in the cart
-        and not suggested before in this visit (what pairs: see cross_sell). None when there is none, or the read
-        fails (an optional extra: the order goes on)."""
+        and not suggested before in this visit (what pairs: see cross_sell). None when there is
+        none, or the read fails (an optional extra: the order goes on)."""
         cart = self._state().cart
         try:
             products = await self.cross_sell()
