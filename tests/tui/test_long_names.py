@@ -81,3 +81,27 @@ async def test_a_long_name_wraps_and_keeps_its_marks(
         for line in (at, at + 1):
             strip = products.render_line(line - top)
             assert any(seg.style and seg.style.bgcolor == cursor_bg for seg in strip), line
+
+
+async def test_the_name_wraps_again_when_the_list_changes_width(tmp_path: Path) -> None:
+    """A resize wraps the names again for the new width (the splits are kept per width)."""
+    kiosk = make_kiosk(tmp_path, menu="kowhai", wall_clock=lambda: LUNCH)
+    app = kiosk.app
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await keys(pilot, "1")
+        products = app.screen.query_one(ProductList)
+
+        def second_line() -> str:
+            at = [i for i, r in enumerate(products.rows) if getattr(r, "id", "") == DAN_DAN][-1]
+            more = products.rows[at + 1]
+            assert isinstance(more, NameMore)
+            return more.text
+
+        wide = second_line()
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        await settle(pilot)
+        narrow = second_line()
+        assert narrow != wide, products.size
+        assert products._wrapped_width == products.scrollable_content_region.width

@@ -131,6 +131,7 @@ class ProductList(RowList["menu_model.Row | NameMore"]):
         width = self.scrollable_content_region.width if self.is_mounted else 0
         self._wrapped_width = width
         self._first = {}
+        cache = self._split_cache(width) if width > 0 else {}
         out: list[Any] = []
         group: menu_model.Category | None = None
         for row in rows:
@@ -138,22 +139,54 @@ class ProductList(RowList["menu_model.Row | NameMore"]):
             if isinstance(row, Header):
                 group = self.categories.get(row.category_id)
                 continue
-            # Most names fit by far: only a long one is measured (the search redraws 5,000 rows).
-            raw = row.name or ""
-            guess = len(raw) * (1 if raw.isascii() else 2)
-            if width <= 0 or guess + 48 < width:
+            if width <= 0:
                 continue
-            name, _style, _span, marks, right, _right_style = self._line_parts(row, group)
-            room = width - cell_len(right) - 2 - 2 - (1 + cell_len(marks) if marks else 0)
-            if room < 8:
-                continue  # too narrow to be worth a second line: cut (text_at)
-            found = split_name(name, room, width - 2)
+            # Most names fit by far: only a long one is measured, and each once for this width
+            # (a search key wraps its rows again: 5,000 of them measured each key doubled its
+            # time).
+            raw = row.name or ""
+            if len(raw) * (1 if raw.isascii() else 2) + 48 < width:
+                continue
+            key = (group.id if group else "", row.id)
+            found = cache.get(key, False)
+            if found is False:
+                found = cache[key] = self._split(row, group, width)
             if found is None:
                 continue
-            cut, rest = found
+            cut, rest, start = found
             self._first[len(out) - 1] = cut
-            out.append(NameMore(row, rest, len(name) - len(name[cut:].lstrip())))
+            out.append(NameMore(row, rest, start))
         return out
+
+    def _split(
+        self, row: MenuProduct, group: menu_model.Category | None, width: int
+    ) -> tuple[int, str, int] | None:
+        """Where `row`'s name breaks at `width` (see `split_name`), and where its second line
+        starts in it; None when it fits (or the list is too narrow to wrap)."""
+        name, _style, _span, marks, right, _right_style = self._line_parts(row, group)
+        room = width - cell_len(right) - 2 - 2 - (1 + cell_len(marks) if marks else 0)
+        if room < 8:
+            return None  # too narrow to be worth a second line: cut (text_at)
+        found = split_name(name, room, width - 2)
+        if found is None:
+            return None
+        cut, rest = found
+        return cut, rest, len(name) - len(name[cut:].lstrip())
+
+    # The splits measured, for (width, the categories, the language, large text): a search key
+    # reuses them.
+    _splits: tuple[object, dict[tuple[str, str], Any]] | None = None
+    _split_for: object = None
+
+    def _split_cache(self, width: int) -> dict[tuple[str, str], Any]:
+        valid = (width, language(), large_text(self.app))
+        if (
+            self._splits is None
+            or self._splits[0] != valid
+            or self._split_for is not self.categories
+        ):
+            self._splits, self._split_for = (valid, {}), self.categories
+        return self._splits[1]
 
     def rewrap(self) -> None:
         """Wrap the names again for the list's width now (a resize, a scrollbar come or gone)."""
