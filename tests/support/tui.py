@@ -23,6 +23,7 @@ from textual.widgets import Input
 from kiosk.api import RetryPolicy
 from kiosk.config import Settings
 from kiosk.demo import create_app
+from kiosk.demo import data as demo_data
 from kiosk.demo.data import LOCATIONS
 from kiosk.ordering.services import KioskServices
 from kiosk.runtime import build_demo_services, make_app
@@ -82,6 +83,7 @@ def make_kiosk(
     merchant_slug: str | None = None,
     wrap_transport: Callable[[httpx.AsyncBaseTransport], httpx.AsyncBaseTransport] | None = None,
     client_options: dict[str, Any] | None = None,
+    menu: str | None = None,
     **app_kwargs: Any,
 ) -> Kiosk:
     asgi = create_app(
@@ -89,7 +91,11 @@ def make_kiosk(
         clock=lambda: FIXED_NOW,
         extra_products=extra_products,
         public_base_url=PAY_URL,
+        menu=menu,  # a built-in restaurant's name; None: the default (lantern)
     )
+    restaurant = demo_data.load(menu) if menu else None
+    if restaurant is not None and locations is LOCATIONS:
+        locations = restaurant.visible_locations
     # Built as the CLI builds them (kiosk.runtime), with the test's backend and a client that
     # never sleeps between retries.
     services = build_demo_services(
@@ -98,6 +104,7 @@ def make_kiosk(
         base_url=BASE_URL,
         wrap_transport=wrap_transport,
         location_ids=[loc.id for loc in locations],
+        restaurant=restaurant,
         state_dir=tmp_path / "state",
         client_options=client_options
         or {"sleep": no_sleep, "retry": RetryPolicy(max_attempts=2, random=lambda: 0.0)},

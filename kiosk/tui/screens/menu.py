@@ -7,6 +7,7 @@ from __future__ import annotations
 import gc
 from bisect import bisect_right
 from collections.abc import Hashable, Iterator, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -19,6 +20,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.geometry import Region
 from textual.strip import Strip
 from textual.widgets import Button, Static
 
@@ -60,7 +62,44 @@ def _match_span(name: str, needle: str) -> tuple[int, int] | None:
     return menu_model.match_span(name, needle)
 
 
-class ProductList(RowList["menu_model.Row"]):
+@dataclass(frozen=True, slots=True)
+class NameMore:
+    """The rest of a product's name on the line under its row (issue 33): a long name wraps
+    rather than being cut, its price and marks stay on its first line. The cursor skips it."""
+
+    product: MenuProduct
+    text: str
+    start: int  # where `text` starts in the name shown (for the search's underline)
+
+
+# A name wraps to at most this many lines, then ends in "…".
+NAME_LINES = 2
+
+
+def split_name(name: str, room: int, width: int) -> tuple[int, str] | None:
+    """Where a name too long for `room` cells breaks (at a word), and its second line, cut
+    with "…" when longer than `width`; None when it fits."""
+    if cell_len(name) <= room:
+        return None
+    cut = 0
+    for at, char in enumerate(name):
+        if char == " ":
+            if cell_len(name[:at]) > room:
+                break
+            cut = at
+    if cut == 0:  # one long word: cut inside it
+        cut = max(room, 1)
+        while cut > 1 and cell_len(name[:cut]) > room:
+            cut -= 1
+    rest = name[cut:].lstrip()
+    if cell_len(rest) > width:
+        while rest and cell_len(rest) > width - 1:
+            rest = rest[:-1]
+        rest = rest.rstrip() + "…"
+    return cut, rest
+
+
+class ProductList(RowList["menu_model.Row | NameMore"]):
     """Every product of the menu in one line-API list: headers are skipped by the cursor.
 
     The rows are the client's product records under their categories' headers (menu_model); a
@@ -74,12 +113,102 @@ class ProductList(RowList["menu_model.Row"]):
         self._headers: list[int] = []  # indexes of the header rows, ascending
         self.categories: dict[str, menu_model.Category] = {}
         self.needle = ""  # the search, folded (menu_model.fold): its match is underlined
+        self._source: Sequence[menu_model.Row] = ()  # the model's rows, before names wrap
+        self._wrapped_width = 0  # the width the names were wrapped at
+        self._first: dict[int, int] = {}  # a wrapped product row: how much of its name is on it
 
-    def set_rows(self, rows: Sequence[menu_model.Row], *, keep_key: Hashable | None = None) -> None:
+    def set_rows(self, rows: Sequence[Any], *, keep_key: Hashable | None = None) -> None:
         if keep_key is None:
             keep_key = self.cursor_key  # read with the old rows' headers
-        self._headers = [i for i, row in enumerate(rows) if isinstance(row, Header)]
-        super().set_rows(rows, keep_key=keep_key)
+        self._source = rows
+        shown = self._wrap(rows)
+        self._headers = [i for i, row in enumerate(shown) if isinstance(row, Header)]
+        super().set_rows(shown, keep_key=keep_key)
+
+    def _wrap(self, rows: Sequence[menu_model.Row]) -> list[Any]:
+        """The rows with a `NameMore` under each product whose name does not fit beside its
+        marks and price."""
+        width = self.scrollable_content_region.width if self.is_mounted else 0
+        self._wrapped_width = width
+        self._first = {}
+        cache = self._split_cache(width) if width > 0 else {}
+        out: list[Any] = []
+        group: menu_model.Category | None = None
+        for row in rows:
+            out.append(row)
+            if isinstance(row, Header):
+                group = self.categories.get(row.category_id)
+                continue
+            if width <= 0:
+                continue
+            # Most names fit by far: only a long one is measured, and each once for this width
+            # (a search key wraps its rows again: 5,000 of them measured each key doubled its
+            # time).
+            raw = row.name or ""
+            if len(raw) * (1 if raw.isascii() else 2) + 48 < width:
+                continue
+            key = (group.id if group else "", row.id)
+            found = cache.get(key, False)
+            if found is False:
+                found = cache[key] = self._split(row, group, width)
+            if found is None:
+                continue
+            cut, rest, start = found
+            self._first[len(out) - 1] = cut
+            out.append(NameMore(row, rest, start))
+        return out
+
+    def _split(
+        self, row: MenuProduct, group: menu_model.Category | None, width: int
+    ) -> tuple[int, str, int] | None:
+        """Where `row`'s name breaks at `width` (see `split_name`), and where its second line
+        starts in it; None when it fits (or the list is too narrow to wrap)."""
+        name, _style, _span, marks, right, _right_style = self._line_parts(row, group)
+        room = width - cell_len(right) - 2 - 2 - (1 + cell_len(marks) if marks else 0)
+        if room < 8:
+            return None  # too narrow to be worth a second line: cut (text_at)
+        found = split_name(name, room, width - 2)
+        if found is None:
+            return None
+        cut, rest = found
+        return cut, rest, len(name) - len(name[cut:].lstrip())
+
+    # The splits measured, for (width, the categories, the language, large text): a search key
+    # reuses them.
+    _splits: tuple[object, dict[tuple[str, str], Any]] | None = None
+    _split_for: object = None
+
+    def _split_cache(self, width: int) -> dict[tuple[str, str], Any]:
+        valid = (width, language(), large_text(self.app))
+        if (
+            self._splits is None
+            or self._splits[0] != valid
+            or self._split_for is not self.categories
+        ):
+            self._splits, self._split_for = (valid, {}), self.categories
+        return self._splits[1]
+
+    def rewrap(self) -> None:
+        """Wrap the names again for the list's width now (a resize, a scrollbar come or gone)."""
+        if self.is_mounted and self.scrollable_content_region.width != self._wrapped_width:
+            self.set_rows(self._source)
+
+    def on_resize(self, event: events.Resize) -> None:
+        # RowList's on_resize runs after this one (Textual calls each class's handler).
+        self.rewrap()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        if self.scrollable_content_region.width != self._wrapped_width:
+            self.call_after_refresh(self.rewrap)
+        return super().render_lines(crop)
+
+    def cursor_lines(self, index: int) -> range:
+        # The cursor covers a wrapped name's second line too.
+        end = index + 1
+        rows = self.rows
+        while end < len(rows) and isinstance(rows[end], NameMore):
+            end += 1
+        return range(index, end)
 
     def room_below(self) -> int:
         # A category chosen in the sidebar puts its heading at the top of the list (issue 33):
@@ -102,7 +231,7 @@ class ProductList(RowList["menu_model.Row"]):
             return None
         row = self.rows[index]
         header = self.header_of(index)
-        if isinstance(row, Header) or header is None:
+        if isinstance(row, Header | NameMore) or header is None:
             return None
         return self.categories[header.category_id], row
 
@@ -151,7 +280,7 @@ class ProductList(RowList["menu_model.Row"]):
 
     def key_at(self, index: int) -> Hashable | None:
         row = self.rows[index]
-        if isinstance(row, Header):
+        if isinstance(row, Header | NameMore):
             return None
         header = self.header_of(index)
         return None if header is None else (header.category_id, row.id)
@@ -161,12 +290,14 @@ class ProductList(RowList["menu_model.Row"]):
             return None
         category_id, product_id = key
         rows = self.rows
-        for start in self._headers:
+        for at, start in enumerate(self._headers):
             header = rows[start]
             if isinstance(header, Header) and header.category_id == category_id:
-                for i in range(start + 1, start + 1 + header.count):
+                # To the next header: wrapped names add rows to a category's count.
+                end = self._headers[at + 1] if at + 1 < len(self._headers) else len(rows)
+                for i in range(start + 1, end):
                     row = rows[i]
-                    if not isinstance(row, Header) and row.id == product_id:
+                    if not isinstance(row, Header | NameMore) and row.id == product_id:
                         return i
                 return None
         return None
@@ -177,7 +308,21 @@ class ProductList(RowList["menu_model.Row"]):
         """What a product row shows, for `text_at` and `strip_at` alike: (name, its style, the
         match's span in it or None, the marks or None, the right-hand words, their style)."""
         found = self.entry_at(index)
-        state = found[0].state(row)[0] if found else menu_model.AVAILABLE
+        parts = self._line_parts(row, found[0] if found else None)
+        cut = self._first.get(index)
+        if cut is None:
+            return parts
+        # Its name wraps: the first part here, the rest on the NameMore row under it.
+        name, name_style, span, marks, right, right_style = parts
+        if span is not None and span[1] > cut:
+            span = None
+        return name[:cut], name_style, span, marks, right, right_style
+
+    def _line_parts(
+        self, row: MenuProduct, group: menu_model.Category | None
+    ) -> tuple[str, str, Any, str | None, str, str]:
+        """`_row_parts` for a product in `group`, its whole name."""
+        state = group.state(row)[0] if group else menu_model.AVAILABLE
         large = large_text(self.app)  # large text: the name in bold
         name = product_name(row)
         name_style = ("bold" if large else "") if state == menu_model.AVAILABLE else "dim"
@@ -196,6 +341,8 @@ class ProductList(RowList["menu_model.Row"]):
 
     def text_at(self, index: int, width: int, cursor: bool) -> Text:
         row = self.rows[index]
+        if isinstance(row, NameMore):
+            return self._more_text(row, index)
         if isinstance(row, Header):
             header = Text(f" {row.name} ", style="bold reverse")
             if row.count == 0:
@@ -220,6 +367,20 @@ class ProductList(RowList["menu_model.Row"]):
             left.append(" " + marks, style=tone(self.app, "tag"))
         return two_columns(left, right_text, width)
 
+    def _more_text(self, more: NameMore, index: int) -> Text:
+        """A wrapped name's second line, under its first, in the name's style."""
+        header = self.header_of(index)
+        group = self.categories.get(header.category_id) if header else None
+        _name, name_style, span, *_rest = self._line_parts(more.product, group)
+        line = Text("  ")
+        line.append(more.text, style=name_style)
+        if span is not None:
+            start = max(span[0] - more.start, 0)
+            end = min(span[1] - more.start, len(more.text))
+            if end > start:
+                line.stylize("underline", 2 + start, 2 + end)
+        return line
+
     def strip_at(
         self, index: int, width: int, cursor: bool, style: Style, over: Style | None
     ) -> Strip | None:
@@ -227,7 +388,7 @@ class ProductList(RowList["menu_model.Row"]):
         a type-ahead key's drawing. The same cells and styles as `text_at` drawn by RowList; a
         row that must be cut short (a long name, a narrow list) is left to the Text path."""
         row = self.rows[index]
-        if isinstance(row, Header):
+        if isinstance(row, Header | NameMore):
             return None
         name, name_style, span, marks, right, right_style = self._row_parts(row, index)
         right += " "

@@ -146,6 +146,15 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
     def text_at(self, index: int, width: int, cursor: bool) -> Text:
         return self.row_text(self._rows[index], width, cursor)
 
+    def cursor_lines(self, index: int) -> range:
+        """The lines the cursor covers when it is on `index`: its row (and, in a list that
+        continues a row on detail rows, those too: the menu's wrapped names)."""
+        return range(index, index + 1)
+
+    def _refresh_cursor(self, index: int) -> None:
+        for line in self.cursor_lines(index):
+            self.refresh_line(line)
+
     # Data -----------------------------------------------------------------------------------------
     @property
     def rows(self) -> Sequence[RowT]:
@@ -296,10 +305,10 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
             self._scroll_cursor_visible()
             return
         if old is not None and old != index:
-            self.refresh_line(old)
+            self._refresh_cursor(old)
         if index is None:
             return
-        self.refresh_line(index)
+        self._refresh_cursor(index)
         self._scroll_cursor_visible()
         if announce:
             key = self.key_at(index)
@@ -327,8 +336,8 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
             first = self.cursor - 1
         if first < top:
             new_top = max(min(top - half, first), 0)
-        elif self.cursor >= top + height:
-            new_top = max(top + half, self.cursor - height + 1)
+        elif (last := self.cursor_lines(self.cursor)[-1]) >= top + height:
+            new_top = max(top + half, last - height + 1)
         else:
             return
         # Now, not after the next refresh: the next move (a held key) must see where this one
@@ -392,11 +401,11 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
 
     def on_focus(self) -> None:
         if self.cursor is not None:
-            self.refresh_line(self.cursor)
+            self._refresh_cursor(self.cursor)
 
     def on_blur(self) -> None:
         if self.cursor is not None:
-            self.refresh_line(self.cursor)
+            self._refresh_cursor(self.cursor)
 
     # What a frame's lines share, read once per frame (render_lines): the styles (read per line, the
     # widget's style, its ancestors' backgrounds, was a quarter of a type-ahead key's drawing) and
@@ -445,8 +454,9 @@ class RowList(ScrollView, Generic[RowT], can_focus=True):
             return Strip(list(empty.render(self.app.console)), width)
         if index >= len(self._rows) or width <= 0:
             return Strip.blank(width, base)
-        is_cursor = index == self.cursor
-        mark = focus_mark(self.app, self.has_focus) if is_cursor else ""
+        cursor_at = self.cursor
+        is_cursor = cursor_at is not None and index in self.cursor_lines(cursor_at)
+        mark = focus_mark(self.app, self.has_focus) if index == cursor_at else ""
         if not mark and not row_style.bold:
             if is_cursor:
                 over = Style(color=cursor.color, bgcolor=cursor.bgcolor, dim=False)
