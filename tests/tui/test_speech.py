@@ -228,3 +228,19 @@ async def test_the_payment_state_is_said(tmp_path: Path) -> None:
         ), said
         said = await heard_after(k, pilot, speaker, "a")
         assert said.startswith("Payment approved. Checking your order… Thank you."), said
+
+
+async def test_a_removed_line_and_its_undo_are_said(tmp_path: Path) -> None:
+    """Del on a line: a customer who listens hears what went and how to put it back (issue 33's
+    Undo, issue 34's ear)."""
+    speaker = MemorySpeaker()
+    k = make_kiosk(tmp_path, speaker=speaker)
+    async with k.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await open_menu(pilot, "1", "1")
+        await add_simple(pilot, "cookie")
+        await heard_after(k, pilot, speaker, "f4")
+        said = await heard_after(k, pilot, speaker, "delete")
+        assert "Ctrl+Z puts it back." in said, said
+        said = await heard_after(k, pilot, speaker, "ctrl+z")
+        assert "Added 1 × Chocolate Chip Cookie" in said, said  # the cart's change says it

@@ -14,6 +14,7 @@ from textual.widgets import Button, Static
 
 from kiosk.i18n import _
 from kiosk.tui.contract import kiosk_of
+from kiosk.tui.widgets.chrome import speak
 
 UNDO_SECONDS = 10.0
 
@@ -58,6 +59,8 @@ class UndoNote(Horizontal):
         self.until = self._now() + UNDO_SECONDS
         self.query_one("#undo-text", Static).update(Text(message))
         self.display = True
+        # Heard too: the cart's change already says what went; this says how to put it back.
+        speak(self, _("Ctrl+Z puts it back."), "info")
         if self._timer is not None:
             self._timer.stop()
         self._timer = self.set_timer(UNDO_SECONDS, self.check, name="undo")
