@@ -1,0 +1,61 @@
+"""Rules the mutation sample after the split showed untested (docs/mutation.md, issue 32 item 8):
+each test breaks if one of the sampled survivors is put back in the code."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from kiosk.ordering.visit import Visit
+from tests.support.ordering_rig import demo_rig
+
+# Each test on the legacy API and on 2.0 (tests/unit/conftest.py).
+pytestmark = pytest.mark.usefixtures("rig_dialect")
+
+
+class _WithoutRoute:
+    """The rig's client, as a server that showed it has no route for `missing` (a legacy
+    server answering 404 there): everything else is the real client's."""
+
+    def __init__(self, client: Any, missing: str) -> None:
+        self._client = client
+        self._missing = missing
+
+    def offers(self, operation: str) -> bool:
+        return operation != self._missing and self._client.offers(operation)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+
+async def test_remove_discount_is_offered_only_where_the_server_has_the_route() -> None:
+    async with demo_rig() as rig:
+        without = _WithoutRoute(rig.client, "remove_discount")
+        visit = Visit(
+            lambda _location_id: without,
+            [rig.location.id],
+            wall_clock=rig.clock,
+            store_options={"sleep": rig.clock.sleep},
+        )
+        await visit.start("pickup")
+        assert visit.state.location_id == rig.location.id
+        assert visit.can_remove_discount is False
+
+        with_route = rig.visit()
+        assert with_route.can_remove_discount is True  # no location yet: nothing known
+        await with_route.start("pickup")
+        assert with_route.can_remove_discount is True
+
+
+async def test_paying_at_the_counter_is_published_in_the_visit_state() -> None:
+    async with demo_rig() as rig:
+        visit = rig.visit()
+        await visit.start("pickup")
+        await visit.add_item("prd_cookie", 1)
+        await visit.begin_payment()
+        assert not visit.state.order.at_counter
+        visit.choose_counter(True)
+        assert visit.state.order.at_counter
+        visit.choose_counter(False)
+        assert not visit.state.order.at_counter
