@@ -59,3 +59,33 @@ async def test_paying_at_the_counter_is_published_in_the_visit_state() -> None:
         assert visit.state.order.at_counter
         visit.choose_counter(False)
         assert not visit.state.order.at_counter
+
+
+@pytest.mark.parametrize(
+    ("field", "named"),
+    [("#/emailAddress", ["emailAddress"]), (["#", "code"], ["code"]), ("(root).code", ["code"])],
+)
+def test_a_json_pointer_fragment_names_the_field_after_it(field: Any, named: list[str]) -> None:
+    from kiosk.api.errors import field_names
+
+    assert field_names({"field": field}) == named
+
+
+def test_a_bad_money_amount_is_repeated_in_the_error_but_cut_when_long() -> None:
+    from kiosk.api.money import MoneyError, parse_money
+
+    with pytest.raises(MoneyError, match=r"'12,50'"):
+        parse_money("12,50")
+    with pytest.raises(MoneyError) as caught:
+        parse_money("9" * 100 + "x")
+    assert "9" * 37 + "..." in str(caught.value) and "9" * 38 not in str(caught.value)
+
+
+def test_a_missing_field_is_refused_with_that_fields_limits() -> None:
+    from kiosk.api.errors import InvalidRequestError
+    from kiosk.api.request_schema import check_body
+
+    with pytest.raises(InvalidRequestError) as caught:
+        check_body("POST /locations/{locationId}/carts/{cartId}/discount", {})
+    assert caught.value.field == "code"
+    assert caught.value.details["minLength"] == 6 and caught.value.details["maxLength"] == 24
