@@ -89,3 +89,15 @@ def test_a_missing_field_is_refused_with_that_fields_limits() -> None:
         check_body("POST /locations/{locationId}/carts/{cartId}/discount", {})
     assert caught.value.field == "code"
     assert caught.value.details["minLength"] == 6 and caught.value.details["maxLength"] == 24
+
+
+def test_a_rate_limit_header_of_zero_does_not_replace_the_known_limit() -> None:
+    import httpx
+
+    from kiosk.api.sender import RateBudget
+
+    budget = RateBudget(100, lambda: 1000.0)
+    budget.update(httpx.Headers({"x-ratelimit-limit": "0", "x-ratelimit-remaining": "50"}))
+    assert budget.limit == 100
+    budget.update(httpx.Headers({"x-ratelimit-limit": "60", "x-ratelimit-remaining": "50"}))
+    assert budget.limit == 60
