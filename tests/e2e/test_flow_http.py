@@ -34,6 +34,9 @@ def server(tmp_path: Path) -> Iterator[ServerThread]:
     app.state.backend.close()
 
 
+# A real server in a thread: while its answer is on the way the app looks idle to Pilot, whose
+# 20 ms steps this walk was written against (tests/conftest.py quick_idle_waits).
+@pytest.mark.pilot_idle_20ms
 async def test_order_over_http(server: ServerThread, tmp_path: Path) -> None:
     services = build_demo_services(Settings(), base_url=server.base_url)
     app = make_app(services=services, wall_clock=lambda: NOW)
