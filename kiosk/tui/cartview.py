@@ -115,6 +115,16 @@ def when_text(cart: Cart, today: datetime | None = None) -> str:
     return _("as soon as possible")
 
 
+def slot_words(day: str | None, at: str | None) -> str:
+    """A later slot as the server names it, its day label and its time ("Today 3:30 PM"): the
+    time in the location's custom (kiosk.ordering.clock.clock_text), both cleaned."""
+    from kiosk.ordering.clock import clock_text
+
+    label = clean(day, 20)
+    shown = clock_text(clean(at, 5), language())
+    return f"{label} {shown}" if label else shown
+
+
 def local_moment(day: str | None, clock: str | None, locale: str) -> str:
     """An order's date and time as `locale` writes them (babel): "10 mar 2026, 13:30" in "es".
     What cannot be read is shown as sent (cleaned), never an error."""

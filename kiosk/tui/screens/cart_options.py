@@ -12,14 +12,13 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Button, Input, Select
 
-from kiosk.i18n import N_, _, language, money_locale
-from kiosk.ordering.clock import clock_text
+from kiosk.i18n import N_, _, money_locale
 from kiosk.ordering.lifecycle import Phase
 from kiosk.ordering.tips import TipRefused, chosen_tip, parse_custom_tip, tip_choices
+from kiosk.tui.cartview import slot_words
 from kiosk.tui.contract import shop_currency
 from kiosk.tui.errors import Failure
 from kiosk.tui.screens.base import KioskScreen
-from kiosk.tui.text import clean
 from kiosk.tui.widgets.chrome import FieldError
 
 if TYPE_CHECKING:
@@ -109,10 +108,9 @@ class CartOptions(KioskScreen):
         # Prompts are Text: a str prompt would be parsed as markup, and labels come from the API.
         options: list[tuple[Text, str]] = []
         for day in slots.order_days:
-            label = clean(day.label or day.value, 20)
             for at in day.intervals:
-                shown = clock_text(clean(at, 5), language())
-                options.append((Text(f"{label} {shown}"), f"{day.value} {at}"))
+                label = slot_words(day.label or day.value, at)
+                options.append((Text(label), f"{day.value} {at}"))
         # Later only: the location says so, or it takes no order for now (closed: readiness).
         later_only = slots.require_scheduled_orders or self.kiosk.visit.asap_refused is not None
         if not (slots.schedule_allowed or later_only) or not options:
@@ -142,7 +140,7 @@ class CartOptions(KioskScreen):
                 _("This restaurant takes orders for later only.")
                 + " "
                 + _("Your order is for {when}; you can choose another time below.").format(
-                    when=f"{clean(day, 20)} {clock_text(clean(at, 5), language())}"
+                    when=slot_words(day, at)
                 ),
                 kind="info",
             )

@@ -26,10 +26,9 @@ from textual.widgets import Button, Static
 
 from kiosk.i18n import N_, _, language, money_locale
 from kiosk.ordering import diet
-from kiosk.ordering.clock import clock_text
 from kiosk.tui import menu_model
 from kiosk.tui.a11y import large_text
-from kiosk.tui.cartview import total_rows
+from kiosk.tui.cartview import slot_words, total_rows
 from kiosk.tui.contract import shop_currency
 from kiosk.tui.flow import Step, Wants
 from kiosk.tui.menu_model import Header
@@ -651,9 +650,7 @@ class MenuScreen(KioskScreen):
             self.say(
                 _("We're closed now: you can order for later and choose the time.")
                 + " "
-                + _("Your order is for {when}.").format(
-                    when=f"{clean(day, 20)} {clock_text(clean(at, 5), language())}"
-                ),
+                + _("Your order is for {when}.").format(when=slot_words(day, at)),
                 kind="info",
             )
 
