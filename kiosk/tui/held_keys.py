@@ -139,6 +139,13 @@ class HeldKeys(_Host):
         replayed = getattr(event, "_kiosk_replay", None)
         return replayed is None or replayed < self._hold_generation
 
+    def hold_keys_from(self, event: events.Key) -> int:
+        """`hold_keys` from `event` on, `event` itself held in its place: a screen that must act
+        before this key and those after it are handled (its `release_keys` lets them go on)."""
+        hold = self.hold_keys(after=event.time - 1e-6)
+        self._hold(event)
+        return hold
+
     def _hold(self, event: events.Key) -> bool:
         """Keep `event` for the next screen if keys are held (a copy: the event itself has been
         stopped on its way here)."""

@@ -556,18 +556,16 @@ class CartScreen(CartOptions):
             return
         if not self._code_open():
             return
-        app: Any = self.app
-        hold = app.hold_keys(after=event.time - 1e-6)
-        app._hold(event)  # this key waits too, in its place
+        hold = self.kiosk.hold_keys_from(event)  # this key waits too, in its place
 
         def start_code() -> None:
             if not isinstance(self.focused, Input) and self._code_open():
                 self.set_focus(self.query_one("#discount", Input))
-            app.release_keys(hold)
+            self.kiosk.release_keys(hold)
 
         # On the app's queue: behind the keys typed before this one, which reached this screen
         # first and are on their way to the app's bindings (an arrow moves the focus there).
-        app.call_later(start_code)
+        self.app.call_later(start_code)
 
     def _code_open(self) -> bool:
         field = self.query_one("#discount", Input)
