@@ -6,9 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import textual._doc
 import textual.screen
 
 from kiosk.demo.data import DOWNTOWN, WESTSIDE
+from tests.support import snapshots
 from tests.support.tui import (
     BASE_URL,
     FIXED_NOW,
@@ -40,6 +42,21 @@ __all__ = [
     "no_thanks",
     "settle",
 ]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    snapshots.learn_groups(items)
+
+
+@pytest.fixture(autouse=True)
+def one_walk_for_sizes(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A snapshot test's sizes share one walk of the app (tests/support/snapshots.py)."""
+    key = snapshots.group_key(request.node)
+    if key is None:
+        return
+    take = snapshots.shared_screenshot(key, textual._doc.take_svg_screenshot)
+    if take is not None:
+        monkeypatch.setattr(textual._doc, "take_svg_screenshot", take)
 
 
 @pytest.fixture
