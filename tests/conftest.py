@@ -83,6 +83,19 @@ def quick_idle_waits(request: pytest.FixtureRequest) -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
+def css_parsed_once(request: pytest.FixtureRequest) -> Iterator[None]:
+    """The apps of a test process share their parsed CSS (tests/support/css.py). Not for the
+    benchmarks: a counter's start parses its CSS, and their figures include it."""
+    if request.path.is_relative_to(BENCH):
+        yield
+        return
+    from tests.support.css import css_parsed_once as shared
+
+    with shared():
+        yield
+
+
+@pytest.fixture(autouse=True)
 def kiosk_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name in list(os.environ):
         if name.startswith("KIOSK_"):
