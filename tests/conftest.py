@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 
 BENCH = Path(__file__).parent / "bench"
+# `--cpu-report N`: the CPU time by test file (tests/support/cpu_report.py).
+pytest_plugins = ["tests.support.cpu_report"]
 # The fuzz and conformance modules' budgets (examples per operation, each module's EXAMPLES): a
 # small fixed budget in the default run, the full one in CI (.ci/run sets KIOSK_TEST_BUDGET=full;
 # `-m fuzz` selects them alone). A KIOSK_*_EXAMPLES set by hand wins over both. Read
@@ -80,6 +82,20 @@ def quick_idle_waits(request: pytest.FixtureRequest) -> Iterator[None]:
 
     with quick_pilot():
         yield
+
+
+@pytest.fixture(autouse=True)
+def few_frames_drawn(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An in-process app draws at most four frames a second instead of Textual's sixty. A test
+    reads the settled screen; the frames between were CPU nobody looked at (tests/tui: about a
+    sixth of its CPU). A test about timing (the first frame, a key's echo, a burst that must be
+    drawn as it arrives) is marked `every_frame` and draws as the counter does; so do the
+    benchmarks. Processes a test starts (the pty and SSH tests) draw as they always do."""
+    if request.path.is_relative_to(BENCH) or request.node.get_closest_marker("every_frame"):
+        return
+    import textual.screen
+
+    monkeypatch.setattr(textual.screen, "UPDATE_PERIOD", 0.25)
 
 
 @pytest.fixture(autouse=True)

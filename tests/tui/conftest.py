@@ -65,16 +65,6 @@ def kiosk(tmp_path: Path) -> Kiosk:
 
 
 @pytest.fixture
-def few_frames(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Four frames a second instead of Textual's sixty, for tests that look at the settled screen
-    only (the snapshots): settle() and the snapshot itself draw every screen they wait for, and
-    the frames in between were work nobody looked at (test_snapshots.py::test_done[80x24]: 64
-    frames drawn -> 42, CPU 2.03 s -> 1.85 s). Not for tests about timing (the first frame,
-    bursts of keys): `call_after_refresh` waits a frame."""
-    monkeypatch.setattr(textual.screen, "UPDATE_PERIOD", 0.25)
-
-
-@pytest.fixture
 def deterministic_ids(monkeypatch: pytest.MonkeyPatch) -> None:
     from kiosk.demo.domain import carts, items, payments
 

@@ -30,8 +30,9 @@ from kiosk.tui.screens.welcome import WelcomeScreen
 
 from .conftest import BASE_URL, FIXED_NOW, PAY_URL, no_sleep, settle
 
-# A slow or held server: Pilot's own 20 ms idle steps are part of the timing (tests/conftest.py).
-pytestmark = pytest.mark.pilot_idle_20ms
+# A slow or held server: Pilot's own 20 ms idle steps are part of the timing, and so are the
+# frames of the first screen (tests/conftest.py).
+pytestmark = [pytest.mark.pilot_idle_20ms, pytest.mark.every_frame]
 
 KEY = ("first-screen", "test")
 

@@ -18,9 +18,6 @@ from kiosk.tui.app import KioskApp
 
 from .conftest import freeze_inputs, make_kiosk, settle
 
-# What these tests look at is the settled screen (tests/tui/conftest.py few_frames).
-pytestmark = pytest.mark.usefixtures("few_frames")
-
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 # Variants of a screen already shown at both sizes: the small size is the one at risk.
 SMALL = [pytest.param((80, 24), id="80x24")]

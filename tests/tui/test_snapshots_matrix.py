@@ -30,9 +30,6 @@ from kiosk.tui.app import KioskApp
 from .conftest import FIXED_NOW, make_kiosk, no_sleep
 from .test_snapshots import fill_customer, order_with_items, press, steps
 
-# What these tests look at is the settled screen (tests/tui/conftest.py few_frames).
-pytestmark = pytest.mark.usefixtures("few_frames")
-
 Step = Callable[[Pilot[Any]], Awaitable[None]]
 
 THEMES = [

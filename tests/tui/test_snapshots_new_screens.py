@@ -16,9 +16,6 @@ from kiosk.config import Settings
 from .conftest import make_kiosk
 from .test_snapshots import press, steps
 
-# What these tests look at is the settled screen (tests/tui/conftest.py few_frames).
-pytestmark = pytest.mark.usefixtures("few_frames")
-
 VARIANTS = [
     pytest.param(theme, size, id=f"{theme}-{size[0]}x{size[1]}")
     for theme in ("default", "high-contrast")

@@ -18,9 +18,6 @@ from kiosk.tui.app import KioskApp
 from .conftest import make_kiosk
 from .test_snapshots import fill_customer, order_with_items, press, steps
 
-# What these tests look at is the settled screen (tests/tui/conftest.py few_frames).
-pytestmark = pytest.mark.usefixtures("few_frames")
-
 VARIANTS = [
     pytest.param("high-contrast", (80, 24), id="high-contrast-80x24"),
     pytest.param("high-contrast", (120, 40), id="high-contrast-120x40"),

@@ -20,8 +20,6 @@ from kiosk.tui.screens.done import DoneScreen
 from .conftest import make_kiosk, settle
 from .test_snapshots import fill_customer, order_with_items, press, steps
 
-pytestmark = pytest.mark.usefixtures("few_frames")
-
 THEMES = [
     pytest.param(theme, size, id=f"{theme}-{size[0]}x{size[1]}")
     for theme in ("default", "high-contrast")
