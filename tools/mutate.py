@@ -76,6 +76,9 @@ class Mutant:
     index: int
     line: int
     kind: str
+    # Which def of that qualname (0: the first): a property's getter and setter share one
+    # qualname. Not in the id while 0, so the ids (and a seeded sample) stay as they were.
+    nth: int = 0
 
 
 def _files() -> list[Path]:
@@ -196,38 +199,68 @@ def enumerate_mutants() -> list[Mutant]:
     for path in _files():
         rel = str(path.relative_to(ROOT))
         tree = ast.parse(path.read_text(), filename=str(path))
+        seen: dict[str, int] = {}
         for qualname, func in _functions(tree):
+            nth = seen[qualname] = seen.get(qualname, -1) + 1
+            named = qualname if nth == 0 else f"{qualname}@{nth}"
             for n, (node, kind) in enumerate(_points(func)):
                 line = getattr(node, "lineno", func.lineno)
-                mutants.append(Mutant(f"{rel}:{qualname}:{n}", rel, qualname, n, line, kind))
+                mutants.append(Mutant(f"{rel}:{named}:{n}", rel, qualname, n, line, kind, nth))
     return mutants
+
+
+def _function(tree: ast.Module, m: Mutant) -> ast.FunctionDef | ast.AsyncFunctionDef:
+    """The mutant's def: the nth of its qualname (a property's setter shares its getter's)."""
+    return [f for q, f in _functions(tree) if q == m.qualname][m.nth]
+
+
+def _first_line(func: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """Where the def's code object starts (`co_firstlineno`): its first decorator, if any."""
+    return min([func.lineno, *(d.lineno for d in func.decorator_list)])
+
+
+def _uses_class_cell(func: ast.AST) -> bool:
+    return any(
+        isinstance(n, ast.Name) and n.id in ("super", "__class__") for n in ast.walk(func)
+    )
 
 
 def mutated_source(m: Mutant) -> tuple[ast.Module, str]:
     path = ROOT / m.file
     tree = ast.parse(path.read_text(), filename=str(path))
-    func = dict(_functions(tree))[m.qualname]
+    func = _function(tree, m)
+    had_class_cell = _uses_class_cell(func)
     node, kind = _points(func)[m.index]
     _apply(node, kind)
-    return tree, ast.unparse(func)
+    shown = ast.unparse(func)
+    if had_class_cell and not _uses_class_cell(func):
+        # The mutant dropped the only `super()`: the compiled code would lose the `__class__`
+        # cell and could not replace the live function's. A bare `__class__` read at the end
+        # keeps the cell and does nothing else (left out of what `show` prints).
+        keep = ast.Expr(value=ast.Name(id="__class__", ctx=ast.Load()))
+        func.body.append(ast.copy_location(keep, func.body[-1]))
+        ast.fix_missing_locations(func)
+    return tree, shown
 
 
-def _find_code(code: types.CodeType, qualname: str) -> types.CodeType | None:
+def _find_code(code: types.CodeType, qualname: str, first_line: int) -> types.CodeType | None:
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
-            if const.co_qualname == qualname:
+            if const.co_qualname == qualname and const.co_firstlineno == first_line:
                 return const
-            found = _find_code(const, qualname)
+            found = _find_code(const, qualname, first_line)
             if found is not None:
                 return found
     return None
 
 
 def patch(m: Mutant) -> int:
-    """Swaps the mutated code into every live function object of that qualname; returns how many."""
+    """Swaps the mutated code into every live function object of that def (its qualname and
+    first line: a property's getter and setter share the qualname); returns how many."""
     tree, _ = mutated_source(m)
     filename = str(ROOT / m.file)
-    new = _find_code(compile(tree, filename, "exec"), m.qualname)
+    first_line = _first_line(_function(tree, m))
+    new = _find_code(compile(tree, filename, "exec"), m.qualname, first_line)
     if new is None:
         return 0
     patched = 0
@@ -239,6 +272,7 @@ def patch(m: Mutant) -> int:
             isinstance(obj, types.FunctionType)
             and obj.__code__.co_filename == filename
             and obj.__code__.co_qualname == m.qualname
+            and obj.__code__.co_firstlineno == first_line
         ):
             obj.__code__ = new
             patched += 1
@@ -316,8 +350,8 @@ def _run_forked(m: Mutant | None, nodeids: list[str], timeout: float) -> str:
     if code == 0:
         return "survived"
     if code in (77, 78):
-        # 78: the mutated code cannot replace the function's (e.g. a mutant that drops the
-        # only `super()` loses the `__class__` cell): not a mutant this runner can test.
+        # 77: no live function of that def; 78: the mutated code cannot replace the
+        # function's (its free variables differ): not a mutant this runner can test.
         return "unpatchable"
     if code in (1,):
         return "killed"
@@ -390,7 +424,7 @@ def show(mid: str) -> None:
     m = next(m for m in enumerate_mutants() if m.id == mid)
     path = ROOT / m.file
     tree = ast.parse(path.read_text())
-    before = ast.unparse(dict(_functions(tree))[m.qualname]).splitlines()
+    before = ast.unparse(_function(tree, m)).splitlines()
     after = mutated_source(m)[1].splitlines()
     print(f"{m.id} ({m.kind}, line {m.line})")
     print("\n".join(difflib.unified_diff(before, after, "before", "after", lineterm="", n=2)))
