@@ -207,7 +207,25 @@ async def test_a_2_0_cart_is_read_in_major_units() -> None:
 
         server.rewrite = whole_units
         cart = await client.get_cart(DT, cart_id)
+        assert parse_money("12") == 12  # the caller's own reading is left as it was
     assert (cart.sub_total, cart.order_total) == (1200, 1500)
+
+
+@pytest.mark.parametrize("named", ["", None, 7], ids=repr)
+async def test_a_location_answer_naming_no_id_keeps_the_location_as_given(named: Any) -> None:
+    server = Rewriting()
+
+    def no_id(request: httpx.Request, data: Any) -> Any:
+        if request.url.path.endswith(f"/locations/{DT}"):
+            data["id"] = named
+        return data
+
+    server.rewrite = no_id
+    async with StorefrontClientV2(BASE, transport=server) as client:
+        with contextlib.suppress(ResponseFormatError):
+            await client.get_location(DT)
+        await client.get_menus(DT)
+    assert server.sent[-1].url.path.endswith(f"/locations/{DT}/menus")
 
 
 async def test_an_answer_with_an_empty_token_keeps_the_token_the_kiosk_holds() -> None:
