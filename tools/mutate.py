@@ -79,6 +79,10 @@ class Mutant:
     # Which def of that qualname (0: the first): a property's getter and setter share one
     # qualname. Not in the id while 0, so the ids (and a seeded sample) stay as they were.
     nth: int = 0
+    # A default value of the def's signature: it lives in the function's `__defaults__`, not in
+    # its code, and its line runs only at import (so the tests of the body are the ones to run).
+    in_default: bool = False
+    body: tuple[int, int] = (0, 0)
 
 
 def _files() -> list[Path]:
@@ -203,10 +207,21 @@ def enumerate_mutants() -> list[Mutant]:
         for qualname, func in _functions(tree):
             nth = seen[qualname] = seen.get(qualname, -1) + 1
             named = qualname if nth == 0 else f"{qualname}@{nth}"
+            defaults = _default_nodes(func)
+            body = (func.body[0].lineno, func.end_lineno or func.body[-1].lineno)
             for n, (node, kind) in enumerate(_points(func)):
                 line = getattr(node, "lineno", func.lineno)
-                mutants.append(Mutant(f"{rel}:{named}:{n}", rel, qualname, n, line, kind, nth))
+                mid = f"{rel}:{named}:{n}"
+                if id(node) in defaults:
+                    mutants.append(Mutant(mid, rel, qualname, n, line, kind, nth, True, body))
+                else:
+                    mutants.append(Mutant(mid, rel, qualname, n, line, kind, nth))
     return mutants
+
+
+def _default_nodes(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
+    found = [*func.args.defaults, *(d for d in func.args.kw_defaults if d is not None)]
+    return {id(n) for d in found for n in ast.walk(d)}
 
 
 def _function(tree: ast.Module, m: Mutant) -> ast.FunctionDef | ast.AsyncFunctionDef:
@@ -220,9 +235,7 @@ def _first_line(func: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
 
 
 def _uses_class_cell(func: ast.AST) -> bool:
-    return any(
-        isinstance(n, ast.Name) and n.id in ("super", "__class__") for n in ast.walk(func)
-    )
+    return any(isinstance(n, ast.Name) and n.id in ("super", "__class__") for n in ast.walk(func))
 
 
 def mutated_source(m: Mutant) -> tuple[ast.Module, str]:
@@ -275,8 +288,43 @@ def patch(m: Mutant) -> int:
             and obj.__code__.co_firstlineno == first_line
         ):
             obj.__code__ = new
+            if m.in_default:
+                _set_defaults(m, obj, _function(tree, m))
             patched += 1
     return patched
+
+
+def _set_defaults(
+    m: Mutant, obj: types.FunctionType, func: ast.FunctionDef | ast.AsyncFunctionDef
+) -> None:
+    """The mutated default value onto the live function (a code swap leaves `__defaults__`):
+    only the default that differs from the source's is evaluated again, the others kept."""
+    path = ROOT / m.file
+    before = _function(ast.parse(path.read_text(), filename=str(path)), m)
+
+    def changed(old: ast.expr | None, new: ast.expr | None) -> bool:
+        return old is not None and new is not None and ast.dump(old) != ast.dump(new)
+
+    def value(node: ast.expr) -> object:
+        code = compile(ast.Expression(node), obj.__code__.co_filename, "eval")
+        return eval(code, obj.__globals__)
+
+    if obj.__defaults__:
+        obj.__defaults__ = tuple(
+            value(new) if changed(old, new) else kept
+            for old, new, kept in zip(
+                before.args.defaults, func.args.defaults, obj.__defaults__, strict=True
+            )
+        )
+    if obj.__kwdefaults__:
+        kw = dict(obj.__kwdefaults__)
+        for arg, old, new in zip(
+            func.args.kwonlyargs, before.args.kw_defaults, func.args.kw_defaults, strict=True
+        ):
+            if changed(old, new):
+                assert new is not None
+                kw[arg.arg] = value(new)
+        obj.__kwdefaults__ = kw
 
 
 # --- coverage map -----------------------------------------------------------------------------
@@ -403,6 +451,12 @@ def run(args: argparse.Namespace) -> None:
         # A file named beside a node id of its own runs only that node (pytest 8): an extra
         # file stands for all of its tests, so its mapped node ids are left out.
         mapped = lines.get(m.file, {}).get(str(m.line), [])
+        if m.in_default:
+            # A default's line runs at import: the tests that run the body use the default.
+            by_line = lines.get(m.file, {})
+            mapped = sorted(
+                {t for n in range(m.body[0], m.body[1] + 1) for t in by_line.get(str(n), [])}
+            )
         tests = args.extra + [t for t in mapped if t.split("::")[0] not in args.extra]
         started = time.monotonic()
         outcome = _run_forked(m, tests, args.timeout) if tests else "no tests"

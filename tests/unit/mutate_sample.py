@@ -23,3 +23,7 @@ class Sample(Base):
 
     def greet(self) -> str:
         return super().greet()
+
+
+def scaled(value: int, factor: int = 2, *, offset: int = 10) -> int:
+    return value * factor + offset

@@ -44,6 +44,7 @@ def restored() -> Iterator[None]:
         Sample.size.fset,
         Sample.greet,
         Sample.__init__,
+        mutate_sample.scaled,
     ]
     codes = [f.__code__ for f in functions]
     frozen = gc.get_freeze_count()
@@ -96,3 +97,20 @@ def test_a_mutant_dropping_the_only_super_is_patched(
     assert "super()" not in mutate.mutated_source(dropped)[1]
     assert mutate.patch(dropped) == 1
     assert Sample().greet() is None
+
+
+def test_a_mutant_of_a_default_value_changes_that_default_only(
+    mutate: ModuleType, sample_mutants: list[Any], restored: None
+) -> None:
+    defaults = [m for m in sample_mutants if m.qualname == "scaled" and m.in_default]
+    assert [m.kind for m in defaults] == ["constant", "constant"]
+    body = mutate_sample.scaled.__code__.co_firstlineno + 1
+    assert all(m.body == (body, body) for m in defaults)  # the body's tests are run for it
+    results = []
+    for mutant in defaults:
+        assert mutate.patch(mutant) == 1
+        results.append(mutate_sample.scaled(3))
+        mutate_sample.scaled.__defaults__ = (2,)
+        mutate_sample.scaled.__kwdefaults__ = {"offset": 10}
+    assert sorted(results) == [3 * 2 + 11, 3 * 3 + 10]
+    assert mutate_sample.scaled(3) == 16
