@@ -5,7 +5,7 @@ before (tools/mutate.py: all 56 of its mutants had no test)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 
 import httpx
 import pytest
@@ -161,3 +161,22 @@ async def test_the_same_picture_is_one_entry_however_its_url_is_spaced(
     await client.get_image(CDN + "a.png")
     await client.get_image("  " + CDN + "a.png ")
     assert len(pictures.requests) == 1
+
+
+async def test_a_picture_declared_too_big_is_refused_before_its_bytes_are_read(
+    client: StorefrontClient, server: Server
+) -> None:
+    read: list[bytes] = []
+
+    async def body() -> AsyncIterator[bytes]:
+        read.append(b"x")
+        yield b"x"
+
+    def huge(request: httpx.Request) -> httpx.Response:
+        headers = {"content-type": "image/png", "content-length": str(50 * 1024 * 1024)}
+        return httpx.Response(200, content=body(), headers=headers)
+
+    server.default = huge
+    with pytest.raises(ResponseFormatError):
+        await client.get_image(CDN + "huge.png")
+    assert read == []
