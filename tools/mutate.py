@@ -76,6 +76,13 @@ class Mutant:
     index: int
     line: int
     kind: str
+    # Which def of that qualname (0: the first): a property's getter and setter share one
+    # qualname. Not in the id while 0, so the ids (and a seeded sample) stay as they were.
+    nth: int = 0
+    # A default value of the def's signature: it lives in the function's `__defaults__`, not in
+    # its code, and its line runs only at import (so the tests of the body are the ones to run).
+    in_default: bool = False
+    body: tuple[int, int] = (0, 0)
 
 
 def _files() -> list[Path]:
@@ -196,38 +203,77 @@ def enumerate_mutants() -> list[Mutant]:
     for path in _files():
         rel = str(path.relative_to(ROOT))
         tree = ast.parse(path.read_text(), filename=str(path))
+        seen: dict[str, int] = {}
         for qualname, func in _functions(tree):
+            nth = seen[qualname] = seen.get(qualname, -1) + 1
+            named = qualname if nth == 0 else f"{qualname}@{nth}"
+            defaults = _default_nodes(func)
+            body = (func.body[0].lineno, func.end_lineno or func.body[-1].lineno)
             for n, (node, kind) in enumerate(_points(func)):
                 line = getattr(node, "lineno", func.lineno)
-                mutants.append(Mutant(f"{rel}:{qualname}:{n}", rel, qualname, n, line, kind))
+                mid = f"{rel}:{named}:{n}"
+                if id(node) in defaults:
+                    mutants.append(Mutant(mid, rel, qualname, n, line, kind, nth, True, body))
+                else:
+                    mutants.append(Mutant(mid, rel, qualname, n, line, kind, nth))
     return mutants
+
+
+def _default_nodes(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
+    found = [*func.args.defaults, *(d for d in func.args.kw_defaults if d is not None)]
+    return {id(n) for d in found for n in ast.walk(d)}
+
+
+def _function(tree: ast.Module, m: Mutant) -> ast.FunctionDef | ast.AsyncFunctionDef:
+    """The mutant's def: the nth of its qualname (a property's setter shares its getter's)."""
+    return [f for q, f in _functions(tree) if q == m.qualname][m.nth]
+
+
+def _first_line(func: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """Where the def's code object starts (`co_firstlineno`): its first decorator, if any."""
+    return min([func.lineno, *(d.lineno for d in func.decorator_list)])
+
+
+def _uses_class_cell(func: ast.AST) -> bool:
+    return any(isinstance(n, ast.Name) and n.id in ("super", "__class__") for n in ast.walk(func))
 
 
 def mutated_source(m: Mutant) -> tuple[ast.Module, str]:
     path = ROOT / m.file
     tree = ast.parse(path.read_text(), filename=str(path))
-    func = dict(_functions(tree))[m.qualname]
+    func = _function(tree, m)
+    had_class_cell = _uses_class_cell(func)
     node, kind = _points(func)[m.index]
     _apply(node, kind)
-    return tree, ast.unparse(func)
+    shown = ast.unparse(func)
+    if had_class_cell and not _uses_class_cell(func):
+        # The mutant dropped the only `super()`: the compiled code would lose the `__class__`
+        # cell and could not replace the live function's. A bare `__class__` read at the end
+        # keeps the cell and does nothing else (left out of what `show` prints).
+        keep = ast.Expr(value=ast.Name(id="__class__", ctx=ast.Load()))
+        func.body.append(ast.copy_location(keep, func.body[-1]))
+        ast.fix_missing_locations(func)
+    return tree, shown
 
 
-def _find_code(code: types.CodeType, qualname: str) -> types.CodeType | None:
+def _find_code(code: types.CodeType, qualname: str, first_line: int) -> types.CodeType | None:
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
-            if const.co_qualname == qualname:
+            if const.co_qualname == qualname and const.co_firstlineno == first_line:
                 return const
-            found = _find_code(const, qualname)
+            found = _find_code(const, qualname, first_line)
             if found is not None:
                 return found
     return None
 
 
 def patch(m: Mutant) -> int:
-    """Swaps the mutated code into every live function object of that qualname; returns how many."""
+    """Swaps the mutated code into every live function object of that def (its qualname and
+    first line: a property's getter and setter share the qualname); returns how many."""
     tree, _ = mutated_source(m)
     filename = str(ROOT / m.file)
-    new = _find_code(compile(tree, filename, "exec"), m.qualname)
+    first_line = _first_line(_function(tree, m))
+    new = _find_code(compile(tree, filename, "exec"), m.qualname, first_line)
     if new is None:
         return 0
     patched = 0
@@ -239,10 +285,46 @@ def patch(m: Mutant) -> int:
             isinstance(obj, types.FunctionType)
             and obj.__code__.co_filename == filename
             and obj.__code__.co_qualname == m.qualname
+            and obj.__code__.co_firstlineno == first_line
         ):
             obj.__code__ = new
+            if m.in_default:
+                _set_defaults(m, obj, _function(tree, m))
             patched += 1
     return patched
+
+
+def _set_defaults(
+    m: Mutant, obj: types.FunctionType, func: ast.FunctionDef | ast.AsyncFunctionDef
+) -> None:
+    """The mutated default value onto the live function (a code swap leaves `__defaults__`):
+    only the default that differs from the source's is evaluated again, the others kept."""
+    path = ROOT / m.file
+    before = _function(ast.parse(path.read_text(), filename=str(path)), m)
+
+    def changed(old: ast.expr | None, new: ast.expr | None) -> bool:
+        return old is not None and new is not None and ast.dump(old) != ast.dump(new)
+
+    def value(node: ast.expr) -> object:
+        code = compile(ast.Expression(node), obj.__code__.co_filename, "eval")
+        return eval(code, obj.__globals__)
+
+    if obj.__defaults__:
+        obj.__defaults__ = tuple(
+            value(new) if changed(old, new) else kept
+            for old, new, kept in zip(
+                before.args.defaults, func.args.defaults, obj.__defaults__, strict=True
+            )
+        )
+    if obj.__kwdefaults__:
+        kw = dict(obj.__kwdefaults__)
+        for arg, old, new in zip(
+            func.args.kwonlyargs, before.args.kw_defaults, func.args.kw_defaults, strict=True
+        ):
+            if changed(old, new):
+                assert new is not None
+                kw[arg.arg] = value(new)
+        obj.__kwdefaults__ = kw
 
 
 # --- coverage map -----------------------------------------------------------------------------
@@ -316,8 +398,8 @@ def _run_forked(m: Mutant | None, nodeids: list[str], timeout: float) -> str:
     if code == 0:
         return "survived"
     if code in (77, 78):
-        # 78: the mutated code cannot replace the function's (e.g. a mutant that drops the
-        # only `super()` loses the `__class__` cell): not a mutant this runner can test.
+        # 77: no live function of that def; 78: the mutated code cannot replace the
+        # function's (its free variables differ): not a mutant this runner can test.
         return "unpatchable"
     if code in (1,):
         return "killed"
@@ -369,6 +451,12 @@ def run(args: argparse.Namespace) -> None:
         # A file named beside a node id of its own runs only that node (pytest 8): an extra
         # file stands for all of its tests, so its mapped node ids are left out.
         mapped = lines.get(m.file, {}).get(str(m.line), [])
+        if m.in_default:
+            # A default's line runs at import: the tests that run the body use the default.
+            by_line = lines.get(m.file, {})
+            mapped = sorted(
+                {t for n in range(m.body[0], m.body[1] + 1) for t in by_line.get(str(n), [])}
+            )
         tests = args.extra + [t for t in mapped if t.split("::")[0] not in args.extra]
         started = time.monotonic()
         outcome = _run_forked(m, tests, args.timeout) if tests else "no tests"
@@ -390,7 +478,7 @@ def show(mid: str) -> None:
     m = next(m for m in enumerate_mutants() if m.id == mid)
     path = ROOT / m.file
     tree = ast.parse(path.read_text())
-    before = ast.unparse(dict(_functions(tree))[m.qualname]).splitlines()
+    before = ast.unparse(_function(tree, m)).splitlines()
     after = mutated_source(m)[1].splitlines()
     print(f"{m.id} ({m.kind}, line {m.line})")
     print("\n".join(difflib.unified_diff(before, after, "before", "after", lineterm="", n=2)))
