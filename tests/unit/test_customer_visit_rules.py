@@ -51,9 +51,14 @@ async def test_a_reset_clears_the_way_to_order_for_the_next_customer() -> None:
         await visit.start("table_service", table_number="7")
         await visit.add_item("prd_cookie", 1)
         assert visit.state.table_number == "7"
-        assert await visit.reset() is True
-        state = visit.state
-        assert (state.fulfillment_method, state.table_number, state.cart_id) == (None, None, None)
+        discard = visit.end()
+        # From the moment the reset is asked for, no state shows the last customer's table
+        # again, not even while the old cart is being deleted.
+        seen: list[VisitState] = [visit.state]
+        visit.subscribe(seen.append)
+        assert await discard is True
+        assert seen[-1] is visit.state and visit.state.cart_id is None
+        assert {(s.fulfillment_method, s.table_number) for s in seen} == {(None, None)}
 
 
 async def test_an_old_orders_discard_is_not_shown_as_the_next_visit_working() -> None:
