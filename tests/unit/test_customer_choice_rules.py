@@ -13,7 +13,13 @@ import pytest
 from kiosk.api.models import Cart, CartItem, ProductDetail, TipSettings
 from kiosk.ordering.hours import opening_status
 from kiosk.ordering.modifiers import SelectionState
-from kiosk.ordering.tips import TipRefused, parse_custom_tip, tip_choices
+from kiosk.ordering.tips import (
+    MAX_CUSTOM_TIP,
+    TipRefused,
+    chosen_tip,
+    parse_custom_tip,
+    tip_choices,
+)
 from kiosk.ordering.visit import selection_for_line
 
 
@@ -37,9 +43,42 @@ def test_a_tip_preset_of_up_to_a_hundred_percent_is_offered_and_no_more() -> Non
     assert hundred.text == "100% · $20.00"
 
 
+def test_a_tip_preset_that_is_not_a_plain_percentage_is_left_out() -> None:
+    keys = [c.key for c in tip_choices(_cart(), _tips("20X", "x15", "15 %", "18%"))]
+    assert keys == ["none", "15", "18"]
+
+
+def test_without_a_cart_the_tip_buttons_show_no_amounts() -> None:
+    choices = tip_choices(None, _tips("15", custom=True))
+    assert [(c.key, c.amount, c.text) for c in choices] == [
+        ("none", "", "No tip"),
+        ("15", "", "15%"),
+        ("custom", "", "Other"),
+    ]
+
+
+def test_only_the_chosen_preset_shows_the_servers_figure_the_others_their_own() -> None:
+    chosen = _cart(fees={"tipRate": "0.15"}, waiterTipTotal="3.01")
+    texts = [c.text for c in tip_choices(chosen, _tips("10", "15", "20", custom=True))]
+    assert texts == ["No tip · $0.00", "10% · $2.00", "15% · $3.01", "20% · $4.00", "Other"]
+
+
+def test_a_tip_rate_of_zero_is_no_preset_chosen() -> None:
+    assert chosen_tip(_cart(fees={"tipRate": "0.00"})) == "none"
+    assert chosen_tip(_cart(fees={"tipRate": "0"}, waiterTipTotal="2.00")) == "custom"
+    assert chosen_tip(_cart(fees={"tipRate": "0.1"}, waiterTipTotal="2.00")) == "10"
+
+
 @pytest.mark.parametrize(
     ("raw", "currency", "minor"),
-    [("£3", "gbp", 300), ("3 £", "gbp", 300), ("€2.50", "eur", 250), ("NZ$4", "nzd", 400)],
+    [
+        ("£3", "gbp", 300),
+        ("3 £", "gbp", 300),
+        ("€2.50", "eur", 250),
+        ("NZ$4", "nzd", 400),
+        ("A$5", "aud", 500),
+        ("CA$6.25", "cad", 625),
+    ],
 )
 def test_a_custom_tip_may_be_typed_with_its_currency_sign(
     raw: str, currency: str, minor: int
@@ -47,9 +86,37 @@ def test_a_custom_tip_may_be_typed_with_its_currency_sign(
     assert parse_custom_tip(raw, currency) == minor
 
 
-def test_a_custom_tip_of_only_a_currency_sign_asks_for_an_amount() -> None:
-    with pytest.raises(TipRefused, match="enter an amount"):
-        parse_custom_tip(" £ ", "gbp")
+@pytest.mark.xfail(
+    strict=True,
+    reason="bug: '$' is stripped before 'NZ$', 'A$' and 'CA$', so a sign of theirs typed after "
+    "the amount leaves 'NZ', 'A' or 'CA' behind and the tip is refused (as '3 £' is not)",
+)
+@pytest.mark.parametrize("raw", ["7 CA$", "7NZ$", "7 A$"])
+def test_a_dollar_sign_with_its_country_may_follow_the_amount(raw: str) -> None:
+    assert parse_custom_tip(raw, "cad") == 700
+
+
+def test_a_custom_tip_of_up_to_a_thousand_is_taken_and_no_more() -> None:
+    assert parse_custom_tip("1000", "usd") == MAX_CUSTOM_TIP == 100_000
+    with pytest.raises(TipRefused):
+        parse_custom_tip("1000.01", "usd")
+
+
+@pytest.mark.parametrize(
+    ("raw", "says"),
+    [
+        (" £ ", "Please enter an amount, e.g. 2.50."),
+        ("-3", "A tip can't be negative."),
+        ("1000.01", "A tip here is at most $1,000.00. Please ask staff for more."),
+        ("2,50", "'2,50' is not an amount. Please type digits, e.g. 2.50."),
+        # What was typed is repeated, cut to its first 12 characters.
+        ("abcdefghijklmnop", "'abcdefghijkl' is not an amount. Please type digits, e.g. 2.50."),
+    ],
+)
+def test_a_refused_custom_tip_tells_the_customer_why_in_full(raw: str, says: str) -> None:
+    with pytest.raises(TipRefused) as refused:
+        parse_custom_tip(raw, "usd")
+    assert str(refused.value) == says
 
 
 def test_other_is_offered_under_the_custom_key_the_tip_screen_sends() -> None:
