@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
-from kiosk.api.errors import StorefrontError
+from kiosk.api.errors import NotFoundError, StorefrontError
 from kiosk.api.models import Location, MenusResponse, Readiness
 from kiosk.demo.data import WESTSIDE
 from kiosk.ordering.catalogue import Catalogue
 from kiosk.ordering.reorder import order_again
-from kiosk.ordering.visit import Visit, VisitState
+from kiosk.ordering.visit import OrderTime, Visit, VisitState
 from tests.support.ordering_rig import Rig, demo_rig
 
 # Each test on the legacy API and on 2.0 (tests/unit/conftest.py).
@@ -95,6 +95,82 @@ async def test_order_again_takes_the_carts_own_way_when_the_visit_names_none() -
         assert again.state.fulfillment_method == "pickup"
         assert again.state.cart is not None
         assert [(i.product_id, i.quantity) for i in again.state.cart.items] == [("prd_cookie", 2)]
+
+
+async def test_order_again_carries_the_code_and_the_later_time_and_asks_for_the_tip() -> None:
+    async with demo_rig() as rig:
+        first = rig.visit()
+        await first.start("pickup")
+        await first.add_item("prd_cookie", 2)
+        await first.set_tip("18")
+        await first.apply_discount("SAVE10")
+        slot = (await rig.client.get_time_intervals(rig.location_id)).order_days[1]
+        await first.set_order_time_later(slot.value, slot.intervals[2])
+        cart = first.state.cart
+        assert cart is not None and cart.waiter_tip_total and cart.discount_code == "SAVE10"
+
+        again = rig.visit()
+        result = await order_again(again, cart, first.state)
+        assert result.dropped == ("the tip (please choose it again)",)
+        assert result.dropped_lines == ()
+        made = again.state.cart
+        assert made is not None and made.id != cart.id
+        assert made.discount_code == "SAVE10" and not made.waiter_tip_total
+        assert (made.pickup_type, made.order_date, made.order_time) == (
+            "LATER",
+            slot.value,
+            slot.intervals[2],
+        )
+        assert again.state.order_time == OrderTime(slot.value, slot.intervals[2])
+
+
+async def test_order_again_names_what_the_server_no_longer_takes() -> None:
+    async with demo_rig() as rig:
+        first = rig.visit()
+        await first.start("pickup")
+        cart = await first.add_item("prd_cookie", 1)
+        assert cart is not None
+        gone = cart.model_copy(update={"discount_code": "NOPE99"})
+        past = dataclasses.replace(first.state, order_time=OrderTime("2020-01-01", "03:00"))
+        again = rig.visit()
+        result = await order_again(again, gone, past)
+        assert result.dropped == ("code NOPE99", "the later time")
+        assert result.dropped_lines == ()
+        assert again.state.cart is not None and again.state.cart.discount_code in (None, "")
+        assert again.state.order_time == OrderTime()
+
+
+async def test_order_again_for_as_soon_as_possible_drops_nothing() -> None:
+    async with demo_rig() as rig:
+        first = rig.visit()
+        await first.start("pickup")
+        cart = await first.add_item("prd_cookie", 1)
+        assert cart is not None
+        result = await order_again(rig.visit(), cart, first.state)
+        assert (result.dropped, result.dropped_lines) == ((), ())
+
+
+async def test_an_edit_that_changes_nothing_writes_nothing() -> None:
+    async with demo_rig() as rig:
+        visit = rig.visit()
+        await visit.start("pickup")
+        cart = await visit.add_item("prd_cookie", 2)
+        assert cart is not None
+        line = cart.items[0]
+        sent = len(rig.transport.sent)
+        assert await visit.replace_line(line.id, 2, []) is cart
+        assert len(rig.transport.sent) == sent
+
+
+async def test_editing_a_line_no_longer_in_the_order_says_so() -> None:
+    async with demo_rig() as rig:
+        visit = rig.visit()
+        await visit.start("pickup")
+        await visit.add_item("prd_cookie", 1)
+        with pytest.raises(NotFoundError) as caught:
+            await visit.replace_line("line-gone", 1, [])
+        assert caught.value.status == 404
+        assert caught.value.message == "This line is no longer in your order."
 
 
 async def test_a_restart_after_the_handoff_shows_the_orders_lines(tmp_path: Path) -> None:
