@@ -194,25 +194,43 @@ async def test_a_restart_after_the_handoff_shows_the_orders_lines(tmp_path: Path
 
 class _ClosedNow:
     """The rig's client, as a server with nothing on its menus served now (every menu inactive
-    unless a later slot is asked for) whose readiness says `ready` (raises when `ready` is an
-    exception). Records the menus reads."""
+    unless a later slot is asked for; `closed=False`: as the demo serves them) whose readiness
+    says `ready` (raises when `ready` is an exception), and that takes orders for later only
+    when `later_only`. Records the menus reads and counts the readiness reads."""
 
-    def __init__(self, client: Any, ready: Readiness | Exception | None) -> None:
+    def __init__(
+        self,
+        client: Any,
+        ready: Readiness | Exception | None,
+        *,
+        closed: bool = True,
+        later_only: bool = False,
+    ) -> None:
         self._client = client
         self._ready = ready
+        self._closed = closed
+        self._later_only = later_only
         self.menus_reads: list[tuple[str | None, str | None]] = []
+        self.readiness_reads = 0
 
     async def get_menus(
         self, location_id: str, order_date: str | None = None, order_time: str | None = None
     ) -> MenusResponse:
         self.menus_reads.append((order_date, order_time))
         menus = await self._client.get_menus(location_id, order_date, order_time)
-        if order_date:
+        if order_date or not self._closed:
             return menus
         idle = tuple(dataclasses.replace(m, is_active=False) for m in menus.menus)
         return dataclasses.replace(menus, menus=idle)
 
+    async def get_time_intervals(self, location_id: str, *, fresh: bool = False) -> Any:
+        slots = await self._client.get_time_intervals(location_id, fresh=fresh)
+        if self._later_only:
+            return slots.model_copy(update={"require_scheduled_orders": True})
+        return slots
+
     async def ordering_readiness(self, location_id: str, method: Any) -> Readiness | None:
+        self.readiness_reads += 1
         if isinstance(self._ready, Exception):
             raise self._ready
         return self._ready
@@ -296,3 +314,76 @@ async def test_a_location_record_that_lists_its_ways_is_not_looked_up_in_the_lis
     unlisted = Location.model_validate({"id": "loc1"})
     assert await catalogue.merchant_listing(unlisted) is None  # the read failed: no entry
     assert asked == ["the-diner"]
+
+
+async def test_a_location_serving_now_is_not_asked_whether_it_takes_an_order_now() -> None:
+    async with demo_rig() as rig:
+        server = _ClosedNow(rig.client, Readiness(ready=False), closed=False)
+        visit = _closed_visit(rig, server)
+        await visit.start("pickup")
+        await visit.add_item("prd_cookie", 1)
+        menus = await visit.menus()
+        assert any(m.is_active for m in menus.menus)
+        assert server.menus_reads == [(None, None)] and server.readiness_reads == 0
+        assert visit.asap_refused is None and visit.scheduled_first is None
+
+
+async def test_before_any_order_a_closed_location_is_not_asked_nor_an_order_set() -> None:
+    async with demo_rig() as rig:
+        server = _ClosedNow(rig.client, Readiness(ready=False))
+        visit = _closed_visit(rig, server)
+        menus = await visit.menus()
+        assert menus.menus and not any(m.is_active for m in menus.menus)
+        assert server.menus_reads == [(None, None)] and server.readiness_reads == 0
+        assert visit.asap_refused is None and visit.scheduled_first is None
+        assert visit.state.cart_id is None
+
+
+async def test_an_order_for_later_reads_the_menus_of_its_slot() -> None:
+    async with demo_rig() as rig:
+        server = _ClosedNow(rig.client, Readiness(ready=True), closed=False)
+        visit = _closed_visit(rig, server)
+        await visit.start("pickup")
+        await visit.add_item("prd_cookie", 1)
+        assert visit.menu_slot() == ("", "")
+        slot = (await rig.client.get_time_intervals(rig.location_id)).order_days[1]
+        await visit.set_order_time_later(slot.value, slot.intervals[2])
+        assert visit.menu_slot() == (slot.value, slot.intervals[2])
+        await visit.menus()
+        assert server.menus_reads == [(slot.value, slot.intervals[2])]
+        assert server.readiness_reads == 0
+
+
+async def test_a_later_only_location_sets_the_order_to_its_first_slot_once() -> None:
+    async with demo_rig() as rig:
+        server = _ClosedNow(rig.client, None, closed=False, later_only=True)
+        visit = _closed_visit(rig, server)
+        await visit.start("pickup")
+        await visit.add_item("prd_cookie", 1)
+        slots = await rig.client.get_time_intervals(rig.location_id)
+        first = slots.first_slot()
+        assert first is not None
+        day, at = first
+        said = await visit.schedule_if_required()
+        assert said == (day.label or day.value, at) == visit.scheduled_first
+        cart = visit.state.cart
+        assert cart is not None and (cart.pickup_type, cart.order_date, cart.order_time) == (
+            "LATER",
+            day.value,
+            at,
+        )
+        sent = len(rig.transport.sent)
+        assert await visit.schedule_if_required() is None  # already for later: left as it is
+        assert len(rig.transport.sent) == sent
+
+
+async def test_a_location_taking_orders_now_leaves_the_order_for_now() -> None:
+    async with demo_rig() as rig:
+        server = _ClosedNow(rig.client, None, closed=False)
+        visit = _closed_visit(rig, server)
+        await visit.start("pickup")
+        await visit.add_item("prd_cookie", 1)
+        assert await visit.schedule_if_required() is None
+        cart = visit.state.cart
+        assert cart is not None and (cart.pickup_type or "").upper() != "LATER"
+        assert visit.scheduled_first is None
