@@ -219,3 +219,34 @@ def test_a_location_without_hours_still_writes_times_its_countrys_way() -> None:
         assert not status.known and status.country == "NZ"
     nowhere = SimpleNamespace(timezone=None, hours=None, country=None)
     assert opening_status(nowhere, moment).country == ""
+
+
+# -- the order's time ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("cart", "slot"),
+    [
+        (
+            {"pickupType": "LATER", "orderDate": "2026-03-03", "orderTime": "10:00"},
+            ("2026-03-03", "10:00"),
+        ),
+        (
+            {"pickupType": "later", "orderDate": "2026-03-03", "orderTime": "10:00"},
+            ("2026-03-03", "10:00"),
+        ),
+        # A server that says "later" without the day or the hour: what it gave, the rest unsaid.
+        ({"pickupType": "LATER", "orderTime": "10:00"}, ("", "10:00")),
+        ({"pickupType": "LATER", "orderDate": "2026-03-03"}, ("2026-03-03", "")),
+        ({"pickupType": "ASAP", "orderDate": "2026-03-03", "orderTime": "10:00"}, ("", "")),
+        ({}, ("", "")),
+    ],
+)
+def test_the_menus_slot_is_the_later_carts_day_and_hour(
+    cart: dict[str, Any], slot: tuple[str, str]
+) -> None:
+    from kiosk.ordering.timing import OrderTiming
+    from kiosk.ordering.visit_state import VisitState
+
+    host = SimpleNamespace(state=VisitState(cart=_cart(**cart)))
+    assert OrderTiming(host, None).menu_slot() == slot  # type: ignore[arg-type]
