@@ -6,12 +6,22 @@ docs/mutation.md, issue 32 item 8)."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from kiosk.api.errors import InvalidRequestError, StorefrontError
-from kiosk.api.models import Location, Merchant, MethodsStatus, Readiness, TimeIntervals
+from kiosk.api.models import (
+    Cart,
+    Location,
+    Merchant,
+    MethodsStatus,
+    ProductDetail,
+    Readiness,
+    TimeIntervals,
+    TipSettings,
+)
 from kiosk.ordering.catalogue import Catalogue
 from kiosk.ordering.refusals import Concern
 from kiosk.ordering.visit_state import VisitState
@@ -54,6 +64,62 @@ class _Server:
         return TimeIntervals.model_validate({"orderDays": [{"value": "2026-03-03"}]})
 
 
+PRODUCT = ProductDetail.model_validate(
+    {
+        "id": "prd_latte",
+        "name": "Latte",
+        "price": "4.00",
+        "modifiers": [
+            {
+                "id": "grp_size",
+                "name": "Size",
+                "items": [
+                    {
+                        "id": "opt_large",
+                        "name": "Large (16 oz)",
+                        "childGroups": [
+                            {
+                                "groupId": "grp_milk",
+                                "group": {
+                                    "id": "grp_milk",
+                                    "name": "Milk",
+                                    "items": [{"id": "opt_oat", "name": "Oat milk"}],
+                                },
+                            }
+                        ],
+                    }
+                ],
+            }
+        ],
+    }
+)
+
+
+class _Shop(_Server):
+    """A server with a product, pictures, tips and recommendations; `low`: its rate budget is
+    running low."""
+
+    def __init__(self, *, low: bool = False) -> None:
+        super().__init__()
+        self.rate_budget = SimpleNamespace(is_low=low)
+
+    async def get_product(self, location_id: str, product_id: str) -> ProductDetail:
+        self.asked.append(("product", location_id, product_id))
+        return PRODUCT
+
+    async def get_image(self, url: str) -> bytes:
+        self.asked.append(("image", url))
+        return b"\x89PNG"
+
+    async def get_gratuity(self, location_id: str) -> TipSettings:
+        self.asked.append(("tips", location_id))
+        return TipSettings(enabled=True)
+
+    async def cross_sell(self, location_id: str, cart_id: str) -> list[Any]:
+        self.asked.append(("cross_sell", location_id, cart_id))
+        return []
+
+
 class _Reads:
     """A catalogue over one stand-in server, with the visit's state and what it published."""
 
@@ -86,8 +152,9 @@ async def test_the_merchant_listing_gives_this_locations_entry() -> None:
         # Asked of the location's own server: the visit's, else the record's.
         assert reads.clients == ["loc1"]
     fresh = _Reads(VisitState(location_id="loc1"), _Server())
+    await fresh.catalogue.merchant_listing(HERE)
     await fresh.catalogue.merchant_listing(HERE, fresh=True)
-    assert fresh.server.asked == [("merchant", "the-diner", True)]
+    assert fresh.server.asked == [("merchant", "the-diner", False), ("merchant", "the-diner", True)]
 
 
 async def test_without_a_merchant_slug_no_listing_is_read() -> None:
@@ -161,3 +228,68 @@ async def test_the_ways_of_a_record_given_are_its_own_without_a_read() -> None:
     assert await reads.catalogue.location_ways() == MethodsStatus(pickup=True, table=True)
     assert reads.server.asked[0] == ("location", "loc1", False)
     assert reads.chosen == [("loc1", HERE)]
+
+
+async def test_a_products_choices_are_known_by_name_at_every_depth() -> None:
+    reads = _Reads(VisitState(location_id="loc1"), _Shop())
+    assert await reads.catalogue.product("prd_latte") is PRODUCT
+    assert reads.server.asked == [("product", "loc1", "prd_latte")]
+    assert reads.catalogue.option_names == {
+        "grp_size": "Size",
+        "opt_large": "Large (16 oz)",
+        "grp_milk": "Milk",
+        "opt_oat": "Oat milk",
+    }
+
+
+async def test_a_taken_up_carts_unnamed_choices_are_read_once_by_product() -> None:
+    def line(line_id: str, product_id: str, option: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "id": line_id,
+            "productId": product_id,
+            "quantity": 1,
+            "selections": [{"groupId": "grp_size", "selectedOptions": [option]}],
+        }
+
+    cart = Cart.model_validate(
+        {
+            "id": "c1",
+            "items": [
+                line("l1", "prd_latte", {"optionId": "opt_large"}),
+                line("l2", "prd_latte", {"optionId": "opt_large"}),
+                line("l3", "prd_tea", {"optionId": "opt_small", "name": "Small"}),
+            ],
+        }
+    )
+    reads = _Reads(VisitState(location_id="loc1"), _Shop())
+    await reads.catalogue.learn_option_names(cart)
+    assert reads.server.asked == [("product", "loc1", "prd_latte")]
+    assert reads.catalogue.option_names["opt_large"] == "Large (16 oz)"
+    await reads.catalogue.learn_option_names(cart)  # now known: nothing read again
+    assert len(reads.server.asked) == 1
+
+
+async def test_pictures_and_tips_are_the_locations_servers() -> None:
+    reads = _Reads(VisitState(location_id="loc1"), _Shop())
+    assert await reads.catalogue.picture("https://cdn.test/latte.png") == b"\x89PNG"
+    assert await reads.catalogue.tip_settings() == TipSettings(enabled=True)
+    assert reads.server.asked == [("image", "https://cdn.test/latte.png"), ("tips", "loc1")]
+
+
+async def test_the_slots_are_read_through_the_caches_and_published() -> None:
+    reads = _Reads(VisitState(location_id="loc1"), _Server())
+    slots = await reads.catalogue.time_intervals()
+    assert slots.order_days[0].value == "2026-03-03"
+    assert reads.server.asked == [("slots", "loc1", False)]
+    assert reads.published == [{"slots": slots}]
+
+
+async def test_no_suggestions_without_a_cart_nor_on_a_low_rate_budget() -> None:
+    assert await _Reads(VisitState(location_id="loc1"), _Shop()).catalogue.cross_sell() == []
+    with_cart = VisitState(location_id="loc1", cart=Cart(id="c1"))
+    low = _Reads(with_cart, _Shop(low=True))
+    assert await low.catalogue.cross_sell() == []
+    assert low.server.asked == []
+    ok = _Reads(with_cart, _Shop())
+    assert await ok.catalogue.cross_sell() == []
+    assert ok.server.asked == [("cross_sell", "loc1", "c1")]
