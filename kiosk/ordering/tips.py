@@ -115,7 +115,7 @@ def chosen_tip(cart: Cart) -> str:
 def parse_custom_tip(raw: str, currency: str, locale: str | None = None) -> int:
     """A custom tip as typed ("2.50", "$3", "4") in minor units; TipRefused says why not."""
     text = raw.strip()
-    for sign in ("$", "€", "£", "NZ$", "A$", "CA$"):
+    for sign in ("NZ$", "CA$", "A$", "$", "€", "£"):  # the longer signs first: "7 CA$" is 7
         text = text.removeprefix(sign).removesuffix(sign).strip()
     if not text:
         raise TipRefused(_("Please enter an amount, e.g. 2.50."))
