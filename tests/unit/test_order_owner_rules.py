@@ -1,0 +1,269 @@
+"""Rules of the order's owner side (CartStore and its edits, hand-off and payment wait) that the
+mutation sample showed untested (docs/mutation.md, issue 32 item 8). Through the store's public
+methods on the embedded demo backend, on both dialects unless a rule is one dialect's."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from typing import Any
+
+import pytest
+
+from kiosk.api import AmbiguousWriteError, Cart, DeliveryAddress
+from kiosk.api.models import OrderProgress
+from kiosk.ordering.cart_edits import CartEdits
+from kiosk.ordering.cart_store import CartStore
+from kiosk.ordering.cart_writer import CartWriter
+from kiosk.ordering.lifecycle import Phase
+from kiosk.ordering.payment import PaymentOutcome, PaymentSession, PollSchedule, watch_kept_handoff
+from tests.support.ordering_rig import V1_ONLY_COORDS, Rig, demo_rig
+
+# Each test on the legacy API and on 2.0 (tests/unit/conftest.py).
+pytestmark = pytest.mark.usefixtures("rig_dialect")
+
+V2_ONLY_EXPIRY = "a 2.0 hand-off stops working at its expiresAt; v1's payment intent has none"
+APPROVE = "4242 4242 4242 4242"
+
+
+def lines(cart: Cart | None) -> list[tuple[str, int]]:
+    assert cart is not None
+    return [(i.product_id, i.quantity) for i in cart.items]
+
+
+def server_lines(rig: Rig, cart_id: str | None) -> list[tuple[str, int]]:
+    cart = rig.server_cart(cart_id or "")
+    assert cart is not None
+    return [(i["productId"], i["quantity"]) for i in cart["items"]]
+
+
+def lose_first_answer(client: Any, name: str, *, reached: bool) -> list[int]:
+    """The client's `name` write loses its first answer (AmbiguousWriteError), after the server
+    made it (`reached`) or before it got there; later sends are the real client's. Returns the
+    sends, counted."""
+    real = getattr(client, name)
+    calls: list[int] = []
+
+    async def first_answer_lost(*args: Any, **kw: Any) -> Any:
+        calls.append(1)
+        if len(calls) > 1:
+            return await real(*args, **kw)
+        if reached:
+            await real(*args, **kw)
+        raise AmbiguousWriteError(endpoint=name)
+
+    setattr(client, name, first_answer_lost)
+    return calls
+
+
+async def with_cookies(rig: Rig, quantity: int, **kw: Any) -> tuple[CartStore, str]:
+    store = rig.store(**kw)
+    await store.start("pickup")
+    cart = await store.add_item("prd_cookie", quantity)
+    assert cart is not None
+    return store, cart.items[0].id
+
+
+# ------------------------------------------------------------------------------------ lines
+
+
+async def test_removing_a_line_takes_it_off_the_order() -> None:
+    async with demo_rig() as rig:
+        store, item = await with_cookies(rig, 2)
+        await store.add_item("prd_brownie", 1)
+        cart = await store.remove_item(item)
+        assert lines(cart) == [("prd_brownie", 1)]
+        assert server_lines(rig, store.cart_id) == [("prd_brownie", 1)]
+
+
+@pytest.mark.parametrize("reached", [False, True])
+async def test_a_quantity_change_with_its_answer_lost_is_made_once(reached: bool) -> None:
+    async with demo_rig() as rig:
+        store, item = await with_cookies(rig, 1)
+        calls = lose_first_answer(store.client, "set_item_quantity", reached=reached)
+        cart = await store.set_quantity(item, 3)
+        assert server_lines(rig, store.cart_id) == [("prd_cookie", 3)]
+        assert lines(cart) == [("prd_cookie", 3)]
+        # Landed: the re-read shows it, nothing is sent again; lost: the re-read shows one
+        # cookie still, and the change goes once more.
+        assert len(calls) == (1 if reached else 2)
+
+
+# ----------------------------------------------------------------------------- the discount
+
+
+@pytest.mark.parametrize("reached", [False, True])
+async def test_removing_the_code_with_its_answer_lost_ends_without_the_code(
+    reached: bool,
+) -> None:
+    async with demo_rig() as rig:
+        store, _ = await with_cookies(rig, 2)
+        await store.apply_discount("SAVE10")
+        assert store.cart is not None and store.cart.discount_code
+        calls = lose_first_answer(store.client, "remove_discount", reached=reached)
+        cart = await store.remove_discount()
+        assert cart is not None and not cart.discount_code
+        assert store.cart is not None and not store.cart.discount_code
+        server = rig.server_cart(store.cart_id or "")
+        assert server is not None and not server.get("discountCode")
+        assert len(calls) == (1 if reached else 2)
+
+
+# ------------------------------------------------------------------------ the way to order
+
+
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_COORDS)
+async def test_a_new_delivery_address_is_sent_and_its_cart_answered() -> None:
+    async with demo_rig() as rig:
+        store = rig.store()
+        first = DeliveryAddress(
+            street="1 Wall St", city="New York", state="NY", zip_code="10005", country="US"
+        )
+        await store.start("delivery", delivery=first)
+        moved = DeliveryAddress(
+            street="2 Broad St", city="New York", state="NY", zip_code="10004", country="US"
+        )
+        cart = await store.set_delivery(moved)
+        assert cart is not None and cart.delivery_info is not None
+        assert "2 Broad St" in (cart.delivery_info.address_string or "")
+        assert store.order.way is not None and store.order.way.method == "delivery"
+
+
+async def test_a_resume_answered_with_another_cart_leaves_no_stray_cart_on_the_server() -> None:
+    async with demo_rig() as rig:
+        store, _ = await with_cookies(rig, 1)
+        old = store.cart_id or ""
+        made: list[str] = []
+
+        async def another_cart(location_id: str, cart_id: str, method: Any) -> str:
+            session = await rig.client.start_ordering_session(location_id, "pickup")
+            made.append(session.cart_id)
+            return session.cart_id
+
+        again = rig.store()
+        again.client.resume_cart = another_cart  # type: ignore[method-assign]
+        assert await again.resume(old, rig.location_id) is None
+        assert again.cart_id is None
+        assert len(made) == 1 and made[0] != old
+        stray = rig.server_cart(made[0])
+        # v1 deletes the cart; 2.0's DELETE ends it (the server still answers it, expired).
+        assert stray is None or stray["status"] == "EXPIRED", stray
+
+
+# --------------------------------------------------------------------------------- paying
+
+
+async def test_going_back_from_paying_reopens_the_order() -> None:
+    async with demo_rig() as rig:
+        store, _ = await with_cookies(rig, 1)
+        result = await store.checkout("Ana", "ana@example.com")
+        assert result.intent is not None and store.phase is Phase.AWAITING_PAYMENT
+        store.back_to_order()
+        assert store.phase is Phase.ORDERING
+
+
+@pytest.mark.only_dialect("v2", reason=V2_ONLY_EXPIRY)
+@pytest.mark.parametrize(("before_expiry", "reused"), [(0.5, True), (0.0, False)])
+async def test_paying_again_reuses_the_hand_off_until_it_stops_working(
+    before_expiry: float, reused: bool
+) -> None:
+    async with demo_rig() as rig:
+        store, _ = await with_cookies(rig, 1)
+        result = await store.checkout("Ana", "ana@example.com")
+        first = result.intent
+        assert first is not None and first.expires_at is not None
+        await rig.clock.sleep(first.expires_at.timestamp() - before_expiry - rig.clock())
+        again = await store.begin_payment()
+        assert (again is first) is reused
+        if not reused:
+            assert again.expires_at is not None and again.expires_at > first.expires_at
+
+
+async def test_a_renewed_hand_off_puts_its_new_page_on_the_cart_shown() -> None:
+    async with demo_rig() as rig:
+        store, _ = await with_cookies(rig, 1)
+        await store.checkout("Ana", "ana@example.com")
+        first = store.cart.checkout_url if store.cart else None
+        assert first
+        # The demo answers the same page again; the vendor's 2.0 server opens a new page for
+        # each hand-off (tests/conformance/vendor_server.py checkout_handoff): as that one.
+        real = store.client.create_payment_intent
+
+        async def new_page(location_id: str, cart_id: str) -> Any:
+            intent = await real(location_id, cart_id)
+            return intent.model_copy(update={"checkout_url": f"{intent.checkout_url}-renewed"})
+
+        store.client.create_payment_intent = new_page  # type: ignore[method-assign]
+        renewed = await store.payment.renew()
+        assert renewed.checkout_url == f"{first}-renewed"
+        assert store.cart is not None and store.cart.checkout_url == renewed.checkout_url
+        assert store.order.checkout_url == renewed.checkout_url
+
+
+async def test_the_edits_remove_a_line_by_setting_it_to_none() -> None:
+    async with demo_rig() as rig:
+        store, item = await with_cookies(rig, 2)
+        await store.add_item("prd_brownie", 1)
+        # CartEdits on its own door, for the store (CartStore.remove_item does not call it).
+        edits = CartEdits(
+            store,
+            CartWriter(store, rig.client, rig.location_id, clock=rig.clock, sleep=rig.clock.sleep),
+        )
+        cart = await edits.remove_item(item)
+        assert lines(cart) == [("prd_brownie", 1)]
+        assert server_lines(rig, store.cart_id) == [("prd_brownie", 1)]
+
+
+async def test_i_have_paid_answers_where_the_payment_stands() -> None:
+    async with demo_rig() as rig:
+        visit = rig.visit()
+        await visit.start("pickup")
+        await visit.add_item("prd_cookie", 1)
+        await visit.begin_payment()
+        assert await visit.check_payment() is Phase.AWAITING_PAYMENT
+        await visit.confirm_demo_payment(APPROVE)
+        assert await visit.check_payment() is Phase.PAID
+
+
+async def test_while_the_order_is_being_placed_the_next_look_comes_sooner() -> None:
+    async with demo_rig() as rig:
+        store, _ = await with_cookies(rig, 1)
+        await store.begin_payment()
+        looked: list[float] = []
+        cancel = asyncio.Event()
+
+        async def placing() -> OrderProgress:
+            looked.append(rig.clock())
+            if len(looked) == 3:
+                cancel.set()
+            # Paid; the server is placing the order (2.0 order-result "order_pending").
+            return OrderProgress("order_pending")
+
+        store.check_payment = placing  # type: ignore[method-assign]
+        session = PaymentSession(store, timeout=300, schedule=PollSchedule(intervals=(5.0,)))
+        result = await session.run(cancel=cancel)
+        assert result.outcome is PaymentOutcome.CANCELLED
+        assert [b - a for a, b in itertools.pairwise(looked)] == [1.0, 1.0]
+
+
+@pytest.mark.only_dialect("v2", reason=V2_ONLY_EXPIRY)
+async def test_a_kept_code_is_watched_to_its_last_second() -> None:
+    async with demo_rig() as rig:
+        store, _ = await with_cookies(rig, 1)
+        result = await store.checkout("Ana", "ana@example.com")
+        intent = result.intent
+        assert intent is not None and intent.expires_at is not None
+        store.back_to_order()
+        # Half a second before the kept code stops working, the customer pays with it.
+        await rig.clock.sleep(intent.expires_at.timestamp() - 0.5 - rig.clock())
+        await rig.client.confirm_demo_payment(intent.client_secret, APPROVE)
+        looks = 0
+
+        async def look() -> OrderProgress | None:
+            nonlocal looks
+            looks += 1
+            return await store.check_payment()
+
+        phase = await watch_kept_handoff(store, look, every=10, wall_clock=rig.clock)
+        assert looks == 1
+        assert phase is Phase.PAID
