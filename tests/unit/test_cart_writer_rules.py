@@ -1,6 +1,5 @@
-"""Rules of the cart writer and of the order's lifecycle table that the mutation sample showed
-untested (docs/mutation.md, issue 32 item 8): driven with the fake owner and client of
-tests/unit/test_cart_writer.py, no server."""
+"""Rules of the cart writer that the mutation sample showed untested (docs/mutation.md, issue 32
+item 8): driven with the fake owner and client of tests/unit/test_cart_writer.py, no server."""
 
 from __future__ import annotations
 
@@ -12,7 +11,6 @@ from kiosk.api.errors import AmbiguousWriteError, ConflictError, RateLimitedErro
 from kiosk.api.models import Cart
 from kiosk.ordering.cart_changes import cart_changes
 from kiosk.ordering.cart_writer import BUSY, IDLE, StoreStatus
-from kiosk.ordering.lifecycle import TRANSITIONS, Event, Lifecycle, OrderSnapshot, Phase
 from tests.unit.test_cart_writer import Client, Owner, cart, writer
 
 
@@ -104,18 +102,3 @@ async def test_a_conflict_tells_every_change_made_elsewhere_one_after_the_other(
     assert len(changes) == 2  # p1 re-counted, p2 removed
     assert f"({changes[0]}; {changes[1]})" in told.value.message
     assert told.value.details["changes"] == changes
-
-
-def test_the_table_says_which_events_each_phase_takes() -> None:
-    for phase in Phase:
-        life = Lifecycle(OrderSnapshot(phase=phase))
-        for event in Event:
-            assert life.can(event) is ((phase, event) in TRANSITIONS), (phase, event)
-
-
-def test_a_fired_row_answers_the_record_it_made() -> None:
-    life = Lifecycle()
-    made = life.fire(Event.CHECKOUT)
-    assert made is life.snapshot and made.phase is Phase.CHECKING_OUT
-    made = life.fire(Event.HANDED_OFF, checkout_url="https://pay.example/x")
-    assert made is life.snapshot and made.checkout_url == "https://pay.example/x"
