@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,9 +15,10 @@ from kiosk.api import AmbiguousWriteError, Cart, DeliveryAddress
 from kiosk.api.models import OrderProgress
 from kiosk.ordering.cart_edits import CartEdits
 from kiosk.ordering.cart_store import CartStore
-from kiosk.ordering.cart_writer import CartWriter
+from kiosk.ordering.cart_writer import CartWriter, NoCartError
 from kiosk.ordering.lifecycle import Phase
 from kiosk.ordering.payment import PaymentOutcome, PaymentSession, PollSchedule, watch_kept_handoff
+from kiosk.ordering.visit import Visit
 from tests.support.ordering_rig import V1_ONLY_COORDS, Rig, demo_rig
 
 # Each test on the legacy API and on 2.0 (tests/unit/conftest.py).
@@ -267,3 +269,83 @@ async def test_a_kept_code_is_watched_to_its_last_second() -> None:
         phase = await watch_kept_handoff(store, look, every=10, wall_clock=rig.clock)
         assert looks == 1
         assert phase is Phase.PAID
+
+
+async def test_a_restart_mid_payment_shows_the_same_code_and_pays_with_it(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "cart.json"
+    async with demo_rig() as rig:
+        visit = rig.visit(path)
+        await visit.start("pickup")
+        await visit.add_item("prd_cookie", 1)
+        first = await visit.begin_payment()
+        shown = visit.state.cart.checkout_url if visit.state.cart else None
+        assert shown
+        await visit.quit()
+        # The kiosk restarts: a new client that knows nothing but the resume file.
+        client = rig.new_client()
+        again = Visit(
+            lambda _location_id: client,
+            [rig.location_id],
+            wall_clock=rig.clock,
+            cart_id_file=path,
+            store_options={"sleep": rig.clock.sleep},
+        )
+        assert (await again.resume_saved()).kind == "locked"
+        assert again.state.cart is not None and again.state.cart.checkout_url == shown
+        rig.reset_counts()
+        intent = await again.begin_payment()
+        # The same hand-off: 2.0 kept it in the resume file and asks for no new page while the
+        # shown one works; v1 asks the locked cart's own intent again (the same one).
+        assert intent.checkout_url == shown and intent.expires_at == first.expires_at
+        if rig.dialect == "v2":
+            assert not [k for k in rig.requests() if "checkout" in k]
+        await again.confirm_demo_payment(APPROVE)
+        assert await again.check_payment() is Phase.PAID
+
+
+@pytest.mark.only_dialect("v1", reason="a 2.0 hand-off always answers its page (else refused)")
+async def test_a_renewal_answered_without_a_page_keeps_the_page_shown() -> None:
+    async with demo_rig() as rig:
+        store, _ = await with_cookies(rig, 1)
+        await store.checkout("Ana", "ana@example.com")
+        shown = store.cart.checkout_url if store.cart else None
+        assert shown
+        real = store.client.create_payment_intent
+
+        async def no_page(location_id: str, cart_id: str) -> Any:
+            # The legacy row 24 need not carry the checkout URL (the cart has it).
+            intent = await real(location_id, cart_id)
+            return intent.model_copy(update={"checkout_url": None})
+
+        store.client.create_payment_intent = no_page  # type: ignore[method-assign]
+        await store.payment.renew()
+        assert store.cart is not None and store.cart.checkout_url == shown
+        assert store.order.checkout_url == shown
+
+
+@pytest.mark.only_dialect("v2", reason="v1's payment intent locks the cart: it is read once after")
+async def test_a_2_0_hand_off_puts_its_page_on_the_cart_without_reading_it() -> None:
+    async with demo_rig() as rig:
+        store, _ = await with_cookies(rig, 1)
+        cart_path = f"/carts/{store.cart_id}"
+        rig.transport.sent.clear()
+        result = await store.checkout("Ana", "ana@example.com")
+        assert result.intent is not None and result.intent.checkout_url
+        assert store.cart is not None and store.cart.checkout_url == result.intent.checkout_url
+        assert store.cart.items and store.cart.id == store.cart_id
+        handoff = next(i for i, s in enumerate(rig.transport.sent) if "checkout-handoffs" in s)
+        after = rig.transport.sent[handoff + 1 :]
+        assert not [s for s in after if s.startswith("GET ") and s.endswith(cart_path)]
+
+
+async def test_the_demo_processor_pays_only_a_hand_off_that_was_made() -> None:
+    async with demo_rig() as rig:
+        store, _ = await with_cookies(rig, 1)
+        with pytest.raises(NoCartError):
+            await store.payment.confirm_demo(APPROVE)
+        await store.begin_payment()
+        await store.payment.confirm_demo(APPROVE)
+        await store.check_payment()
+        assert store.phase is Phase.PAID
