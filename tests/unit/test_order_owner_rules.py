@@ -13,6 +13,7 @@ import pytest
 
 from kiosk.api import AmbiguousWriteError, Cart, DeliveryAddress
 from kiosk.api.models import OrderProgress
+from kiosk.demo.domain.states import CART_TTL
 from kiosk.ordering.cart_edits import CartEdits
 from kiosk.ordering.cart_store import CartStore
 from kiosk.ordering.cart_writer import CartWriter, NoCartError
@@ -37,6 +38,12 @@ def server_lines(rig: Rig, cart_id: str | None) -> list[tuple[str, int]]:
     cart = rig.server_cart(cart_id or "")
     assert cart is not None
     return [(i["productId"], i["quantity"]) for i in cart["items"]]
+
+
+def _cart_path(rig: Rig, store: CartStore) -> str:
+    """The path of the store's cart (the GET that reads it), in the rig's dialect."""
+    base = "/api/v1" if rig.dialect == "v1" else "/api/v1/storefront"
+    return f"{base}/locations/{rig.location_id}/carts/{store.cart_id}"
 
 
 def lose_first_answer(client: Any, name: str, *, reached: bool) -> list[int]:
@@ -349,3 +356,70 @@ async def test_the_demo_processor_pays_only_a_hand_off_that_was_made() -> None:
         await store.payment.confirm_demo(APPROVE)
         await store.check_payment()
         assert store.phase is Phase.PAID
+
+
+async def test_a_look_at_the_payment_answers_what_the_server_said() -> None:
+    async with demo_rig() as rig:
+        store, _ = await with_cookies(rig, 1)
+        await store.begin_payment()
+        progress = await store.check_payment()
+        assert progress is not None and not progress.completed
+        await store.payment.confirm_demo(APPROVE)
+        progress = await store.check_payment()
+        assert progress is not None and progress.completed and progress.order_number
+        assert store.order.order_number == progress.order_number
+
+
+async def test_a_cart_that_runs_out_while_paying_is_told_as_expired() -> None:
+    async with demo_rig() as rig:
+        store, _ = await with_cookies(rig, 1)
+        await store.begin_payment()
+        await rig.clock.sleep(CART_TTL.total_seconds() + 1)
+        progress = await store.check_payment()
+        assert progress is not None and progress.state == "expired"
+        assert store.phase is Phase.EXPIRED
+
+
+async def test_the_last_look_at_a_paid_order_reads_nothing_more_than_its_look() -> None:
+    async with demo_rig() as rig:
+        store, _ = await with_cookies(rig, 1)
+        await store.begin_payment()
+        await store.payment.confirm_demo(APPROVE)
+        rig.transport.sent.clear()
+        cart = await store.payment.last_look()
+        assert store.phase is Phase.PAID
+        assert cart is not None and cart is store.cart and lines(cart) == [("prd_cookie", 1)]
+        reads = [s for s in rig.transport.sent if s == f"GET {_cart_path(rig, store)}"]
+        # v1 has no payment poll: its look is the read; 2.0 asks order-result only, and the
+        # order is the cart held (nothing to read again for the receipt).
+        assert len(reads) == (1 if rig.dialect == "v1" else 0)
+
+
+V1_LOOK_READS = "v1's look is the cart itself (it has no payment poll)"
+
+
+@pytest.mark.only_dialect("v2", reason=V1_LOOK_READS)
+async def test_the_last_look_before_leaving_shows_the_servers_cart_as_it_is_now() -> None:
+    async with demo_rig() as rig:
+        store, _ = await with_cookies(rig, 1)
+        # Another device adds a line; the 2.0 hand-off does not read the cart back.
+        await rig.client.add_item(rig.location_id, store.cart_id or "", "prd_brownie", 1)
+        await store.begin_payment()
+        assert lines(store.cart) == [("prd_cookie", 1)]
+        cart = await store.payment.last_look()
+        assert lines(cart) == [("prd_cookie", 1), ("prd_brownie", 1)]
+        assert lines(store.cart) == [("prd_cookie", 1), ("prd_brownie", 1)]
+
+
+@pytest.mark.only_dialect("v2", reason=V1_LOOK_READS)
+async def test_a_paid_order_that_is_not_the_cart_held_is_read_for_the_receipt() -> None:
+    async with demo_rig() as rig:
+        store, _ = await with_cookies(rig, 1)
+        # Another device adds a line before the hand-off: the order is not the cart held.
+        await rig.client.add_item(rig.location_id, store.cart_id or "", "prd_brownie", 1)
+        await store.begin_payment()
+        assert lines(store.cart) == [("prd_cookie", 1)]
+        await store.payment.confirm_demo(APPROVE)
+        progress = await store.check_payment()
+        assert progress is not None and progress.completed
+        assert lines(store.cart) == [("prd_cookie", 1), ("prd_brownie", 1)]
