@@ -423,3 +423,56 @@ async def test_a_paid_order_that_is_not_the_cart_held_is_read_for_the_receipt() 
         progress = await store.check_payment()
         assert progress is not None and progress.completed
         assert lines(store.cart) == [("prd_cookie", 1), ("prd_brownie", 1)]
+
+
+# ------------------------------------------------------------------ back from paying (Visit)
+
+
+async def test_back_from_paying_reopens_the_same_order_for_changes() -> None:
+    async with demo_rig() as rig:
+        visit = rig.visit()
+        await visit.start("pickup")
+        await visit.add_item("prd_cookie", 2)
+        old = visit.state.cart_id
+        await visit.begin_payment()
+        reopened = await visit.reopen_order()
+        assert not reopened.paid and reopened.completed is None
+        assert visit.state.order.phase is Phase.ORDERING
+        assert lines(visit.state.cart) == [("prd_cookie", 2)]
+        # The demo locks the cart on its hand-off (both dialects), and a locked cart takes no
+        # changes: the same order in a new cart, the old one ended on the server (v1 deletes
+        # it; 2.0's DELETE expires it), its code no longer payable.
+        assert visit.state.cart_id != old and not reopened.kept_handoff
+        ended = rig.server_cart(old or "")
+        assert ended is None or ended["status"] == "EXPIRED", ended
+        cart = await visit.add_item("prd_brownie", 1)
+        assert lines(cart) == [("prd_cookie", 2), ("prd_brownie", 1)]
+
+
+async def test_a_payment_that_landed_before_going_back_wins() -> None:
+    async with demo_rig() as rig:
+        visit = rig.visit()
+        await visit.start("pickup")
+        await visit.add_item("prd_cookie", 1)
+        await visit.begin_payment()
+        await visit.confirm_demo_payment(APPROVE)
+        reopened = await visit.reopen_order()
+        assert reopened.paid and reopened.order_number
+        assert visit.state.order.phase is Phase.PAID
+
+
+async def test_starting_again_is_only_for_an_expired_order() -> None:
+    async with demo_rig() as rig:
+        visit = rig.visit()
+        await visit.start("pickup")
+        await visit.add_item("prd_cookie", 1)
+        with pytest.raises(RuntimeError):
+            await visit.start_again()
+        await visit.begin_payment()
+        await rig.clock.sleep(CART_TTL.total_seconds() + 1)
+        assert await visit.check_payment() is Phase.EXPIRED
+        old = visit.state.cart_id
+        again = await visit.start_again()
+        assert not again.dropped_lines
+        assert visit.state.cart_id != old and visit.state.order.phase is Phase.ORDERING
+        assert lines(visit.state.cart) == [("prd_cookie", 1)]
