@@ -9,10 +9,14 @@ from pathlib import Path
 
 import pytest
 
+from kiosk.api import PaymentDeclinedError
+from kiosk.demo.domain.payments import DECLINE_CARD
 from kiosk.ordering.cart_store import load_saved_cart
+from kiosk.ordering.events import OrderEvent
 from kiosk.ordering.lifecycle import Phase
 from kiosk.ordering.paying import OrderPaidError, paid_meanwhile
 from kiosk.ordering.payment import PaymentOutcome, PaymentTick
+from kiosk.ordering.visit import Visit
 from tests.support.ordering_rig import demo_rig
 
 # Each test on the legacy API and on 2.0 (tests/unit/conftest.py).
@@ -75,3 +79,26 @@ async def test_closing_on_a_paid_order_forgets_it_and_keeps_it_on_the_server(
         assert load_saved_cart(path) is None
         kept = rig.server_cart(cart_id)
         assert kept is not None and kept["status"] == "COMPLETED"
+
+
+async def test_a_card_declined_at_the_demo_processor_is_counted_as_a_decline() -> None:
+    events: list[OrderEvent] = []
+
+    class Counter:
+        def order_event(self, event: OrderEvent) -> None:
+            events.append(event)
+
+    async with demo_rig() as rig:
+        visit = Visit(
+            lambda _location_id: rig.client,
+            [rig.location_id],
+            wall_clock=rig.clock,
+            store_options={"sleep": rig.clock.sleep},
+            observer=Counter(),
+        )
+        await visit.start("pickup")
+        await visit.add_item("prd_cookie", 1)
+        await visit.begin_payment()
+        with pytest.raises(PaymentDeclinedError):
+            await visit.confirm_demo_payment(DECLINE_CARD)
+        assert events.count(OrderEvent.DECLINED) == 1
