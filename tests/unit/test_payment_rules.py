@@ -5,11 +5,15 @@ payment at the counter, the poll schedule's steps and its pacing on a spent budg
 
 from __future__ import annotations
 
+import asyncio
+import itertools
+from collections.abc import Awaitable, Callable
 from types import SimpleNamespace
 
 import pytest
 
 from kiosk.api import Cart
+from kiosk.api.models import OrderProgress
 from kiosk.ordering.payment import (
     PaymentOutcome,
     PaymentSession,
@@ -68,3 +72,61 @@ async def test_the_session_says_it_is_asking_only_while_still_there_is_up() -> N
         assert result.outcome is PaymentOutcome.ABANDONED
         assert all(told == asking for told, asking in seen)
         assert (False, False) in seen and (True, True) in seen
+
+
+@pytest.mark.usefixtures("rig_dialect")
+async def test_the_looks_follow_the_schedule_from_its_first_step_and_a_nudge_looks_once() -> None:
+    async with demo_rig() as rig:
+        store = rig.store()
+        await store.start("pickup")
+        await store.add_item("prd_cookie", 1)
+        await store.begin_payment()
+        t0 = rig.clock()
+        looked: list[float] = []
+        cancel = asyncio.Event()
+        poll_now = asyncio.Event()
+
+        async def pending() -> OrderProgress:
+            looked.append(rig.clock() - t0)
+            if len(looked) == 4:
+                cancel.set()
+            return OrderProgress("payment_pending")
+
+        store.check_payment = pending  # type: ignore[method-assign]
+        # "I have paid" pressed at 1 s: one look at once, then the schedule goes on.
+        rig.clock.call_later(1.0, _set(poll_now))
+        session = PaymentSession(store, timeout=300, schedule=PollSchedule(intervals=(3.0, 7.0)))
+        result = await session.run(cancel=cancel, poll_now=poll_now)
+        assert result.outcome is PaymentOutcome.CANCELLED
+        assert looked[0] == 1.0  # the nudge, before the first step's 3 s
+        assert [round(b - a, 6) for a, b in itertools.pairwise(looked)] == [7.0, 7.0, 7.0]
+
+
+def _set(event: asyncio.Event) -> Callable[[], Awaitable[None]]:
+    async def set_it() -> None:
+        event.set()
+
+    return set_it
+
+
+@pytest.mark.usefixtures("rig_dialect")
+async def test_the_first_look_comes_after_the_schedules_first_step() -> None:
+    async with demo_rig() as rig:
+        store = rig.store()
+        await store.start("pickup")
+        await store.add_item("prd_cookie", 1)
+        await store.begin_payment()
+        t0 = rig.clock()
+        looked: list[float] = []
+        cancel = asyncio.Event()
+
+        async def pending() -> OrderProgress:
+            looked.append(rig.clock() - t0)
+            if len(looked) == 2:
+                cancel.set()
+            return OrderProgress("payment_pending")
+
+        store.check_payment = pending  # type: ignore[method-assign]
+        session = PaymentSession(store, timeout=300, schedule=PollSchedule(intervals=(3.0, 7.0)))
+        await session.run(cancel=cancel)
+        assert looked == [3.0, 10.0]
