@@ -130,3 +130,26 @@ async def test_the_first_look_comes_after_the_schedules_first_step() -> None:
         session = PaymentSession(store, timeout=300, schedule=PollSchedule(intervals=(3.0, 7.0)))
         await session.run(cancel=cancel)
         assert looked == [3.0, 10.0]
+
+
+@pytest.mark.usefixtures("rig_dialect")
+async def test_a_look_and_the_end_of_the_time_come_when_due_not_at_the_next_whole_second() -> None:
+    async with demo_rig() as rig:
+        store = rig.store()
+        await store.start("pickup")
+        await store.add_item("prd_cookie", 1)
+        await store.begin_payment()
+        t0 = rig.clock()
+        looked: list[float] = []
+
+        async def pending() -> OrderProgress:
+            looked.append(rig.clock() - t0)
+            return OrderProgress("payment_pending")
+
+        store.check_payment = pending  # type: ignore[method-assign]
+        session = PaymentSession(store, timeout=6.25, schedule=PollSchedule(intervals=(2.5,)))
+        result = await session.run()
+        assert result.outcome is PaymentOutcome.TIMED_OUT
+        assert result.elapsed == 6.25
+        # Every 2.5 s, then one last look when the time is up.
+        assert looked == [2.5, 5.0, 6.25]
