@@ -476,7 +476,7 @@ class CartStore:
         return await self._edits.set_quantity(item_id, quantity)
 
     async def remove_item(self, item_id: str) -> Cart | None:
-        return await self._edits.set_quantity(item_id, 0)
+        return await self._edits.remove_item(item_id)
 
     async def apply_discount(self, code: str) -> Cart | None:
         return await self._edits.apply_discount(code)

@@ -213,7 +213,7 @@ async def test_the_edits_remove_a_line_by_setting_it_to_none() -> None:
     async with demo_rig() as rig:
         store, item = await with_cookies(rig, 2)
         await store.add_item("prd_brownie", 1)
-        # CartEdits on its own door, for the store (CartStore.remove_item does not call it).
+        # CartEdits on its own door (the store's remove_item goes through it too).
         edits = CartEdits(
             store,
             CartWriter(store, rig.client, rig.location_id, clock=rig.clock, sleep=rig.clock.sleep),
