@@ -387,3 +387,21 @@ async def test_a_location_taking_orders_now_leaves_the_order_for_now() -> None:
         cart = visit.state.cart
         assert cart is not None and (cart.pickup_type or "").upper() != "LATER"
         assert visit.scheduled_first is None
+
+
+async def test_prices_are_drawn_in_the_locale_the_location_record_names() -> None:
+    """A location record that names a locale (an unknown field the models keep) sets the price
+    locale; a language chosen on the kiosk wins over it; a record that names none leaves None."""
+    async with demo_rig() as rig:
+        visit = rig.visit()
+        record = (await rig.client.get_location(rig.location.id)).model_dump(by_alias=True)
+        visit.choose_location(
+            rig.location.id, Location.model_validate({**record, "locale": "en_NZ"})
+        )
+        assert visit.locale == "en_NZ"
+        visit.locale = "es_US"
+        assert visit.locale == "es_US"
+        visit.locale = None
+        assert visit.locale == "en_NZ"
+        visit.choose_location(rig.location.id, Location.model_validate({**record, "locale": ""}))
+        assert visit.locale is None
