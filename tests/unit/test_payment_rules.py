@@ -14,6 +14,7 @@ import pytest
 
 from kiosk.api import Cart
 from kiosk.api.models import OrderProgress
+from kiosk.ordering.cart_store import CartStore
 from kiosk.ordering.payment import (
     PaymentOutcome,
     PaymentSession,
@@ -21,12 +22,21 @@ from kiosk.ordering.payment import (
     counter_code,
     offers_counter,
 )
-from tests.support.ordering_rig import demo_rig
+from tests.support.ordering_rig import Rig, demo_rig
 
 
 def test_the_counter_code_is_the_carts_last_six_characters_in_capitals() -> None:
     assert counter_code(Cart(id="c0ffee12ab34cd")) == "AB34CD"
     assert counter_code(Cart(id="ab1")) == "AB1"
+
+
+async def paying_a_cookie(rig: Rig) -> CartStore:
+    """A pickup order of one cookie, handed off for payment."""
+    store = rig.store()
+    await store.start("pickup")
+    await store.add_item("prd_cookie", 1)
+    await store.begin_payment()
+    return store
 
 
 @pytest.mark.parametrize(
@@ -60,10 +70,7 @@ def test_a_spent_budget_spreads_what_is_left_even_over_its_last_second() -> None
 @pytest.mark.usefixtures("rig_dialect")
 async def test_the_session_says_it_is_asking_only_while_still_there_is_up() -> None:
     async with demo_rig() as rig:
-        store = rig.store()
-        await store.start("pickup")
-        await store.add_item("prd_cookie", 1)
-        await store.begin_payment()
+        store = await paying_a_cookie(rig)
         session = PaymentSession(store, timeout=30, ask_for=10)
         seen: list[tuple[bool, bool]] = []
         result = await session.run(
@@ -77,10 +84,7 @@ async def test_the_session_says_it_is_asking_only_while_still_there_is_up() -> N
 @pytest.mark.usefixtures("rig_dialect")
 async def test_the_looks_follow_the_schedule_from_its_first_step_and_a_nudge_looks_once() -> None:
     async with demo_rig() as rig:
-        store = rig.store()
-        await store.start("pickup")
-        await store.add_item("prd_cookie", 1)
-        await store.begin_payment()
+        store = await paying_a_cookie(rig)
         t0 = rig.clock()
         looked: list[float] = []
         cancel = asyncio.Event()
@@ -112,10 +116,7 @@ def _set(event: asyncio.Event) -> Callable[[], Awaitable[None]]:
 @pytest.mark.usefixtures("rig_dialect")
 async def test_the_first_look_comes_after_the_schedules_first_step() -> None:
     async with demo_rig() as rig:
-        store = rig.store()
-        await store.start("pickup")
-        await store.add_item("prd_cookie", 1)
-        await store.begin_payment()
+        store = await paying_a_cookie(rig)
         t0 = rig.clock()
         looked: list[float] = []
         cancel = asyncio.Event()
@@ -135,10 +136,7 @@ async def test_the_first_look_comes_after_the_schedules_first_step() -> None:
 @pytest.mark.usefixtures("rig_dialect")
 async def test_a_look_and_the_end_of_the_time_come_when_due_not_at_the_next_whole_second() -> None:
     async with demo_rig() as rig:
-        store = rig.store()
-        await store.start("pickup")
-        await store.add_item("prd_cookie", 1)
-        await store.begin_payment()
+        store = await paying_a_cookie(rig)
         t0 = rig.clock()
         looked: list[float] = []
 
