@@ -25,10 +25,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from kiosk.api.errors import (
     ConflictError,
@@ -38,7 +38,6 @@ from kiosk.api.errors import (
 from kiosk.api.models import (
     Cart,
     CartValidation,
-    DeliveryAddress,
     OrderProgress,
     PaymentIntent,
     unavailable_lines,
@@ -63,8 +62,7 @@ from kiosk.ordering.resume_file import ResumeFile, SavedCart, load_saved_cart
 
 if TYPE_CHECKING:
     from kiosk.api import StorefrontBase
-    from kiosk.api.models import DeliveryAddress, FulfillmentMethod, Location
-    from kiosk.ordering.modifiers import SelectionState
+    from kiosk.api.models import Location
 
 __all__ = [
     "BUSY",
@@ -94,6 +92,24 @@ class CheckoutResult:
     # The cart's lines that can no longer be ordered (models.unavailable_lines), on both
     # dialects: the checkout screen marks them, with a way to remove them.
     unavailable: tuple[str, ...] = ()
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _edit(
+    method: Callable[Concatenate[CartEdits, P], Awaitable[R]],
+) -> Callable[Concatenate[CartStore, P], Coroutine[Any, Any, R]]:
+    """A customer's edit (a CartEdits method) as the store's: one signature, written once."""
+
+    async def edit(store: CartStore, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        return await method(store._edits, *args, **kwargs)
+
+    edit.__name__ = method.__name__
+    edit.__qualname__ = f"CartStore.{method.__name__}"
+    edit.__doc__ = method.__doc__
+    return edit
 
 
 class CartStore:
@@ -334,9 +350,7 @@ class CartStore:
         self.cart_id = cart_id
         self.lifecycle.fire(Event.RESTORED, snapshot=order)
 
-    async def resume(self, cart_id: str, location_id: str | None = None) -> Cart | None:
-        """Resume a cart after a crash (row 9 with `currentCartId`; cart_edits)."""
-        return await self._edits.resume(cart_id, location_id)
+    resume = _edit(CartEdits.resume)
 
     def is_ours(self, location_key: str) -> bool:
         """Whether `location_key` (an id or a slug) names this store's location."""
@@ -441,70 +455,22 @@ class CartStore:
 
     # ------------------------------------------------------------------ the customer's edits
 
-    async def start(
-        self,
-        fulfillment_method: FulfillmentMethod | str,
-        *,
-        table_number: str | None = None,
-        delivery: DeliveryAddress | None = None,
-        room: tuple[str, str] | None = None,
-    ) -> Cart | None:
-        """Start (or switch) the ordering session with its way's details (row 8; cart_edits)."""
-        return await self._edits.start(
-            fulfillment_method, table_number=table_number, delivery=delivery, room=room
-        )
-
-    async def set_delivery(self, address: DeliveryAddress) -> Cart | None:
-        return await self._edits.set_delivery(address)
-
-    async def set_table(self, table_number: str) -> Cart | None:
-        return await self._edits.set_table(table_number)
-
-    async def set_room(self, last_name: str, room_number: str) -> Cart | None:
-        return await self._edits.set_room(last_name, room_number)
-
-    async def add_item(
-        self,
-        product_id: str,
-        quantity: int,
-        selections: SelectionState | Sequence[Mapping[str, Any]] | None = None,
-        special_instructions: str | None = None,
-    ) -> Cart | None:
-        return await self._edits.add_item(product_id, quantity, selections, special_instructions)
-
-    async def set_quantity(self, item_id: str, quantity: int) -> Cart | None:
-        return await self._edits.set_quantity(item_id, quantity)
-
-    async def remove_item(self, item_id: str) -> Cart | None:
-        return await self._edits.remove_item(item_id)
-
-    async def apply_discount(self, code: str) -> Cart | None:
-        return await self._edits.apply_discount(code)
-
-    async def remove_discount(self) -> Cart | None:
-        return await self._edits.remove_discount()
-
-    async def set_tip(
-        self, percentage: str | int | None = None, amount_minor: int | None = None
-    ) -> Cart | None:
-        return await self._edits.set_tip(percentage, amount_minor)
-
-    async def set_no_tip(self) -> Cart | None:
-        return await self._edits.set_no_tip()
-
-    async def set_order_time_asap(
-        self, order_date: str | None = None, order_time: str | None = None
-    ) -> Cart | None:
-        return await self._edits.set_order_time_asap(order_date, order_time)
-
-    async def set_order_time_later(self, order_date: str, order_time: str) -> Cart | None:
-        return await self._edits.set_order_time_later(order_date, order_time)
-
-    async def set_customer(self, name: str, email: str) -> Cart | None:
-        return await self._edits.set_customer(name, email)
-
-    async def validate(self) -> CartValidation:
-        return await self._edits.validate()
+    # Each edit is CartEdits' own (its signature and words), done on this store's edits.
+    start = _edit(CartEdits.start)
+    set_delivery = _edit(CartEdits.set_delivery)
+    set_table = _edit(CartEdits.set_table)
+    set_room = _edit(CartEdits.set_room)
+    add_item = _edit(CartEdits.add_item)
+    set_quantity = _edit(CartEdits.set_quantity)
+    remove_item = _edit(CartEdits.remove_item)
+    apply_discount = _edit(CartEdits.apply_discount)
+    remove_discount = _edit(CartEdits.remove_discount)
+    set_tip = _edit(CartEdits.set_tip)
+    set_no_tip = _edit(CartEdits.set_no_tip)
+    set_order_time_asap = _edit(CartEdits.set_order_time_asap)
+    set_order_time_later = _edit(CartEdits.set_order_time_later)
+    set_customer = _edit(CartEdits.set_customer)
+    validate = _edit(CartEdits.validate)
 
     # ------------------------------------------------------------------ the payment hand-off
 
