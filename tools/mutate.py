@@ -16,6 +16,9 @@ shared two-core machine gives. This runner does the same thing on a reproducible
     .venv/bin/python tools/mutate.py run --rerun .mutation/results-before.json --name after \
         [--extra tests/new_test_file.py ...]   # tests written since the map, run for every mutant
     .venv/bin/python tools/mutate.py show ID        # the mutant's diff
+    .venv/bin/python tools/mutate.py equivalent ID "why nothing observable changes"
+    .venv/bin/python tools/mutate.py score .mutation/results-NAME.json   # with the named equivalents
+    .venv/bin/python tools/mutate.py check          # every named equivalent still names its mutant
 
 It needs `coverage` in the venv (`uv pip install coverage`); it is not a dependency of the kiosk.
 """
@@ -26,6 +29,7 @@ import argparse
 import ast
 import difflib
 import gc
+import hashlib
 import json
 import os
 import random
@@ -43,6 +47,9 @@ PATHS = ["kiosk/ordering", "kiosk/api"]
 TESTS = ["tests/unit", "tests/api", "tests/conformance"]
 OUT = ROOT / ".mutation"
 MAP_FILE = OUT / "lines.json"
+# Survivors judged equivalent, one file per module: `ID | FINGERPRINT | why`. The fingerprint is
+# the mutant's diff, so an id that comes to name another mutant (code moved) fails `check`.
+EQUIVALENTS = ROOT / "tools" / "mutation_equivalents"
 PYTEST_ARGS = ["-q", "-x", "-p", "no:cacheprovider", "-p", "no:xdist", "--hypothesis-seed=0"]
 LOG_METHODS = {"debug", "info", "warning", "error", "exception", "critical", "log"}
 
@@ -472,16 +479,101 @@ def run(args: argparse.Namespace) -> None:
     killed = counts.get("killed", 0) + counts.get("timeout", 0)
     scored = len(results) - counts.get("unpatchable", 0)
     print(f"\n{counts}\nscore: {killed}/{scored} = {100 * killed / max(scored, 1):.1f}% -> {out}")
+    score([str(out)])
+
+
+def _diff(m: Mutant) -> list[str]:
+    tree = ast.parse((ROOT / m.file).read_text())
+    before = ast.unparse(_function(tree, m)).splitlines()
+    after = mutated_source(m)[1].splitlines()
+    return list(difflib.unified_diff(before, after, "before", "after", lineterm="", n=2))
+
+
+def fingerprint(m: Mutant) -> str:
+    """What the mutant changes (its kind, the lines it removes and adds), not where: stable while
+    other code moves, different as soon as the id names another change."""
+    changed = [ln.strip() for ln in _diff(m)[2:] if ln[:1] in "+-"]
+    return hashlib.sha1("\n".join([m.kind, *changed]).encode()).hexdigest()[:10]
+
+
+def _equivalents_file(m: Mutant) -> Path:
+    package, module = Path(m.file).parts[-2], Path(m.file).stem
+    return EQUIVALENTS / f"{package}.{module}.txt"
+
+
+def read_equivalents() -> dict[str, tuple[str, str, str]]:
+    """Every named equivalent: id -> (fingerprint, why, the file naming it)."""
+    found: dict[str, tuple[str, str, str]] = {}
+    for path in sorted(EQUIVALENTS.glob("*.txt")):
+        for raw in path.read_text().splitlines():
+            line = raw.strip()
+            if not line or line.startswith("#"):
+                continue
+            mid, _, rest = line.partition(" | ")
+            mark, _, why = rest.partition(" | ")
+            found[mid.strip()] = (mark.strip(), why.strip(), path.name)
+    return found
+
+
+def check_equivalents() -> list[str]:
+    """The named equivalents that no longer name their mutant (or give no reason)."""
+    mutants = {m.id: m for m in enumerate_mutants()}
+    wrong: list[str] = []
+    for mid, (mark, why, where) in read_equivalents().items():
+        m = mutants.get(mid)
+        if m is None:
+            wrong.append(f"{where}: {mid}: no such mutant")
+        elif fingerprint(m) != mark:
+            wrong.append(f"{where}: {mid}: names another change now (fingerprint {fingerprint(m)})")
+        elif len(why) < 10:
+            wrong.append(f"{where}: {mid}: says no reason")
+        elif _equivalents_file(m).name != where:
+            wrong.append(f"{where}: {mid}: belongs in {_equivalents_file(m).name}")
+    return wrong
+
+
+def name_equivalent(mid: str, why: str) -> None:
+    m = next((m for m in enumerate_mutants() if m.id == mid), None)
+    if m is None:
+        sys.exit(f"no mutant {mid}")
+    if mid in read_equivalents():
+        sys.exit(f"{mid} is named already")
+    if len(why.strip()) < 10:
+        sys.exit("say why nothing observable changes")
+    path = _equivalents_file(m)
+    EQUIVALENTS.mkdir(exist_ok=True)
+    text = path.read_text() if path.exists() else f"# Equivalent mutants of {m.file}: ID | FINGERPRINT | why\n"
+    path.write_text(text + f"{mid} | {fingerprint(m)} | {' '.join(why.split())}\n")
+    print(f"{os.path.relpath(path, ROOT)}: {mid}")
+
+
+def score(files: list[str]) -> None:
+    """Each results file's score, raw and without the survivors named equivalent."""
+    named = read_equivalents()
+    for name in files:
+        results = json.loads(Path(name).read_text())["results"]
+        scored = [r for r in results if r["outcome"] != "unpatchable"]
+        killed = [r for r in scored if r["outcome"] in ("killed", "timeout")]
+        alive = [r for r in scored if r["outcome"] not in ("killed", "timeout")]
+        equivalent = [r for r in alive if r["id"] in named]
+        left = len(scored) - len(equivalent)
+        print(
+            f"{name}: {len(killed)}/{len(scored)} = {100 * len(killed) / max(len(scored), 1):.1f}%;"
+            f" without the {len(equivalent)} named equivalents {len(killed)}/{left} ="
+            f" {100 * len(killed) / max(left, 1):.1f}%"
+        )
+        for r in alive:
+            if r["id"] not in named:
+                print(f"    {r['outcome']:9} {r['id']} ({r['kind']}, line {r['line']})")
 
 
 def show(mid: str) -> None:
     m = next(m for m in enumerate_mutants() if m.id == mid)
-    path = ROOT / m.file
-    tree = ast.parse(path.read_text())
-    before = ast.unparse(_function(tree, m)).splitlines()
-    after = mutated_source(m)[1].splitlines()
-    print(f"{m.id} ({m.kind}, line {m.line})")
-    print("\n".join(difflib.unified_diff(before, after, "before", "after", lineterm="", n=2)))
+    print(f"{m.id} ({m.kind}, line {m.line}, fingerprint {fingerprint(m)})")
+    named = read_equivalents().get(mid)
+    if named:
+        print(f"named equivalent in {named[2]}: {named[1]}")
+    print("\n".join(_diff(m)))
 
 
 def main() -> None:
@@ -502,6 +594,12 @@ def main() -> None:
     p_run.add_argument("--extra", nargs="*", default=[])
     p_show = sub.add_parser("show")
     p_show.add_argument("id")
+    p_equivalent = sub.add_parser("equivalent")
+    p_equivalent.add_argument("id")
+    p_equivalent.add_argument("why", nargs="+")
+    p_score = sub.add_parser("score")
+    p_score.add_argument("results", nargs="+")
+    sub.add_parser("check")
     sub.add_parser("count")
     args = parser.parse_args()
     if args.cmd == "map":
@@ -510,6 +608,14 @@ def main() -> None:
         run(args)
     elif args.cmd == "show":
         show(args.id)
+    elif args.cmd == "equivalent":
+        name_equivalent(args.id, " ".join(args.why))
+    elif args.cmd == "score":
+        score(args.results)
+    elif args.cmd == "check":
+        wrong = check_equivalents()
+        print("\n".join(wrong) or f"{len(read_equivalents())} named equivalents, each names its mutant")
+        sys.exit(1 if wrong else 0)
     elif args.cmd == "count":
         every = enumerate_mutants()
         by_file: dict[str, int] = {}

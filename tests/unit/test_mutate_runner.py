@@ -114,3 +114,60 @@ def test_a_mutant_of_a_default_value_changes_that_default_only(
         mutate_sample.scaled.__kwdefaults__ = {"offset": 10}
     assert sorted(results) == [3 * 2 + 11, 3 * 3 + 10]
     assert mutate_sample.scaled(3) == 16
+
+
+def test_every_named_equivalent_still_names_its_mutant(mutate: ModuleType) -> None:
+    """A survivor named equivalent is named by id and by what it changes: when code moves and the id
+    comes to name another change, the name stops counting until someone looks again."""
+    assert mutate.check_equivalents() == []
+
+
+def test_a_named_equivalent_that_comes_to_name_another_change_is_caught(
+    mutate: ModuleType,
+    sample_mutants: list[Any],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setattr(mutate, "EQUIVALENTS", tmp_path)
+    first, second = sample_mutants[0], sample_mutants[1]
+    assert mutate.fingerprint(first) != mutate.fingerprint(second)
+    mutate.name_equivalent(first.id, "the value is read by nobody")
+    assert list(mutate.read_equivalents()) == [first.id]
+    assert mutate.check_equivalents() == []
+    # The same id now pointing at another change (as if code above it moved): caught.
+    registry = next(tmp_path.glob("*.txt"))
+    registry.write_text(registry.read_text().replace(mutate.fingerprint(first), "0123456789"))
+    assert [w.split(": ")[-1] for w in mutate.check_equivalents()] == [
+        f"names another change now (fingerprint {mutate.fingerprint(first)})"
+    ]
+    with pytest.raises(SystemExit):
+        mutate.name_equivalent(second.id, "why?")  # a reason too short to be one
+
+
+def test_the_score_leaves_out_only_the_survivors_named_equivalent(
+    mutate: ModuleType,
+    sample_mutants: list[Any],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setattr(mutate, "EQUIVALENTS", tmp_path)
+    a, b, c, d = sample_mutants[:4]
+    mutate.name_equivalent(b.id, "the value is read by nobody")
+    mutate.name_equivalent(c.id, "a killed mutant named equivalent still counts as killed")
+    results = tmp_path / "results.json"
+    outcomes = {a.id: "killed", b.id: "survived", c.id: "killed", d.id: "no tests"}
+    results.write_text(
+        '{"results": ['
+        + ",".join(
+            f'{{"id": "{mid}", "outcome": "{o}", "kind": "k", "line": 1}}'
+            for mid, o in outcomes.items()
+        )
+        + "]}"
+    )
+    capsys.readouterr()
+    mutate.score([str(results)])
+    out = capsys.readouterr().out
+    assert "2/4 = 50.0%; without the 1 named equivalents 2/3 = 66.7%" in out
+    assert d.id in out and b.id not in out.split("\n", 1)[1]
