@@ -465,6 +465,10 @@ class MarkLegend(Static):
             else:
                 lines.append(entry)
         self.update(Text("\n".join(lines), style=getattr(self, "_style", "")))
+        # Its height is its lines, set with them: left to `auto`, a legend packed again for a
+        # wider list (a terminal grown, a slow first layout) could keep the height of the
+        # narrower packing, a blank row where the list had one more product.
+        self.styles.height = max(len(lines), 1)
 
 
 class DietBar(Static):
