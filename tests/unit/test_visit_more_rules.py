@@ -1,0 +1,337 @@
+"""More rules of the customer's visit that the whole-module mutation run of kiosk/ordering/visit.py
+showed untested by the fast tests (tools/mutate.py, docs/mutation.md, issue 32 item 8): how an
+order is counted (kiosk.metrics' observer), what the visit answers about itself before and after a
+location is chosen, a kiosk serving several locations, and the customer's details. Through the
+Visit's public door on the embedded backend, on both dialects."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kiosk.api import PaymentDeclinedError
+from kiosk.api.models import AddressData
+from kiosk.demo.data import WESTSIDE
+from kiosk.demo.domain.payments import DECLINE_CARD
+from kiosk.ordering.clock import clock_text, set_region
+from kiosk.ordering.events import OrderEvent
+from kiosk.ordering.lifecycle import Phase
+from kiosk.ordering.visit import Visit
+from tests.support.ordering_rig import Rig, demo_rig
+
+# Each test on the legacy API and on 2.0 (tests/unit/conftest.py).
+pytestmark = pytest.mark.usefixtures("rig_dialect")
+
+APPROVE = "4242 4242 4242 4242"
+
+
+class Counter:
+    """The metrics' side of the visit: every order event as it is told."""
+
+    def __init__(self) -> None:
+        self.events: list[OrderEvent] = []
+
+    def order_event(self, event: OrderEvent) -> None:
+        self.events.append(event)
+
+
+def counted_visit(rig: Rig, counter: Counter, cart_id_file: Path | None = None) -> Visit:
+    return Visit(
+        lambda _location_id: rig.client,
+        [rig.location_id],
+        wall_clock=rig.clock,
+        cart_id_file=cart_id_file,
+        store_options={"sleep": rig.clock.sleep},
+        observer=counter,
+    )
+
+
+def two_location_visit(rig: Rig) -> Visit:
+    """A kiosk serving two locations (the customer picks one first)."""
+    return rig.visit(locations=[rig.location_id, WESTSIDE.id])
+
+
+# ------------------------------------------------------------------ counting the orders
+
+
+async def test_an_order_is_counted_started_once_however_often_its_way_changes() -> None:
+    counter = Counter()
+    async with demo_rig() as rig:
+        visit = counted_visit(rig, counter)
+        await visit.start("pickup")
+        await visit.add_item("prd_cookie", 1)
+        await visit.start("pickup")  # the same way chosen again on the welcome screen
+        assert counter.events == [OrderEvent.STARTED]
+
+
+async def test_a_paid_order_is_counted_paid_once_and_a_start_over_after_it_is_no_reset() -> None:
+    counter = Counter()
+    async with demo_rig() as rig:
+        visit = counted_visit(rig, counter)
+        await visit.start("pickup")
+        await visit.add_item("prd_cookie", 1)
+        await visit.begin_payment()
+        await visit.confirm_demo_payment(APPROVE)
+        assert await visit.check_payment() is Phase.PAID
+        await visit.check_payment()
+        await visit.refresh()
+        assert counter.events == [OrderEvent.STARTED, OrderEvent.PAID]
+        # The paid order's number is offered again on the first screen for a while.
+        assert visit.recent.get() == visit.state.order.order_number
+        assert visit.recent.get()
+        assert await visit.end() is not None
+        assert counter.events == [OrderEvent.STARTED, OrderEvent.PAID]
+        # The next customer's order is counted as a new one.
+        await visit.start("pickup")
+        assert counter.events == [OrderEvent.STARTED, OrderEvent.PAID, OrderEvent.STARTED]
+
+
+async def test_nothing_is_counted_paid_or_started_before_an_order_is_started() -> None:
+    counter = Counter()
+    async with demo_rig() as rig:
+        visit = counted_visit(rig, counter)
+        await visit.end()
+        await visit.refresh()
+        assert counter.events == []
+
+
+async def test_each_decline_is_counted_once_and_the_order_then_paid() -> None:
+    counter = Counter()
+    async with demo_rig() as rig:
+        visit = counted_visit(rig, counter)
+        await visit.start("pickup")
+        await visit.add_item("prd_cookie", 1)
+        await visit.begin_payment()
+        with pytest.raises(PaymentDeclinedError):
+            await visit.confirm_demo_payment(DECLINE_CARD)
+        await visit.refresh()
+        assert counter.events == [OrderEvent.STARTED, OrderEvent.DECLINED]
+        assert visit.recent.get() is None
+        await visit.confirm_demo_payment(APPROVE)
+        assert await visit.check_payment() is Phase.PAID
+        assert counter.events == [OrderEvent.STARTED, OrderEvent.DECLINED, OrderEvent.PAID]
+
+
+@pytest.mark.parametrize("reason", [OrderEvent.RESET, OrderEvent.ABANDONED])
+async def test_an_open_order_ended_is_counted_as_its_reason_once(reason: OrderEvent) -> None:
+    counter = Counter()
+    async with demo_rig() as rig:
+        visit = counted_visit(rig, counter)
+        await visit.start("pickup")
+        await visit.add_item("prd_cookie", 1)
+        assert await visit.end(reason) is True
+        assert await visit.end(reason) is True  # nothing open any more: not counted again
+        assert counter.events == [OrderEvent.STARTED, reason]
+
+
+@pytest.mark.parametrize(("paid", "counted"), [(False, [OrderEvent.RESET]), (True, [])])
+async def test_an_order_taken_up_after_a_restart_counts_its_end_as_before(
+    paid: bool, counted: list[OrderEvent]
+) -> None:
+    counter = Counter()
+    async with demo_rig() as rig:
+        visit = counted_visit(rig, counter)
+        await visit.start("pickup")
+        counter.events.clear()
+        # A resume took up the order a previous run started (and counted already).
+        visit.order_resumed(paid=paid)
+        await visit.end()
+        assert counter.events == counted
+
+
+async def test_an_order_taken_up_open_is_counted_paid_when_it_is_paid() -> None:
+    counter = Counter()
+    async with demo_rig() as rig:
+        visit = counted_visit(rig, counter)
+        await visit.start("pickup")
+        await visit.add_item("prd_cookie", 1)
+        await visit.begin_payment()
+        counter.events.clear()
+        visit.order_resumed(paid=False)
+        await visit.confirm_demo_payment(APPROVE)
+        assert await visit.check_payment() is Phase.PAID
+        assert counter.events == [OrderEvent.PAID]
+
+
+# ------------------------------------------------------------------ what the visit answers
+
+
+async def test_the_visit_answers_its_location_cart_status_and_clock() -> None:
+    async with demo_rig() as rig:
+        visit = rig.visit()
+        assert visit.location_id == rig.location_id
+        assert visit.payment_intent is None
+        await visit.start("pickup")
+        await visit.add_item("prd_cookie", 1)
+        assert visit.cart is visit.state.cart and visit.cart is not None
+        assert visit.cart_id == visit.state.cart_id and visit.cart_id is not None
+        assert visit.status is visit.state.status and visit.status.kind == "idle"
+        assert repr(visit) == (f"Visit(location_id={rig.location_id!r}, cart_id={visit.cart_id!r})")
+        assert visit.clock.utc_now().timestamp() == rig.clock()
+        assert visit.client is rig.client and visit.client_for(rig.location_id) is rig.client
+        await visit.begin_payment()
+        assert visit.payment_intent is not None
+
+
+async def test_opening_hours_are_the_visits_location_or_the_one_asked_about() -> None:
+    async with demo_rig() as rig:
+        visit = rig.visit()
+        location = await visit.load_location()
+        visit.choose_location(rig.location_id, location)
+        here = visit.opening()
+        assert here.known and here.is_open is True
+        assert here.now is not None and here.now.timestamp() == rig.clock()
+        # Another location, asked about by the location list, is read with its own hours.
+        other = location.model_copy(update={"timezone": "Asia/Tokyo"})
+        there = visit.opening(other)
+        assert there.now is not None and str(there.now.tzinfo) == "Asia/Tokyo"
+        assert str(here.now.tzinfo) != "Asia/Tokyo"
+
+
+async def test_a_kiosk_of_several_locations_has_none_chosen_until_the_customer_picks() -> None:
+    async with demo_rig() as rig:
+        visit = two_location_visit(rig)
+        assert not visit.fixed_location
+        assert visit.location_id is None
+        with pytest.raises(LookupError):
+            visit.client  # noqa: B018 (the property raises)
+        with pytest.raises(LookupError):
+            visit.need_store()
+        assert visit.can_remove_discount
+        # Nothing started: the reset has nothing to delete and says so at once.
+        assert await visit.end() is True
+        visit.choose_location(rig.location_id)
+        assert visit.location_id == rig.location_id
+        await visit.start("pickup")
+        await visit.add_item("prd_cookie", 1)
+        cart_id = visit.cart_id
+        assert cart_id is not None
+        # The next customer of a several-location kiosk chooses the location again.
+        assert await visit.end() is True
+        assert visit.location_id is None and visit.state.location is None
+        assert visit.cart_id is None and not visit.state.paying
+        with pytest.raises(LookupError):
+            visit.need_store()  # the last customer's store is not the next one's
+        assert rig.server_cart(cart_id) is None or rig.dialect == "v2"
+
+
+async def test_a_resume_that_took_nothing_up_asks_a_several_location_kiosk_for_one_again() -> None:
+    async with demo_rig() as rig:
+        several = two_location_visit(rig)
+        several.choose_location(rig.location_id)
+        several.need_store()
+        several.abandon_resume()
+        assert several.location_id is None and several.state.location is None
+        with pytest.raises(LookupError):
+            several.need_store()
+        fixed = rig.visit()
+        fixed.choose_location(rig.location_id)
+        store = fixed.need_store()
+        fixed.abandon_resume()
+        assert fixed.location_id == rig.location_id and fixed.need_store() is store
+
+
+async def test_a_fixed_kiosk_with_nothing_started_resets_at_once() -> None:
+    async with demo_rig() as rig:
+        visit = rig.visit()
+        done = visit.end()
+        assert await done is True
+        assert visit.location_id == rig.location_id
+
+
+async def test_staff_cannot_leave_a_kiosk_serving_no_location() -> None:
+    async with demo_rig() as rig:
+        visit = rig.visit()
+        with pytest.raises(ValueError, match="at least one location"):
+            visit.serve_locations([])
+        assert visit.location_ids == [rig.location_id]
+
+
+async def test_the_customers_details_are_kept_on_the_visit_and_sent_to_the_cart() -> None:
+    async with demo_rig() as rig:
+        visit = rig.visit()
+        await visit.start("pickup")
+        await visit.add_item("prd_cookie", 1)
+        cart = await visit.set_customer("Ada Okafor", "ada@example.com")
+        assert cart is not None
+        assert (visit.state.customer_name, visit.state.email_address) == (
+            "Ada Okafor",
+            "ada@example.com",
+        )
+        assert cart.id == visit.cart_id
+        server = rig.server_cart(cart.id)
+        assert server is not None
+        assert (server["customerName"], server["emailAddress"]) == ("Ada Okafor", "ada@example.com")
+
+
+async def test_a_fixed_kiosks_next_customer_writes_through_the_same_store_after_a_reset() -> None:
+    async with demo_rig() as rig:
+        visit = rig.visit()
+        await visit.start("pickup")
+        await visit.add_item("prd_cookie", 1)
+        store = visit.need_store()
+        # The next customer's writes queue behind the discard on the same store (its lock).
+        assert await visit.reset() is True
+        assert visit.need_store() is store
+        assert visit.cart_id is None and visit.location_id == rig.location_id
+
+
+async def test_staff_moving_the_kiosk_to_another_location_orders_there_next() -> None:
+    async with demo_rig() as rig:
+        visit = rig.visit()
+        await visit.start("pickup")
+        await visit.add_item("prd_cookie", 1)
+        assert await visit.serve_locations([WESTSIDE.id]) is True
+        assert visit.location_ids == [WESTSIDE.id]
+        assert visit.location_id == WESTSIDE.id and visit.fixed_location
+        assert [key for key, _ in visit.state.served] == [WESTSIDE.id]
+        assert visit.need_store().location_id == WESTSIDE.id
+        assert visit.cart_id is None
+
+
+async def test_a_location_is_known_by_its_id_or_its_slug_once_its_record_is_read() -> None:
+    async with demo_rig() as rig:
+        visit = rig.visit()
+        assert visit.known_location(rig.location_id) is None
+        location = await visit.load_location()
+        visit.choose_location(rig.location_id, location)
+        assert visit.known_location(rig.location_id) is location
+        assert visit.known_location(location.restaurant_slug) is location
+        assert visit.known_location(WESTSIDE.id) is None
+        # Chosen again without its record (the fixed location at a restart): the record stays.
+        visit.choose_location(rig.location_id)
+        assert visit.state.location is location
+
+
+async def test_times_of_day_are_written_the_way_the_locations_country_writes_them() -> None:
+    async with demo_rig() as rig:
+        visit = rig.visit()
+        location = await visit.load_location()
+        set_region(None)
+        try:
+            us = location.model_copy(update={"address_data": AddressData(country="US")})
+            visit.choose_location(rig.location_id, us)
+            assert clock_text("15:30") == "3:30 PM"
+            spain = us.model_copy(update={"address_data": AddressData(country="ES")})
+            visit.choose_location(rig.location_id, spain)
+            assert clock_text("15:30") == "15:30"
+        finally:
+            set_region(None)
+
+
+async def test_the_last_paid_orders_number_is_still_offered_after_a_restart(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "cart.json"
+    async with demo_rig() as rig:
+        visit = rig.visit(path)
+        await visit.start("pickup")
+        await visit.add_item("prd_cookie", 1)
+        await visit.begin_payment()
+        await visit.confirm_demo_payment(APPROVE)
+        assert await visit.check_payment() is Phase.PAID
+        number = visit.state.order.order_number
+        assert number and visit.recent.get() == number
+        await visit.quit()
+        assert rig.visit(path).recent.get() == number

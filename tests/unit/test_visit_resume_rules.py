@@ -1,0 +1,231 @@
+"""Rules of a restart taking up the order this terminal kept (kiosk.ordering.visit_resume) that
+the whole-module mutation run showed untested (tools/mutate.py, issue 32 item 8): a cart for a
+location no longer served, a server that cannot be asked, a cart gone meanwhile, a record left
+in doubt, the names of a resumed line's choices. Through `Visit.resume_saved()` on the embedded
+backend, on both dialects."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kiosk.demo.data import WESTSIDE
+from kiosk.ordering.cart_store import load_saved_cart
+from kiosk.ordering.lifecycle import Phase
+from kiosk.ordering.modifiers import SelectionState
+from kiosk.ordering.selections import echoed_name, echoed_options
+from kiosk.ordering.visit import Visit
+from kiosk.ordering.visit_resume import quietly
+from tests.support.ordering_rig import V1_ONLY_DELETE, Rig, demo_rig
+
+# Each test on the legacy API and on 2.0 (tests/unit/conftest.py).
+pytestmark = pytest.mark.usefixtures("rig_dialect")
+
+
+async def _kept_order(rig: Rig, path: Path, *, paying: bool = False) -> Visit:
+    """A visit that left an order in the resume file (a cookie; handed to payment if `paying`)."""
+    visit = rig.visit(path)
+    await visit.start("pickup")
+    await visit.add_item("prd_cookie", 2)
+    if paying:
+        await visit.begin_payment()
+    await visit.quit()
+    return visit
+
+
+def _several(rig: Rig, path: Path) -> Visit:
+    return rig.visit(path, locations=[rig.location_id, WESTSIDE.id])
+
+
+def _edit_record(path: Path, **order: Any) -> None:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["order"] = {**data.get("order", {}), **order}
+    path.write_text(json.dumps(data), encoding="utf-8")
+
+
+async def test_nothing_kept_or_no_resume_file_is_nothing_to_take_up(tmp_path: Path) -> None:
+    path = tmp_path / "cart.json"
+    async with demo_rig() as rig:
+        assert (await rig.visit(path).resume_saved()).kind == "none"
+        await _kept_order(rig, path)
+        # A kiosk run without a resume file takes nothing up, whatever another run kept.
+        visit = rig.visit(None)
+        outcome = await visit.resume_saved()
+        assert outcome.kind == "none" and outcome.cart is None
+        assert not visit.state.has_order
+
+
+async def test_a_kept_cart_of_a_location_no_longer_served_is_forgotten(tmp_path: Path) -> None:
+    path = tmp_path / "cart.json"
+    async with demo_rig() as rig:
+        kept = await _kept_order(rig, path)
+        data = json.loads(path.read_text(encoding="utf-8"))
+        data["locationId"] = "loc_closed_down"
+        path.write_text(json.dumps(data), encoding="utf-8")
+        visit = rig.visit(path)
+        outcome = await visit.resume_saved()
+        assert outcome.kind == "gone" and outcome.cart is None
+        assert not path.exists() and not visit.state.has_order
+        # Forgotten here, not deleted: the server still holds it.
+        assert rig.server_cart(kept.cart_id or "") is not None or kept.cart_id is None
+
+
+async def test_a_restart_whose_server_cannot_be_asked_keeps_the_order_for_the_next(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "cart.json"
+    async with demo_rig() as rig:
+        kept = await _kept_order(rig, path)
+        saved = load_saved_cart(path)
+        rig.faults(error_rate=1.0)
+        visit = _several(rig, path)
+        outcome = await visit.resume_saved()
+        assert outcome.kind == "failed" and outcome.cart is None
+        # A kiosk of several locations asks for one again; the file waits for the next start.
+        assert visit.location_id is None and not visit.state.has_order
+        assert load_saved_cart(path) == saved
+        rig.faults(error_rate=0.0)
+        again = rig.visit(path)
+        outcome = await again.resume_saved()
+        assert outcome.kind == "open" and again.cart_id == kept.cart_id
+        assert outcome.cart is not None and outcome.cart.items[0].quantity == 2
+
+
+async def test_a_restart_mid_payment_whose_server_cannot_be_asked_keeps_the_order(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "cart.json"
+    async with demo_rig() as rig:
+        kept = await _kept_order(rig, path, paying=True)
+        saved = load_saved_cart(path)
+        assert saved is not None and saved.order.phase is Phase.AWAITING_PAYMENT
+        rig.faults(error_rate=1.0)
+        visit = _several(rig, path)
+        outcome = await visit.resume_saved()
+        assert outcome.kind == "failed" and outcome.cart is None
+        assert visit.location_id is None and visit.cart_id is None
+        assert not visit.state.has_order
+        assert load_saved_cart(path) == saved
+        # A kiosk of one location keeps it, with no order shown: the cart is let go.
+        fixed = rig.visit(path)
+        assert (await fixed.resume_saved()).kind == "failed"
+        assert fixed.location_id == rig.location_id
+        assert fixed.cart_id is None and not fixed.state.has_order
+        assert load_saved_cart(path) == saved
+        rig.faults(error_rate=0.0)
+        again = rig.visit(path)
+        assert (await again.resume_saved()).kind == "locked"
+        assert again.cart_id == kept.cart_id
+
+
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_DELETE)
+async def test_a_restart_mid_payment_on_a_cart_deleted_meanwhile_starts_clean(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "cart.json"
+    async with demo_rig() as rig:
+        kept = await _kept_order(rig, path, paying=True)
+        await rig.client.delete_cart(rig.location_id, kept.cart_id or "")
+        visit = _several(rig, path)
+        outcome = await visit.resume_saved()
+        assert outcome.kind == "gone" and outcome.cart is None
+        assert visit.location_id is None and not visit.state.has_order
+
+
+async def test_a_record_left_in_doubt_without_its_phase_resumes_the_open_order(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "cart.json"
+    async with demo_rig() as rig:
+        kept = await _kept_order(rig, path)
+        _edit_record(path, phase="in_doubt", doubt_from=None)
+        visit = rig.visit(path)
+        outcome = await visit.resume_saved()
+        assert outcome.kind == "open" and visit.cart_id == kept.cart_id
+        assert visit.state.order.phase is Phase.ORDERING
+        assert outcome.cart is not None and outcome.cart.items[0].quantity == 2
+
+
+async def test_a_restart_during_checkout_before_the_handoff_is_back_on_the_order(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "cart.json"
+    async with demo_rig() as rig:
+        kept = await _kept_order(rig, path)
+        # Details and validation sent, no hand-off made yet, when the kiosk stopped.
+        _edit_record(path, phase="checking_out")
+        visit = rig.visit(path)
+        outcome = await visit.resume_saved()
+        assert outcome.kind == "open" and visit.cart_id == kept.cart_id
+        assert visit.state.order.phase is Phase.ORDERING
+        cart = await visit.add_item("prd_cookie", 1)
+        assert cart is not None and sum(i.quantity for i in cart.items) == 3
+
+
+async def test_a_kiosk_of_several_locations_takes_up_the_order_at_its_location(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "cart.json"
+    async with demo_rig() as rig:
+        kept = await _kept_order(rig, path)
+        visit = _several(rig, path)
+        outcome = await visit.resume_saved()
+        assert outcome.kind == "open" and visit.cart_id == kept.cart_id
+        assert visit.location_id == rig.location_id
+        assert visit.state.location is not None and visit.state.location.id == rig.location_id
+
+
+async def test_an_order_is_taken_up_even_when_its_locations_record_cannot_be_read(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "cart.json"
+    async with demo_rig() as rig:
+        kept = await _kept_order(rig, path)
+        visit = rig.visit(path)
+        for _ in range(8):  # the read and every retry of it
+            rig.transport.fail_next("GET", f"/locations/{rig.location_id}", when="before")
+        outcome = await visit.resume_saved()
+        assert outcome.kind == "open" and visit.cart_id == kept.cart_id
+        assert outcome.cart is not None and outcome.cart.items[0].quantity == 2
+
+
+async def test_a_record_in_doubt_while_paying_comes_back_to_the_payment(tmp_path: Path) -> None:
+    path = tmp_path / "cart.json"
+    async with demo_rig() as rig:
+        kept = await _kept_order(rig, path, paying=True)
+        _edit_record(path, phase="in_doubt", doubt_from="awaiting_payment")
+        visit = rig.visit(path)
+        outcome = await visit.resume_saved()
+        assert outcome.kind == "locked" and visit.cart_id == kept.cart_id
+        assert visit.state.order.phase is Phase.AWAITING_PAYMENT
+
+
+async def test_every_choice_of_a_resumed_line_can_be_shown_by_its_name(tmp_path: Path) -> None:
+    path = tmp_path / "cart.json"
+    async with demo_rig() as rig:
+        first = rig.visit(path)
+        await first.start("pickup")
+        latte = await first.product("prd_latte")
+        await first.add_item("prd_latte", 1, SelectionState.for_product(latte))
+        await first.quit()
+        visit = rig.visit(path)
+        outcome = await visit.resume_saved()
+        assert outcome.kind == "open" and outcome.cart is not None
+        chosen = list(echoed_options(outcome.cart.items[0].selections))
+        assert chosen
+        for _, entry in chosen:
+            assert echoed_name(entry) or visit.option_names.get(entry["optionId"])
+
+
+async def test_a_discard_that_fails_is_told_as_not_confirmed() -> None:
+    async def failing() -> bool:
+        raise RuntimeError("the connection dropped")
+
+    async def confirmed() -> bool:
+        return True
+
+    assert await quietly(failing()) is False
+    assert await quietly(confirmed()) is True
