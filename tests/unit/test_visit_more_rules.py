@@ -335,3 +335,22 @@ async def test_the_last_paid_orders_number_is_still_offered_after_a_restart(
         assert number and visit.recent.get() == number
         await visit.quit()
         assert rig.visit(path).recent.get() == number
+
+
+async def test_an_owners_intent_offered_on_the_visit_answers_what_the_owner_answers() -> None:
+    # The Visit's intents are built once, at import, by this helper: built here again, so that
+    # what it builds is what is tested (the same helper, the owner's add and refresh).
+    from kiosk.ordering.cart_store import CartStore
+    from kiosk.ordering.visit import _owner_intent
+
+    add_item = _owner_intent(CartStore.add_item)
+    refresh = _owner_intent(CartStore.refresh)
+    assert (add_item.__name__, add_item.__doc__) == ("add_item", CartStore.add_item.__doc__)
+    async with demo_rig() as rig:
+        visit = rig.visit()
+        await visit.start("pickup")
+        cart = await add_item(visit, "prd_cookie", 2)
+        assert cart is not None and cart is visit.state.cart
+        assert [(i.product_id, i.quantity) for i in cart.items] == [("prd_cookie", 2)]
+        again = await refresh(visit)
+        assert again is not None and again.id == cart.id

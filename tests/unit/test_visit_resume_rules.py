@@ -6,23 +6,30 @@ backend, on both dialects."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from kiosk.api import PaymentDeclinedError
+from kiosk.api.errors import InvalidRequestError
 from kiosk.demo.data import WESTSIDE
+from kiosk.demo.domain.payments import DECLINE_CARD
 from kiosk.ordering.cart_store import load_saved_cart
+from kiosk.ordering.events import OrderEvent
 from kiosk.ordering.lifecycle import Phase
 from kiosk.ordering.modifiers import SelectionState
 from kiosk.ordering.selections import echoed_name, echoed_options
 from kiosk.ordering.visit import Visit
 from kiosk.ordering.visit_resume import quietly
-from tests.support.ordering_rig import V1_ONLY_DELETE, Rig, demo_rig
+from tests.support.ordering_rig import V1_ONLY_LOCK, Rig, demo_rig
 
 # Each test on the legacy API and on 2.0 (tests/unit/conftest.py).
 pytestmark = pytest.mark.usefixtures("rig_dialect")
+
+APPROVE = "4242 4242 4242 4242"
 
 
 async def _kept_order(rig: Rig, path: Path, *, paying: bool = False) -> Visit:
@@ -38,6 +45,27 @@ async def _kept_order(rig: Rig, path: Path, *, paying: bool = False) -> Visit:
 
 def _several(rig: Rig, path: Path) -> Visit:
     return rig.visit(path, locations=[rig.location_id, WESTSIDE.id])
+
+
+class Counter:
+    """The metrics' side of the visit: every order event as it is told."""
+
+    def __init__(self) -> None:
+        self.events: list[OrderEvent] = []
+
+    def order_event(self, event: OrderEvent) -> None:
+        self.events.append(event)
+
+
+def _counted(rig: Rig, path: Path, counter: Counter) -> Visit:
+    return Visit(
+        lambda _location_id: rig.client,
+        [rig.location_id],
+        wall_clock=rig.clock,
+        cart_id_file=path,
+        store_options={"sleep": rig.clock.sleep},
+        observer=counter,
+    )
 
 
 def _edit_record(path: Path, **order: Any) -> None:
@@ -121,20 +149,6 @@ async def test_a_restart_mid_payment_whose_server_cannot_be_asked_keeps_the_orde
         assert again.cart_id == kept.cart_id
 
 
-@pytest.mark.only_dialect("v1", reason=V1_ONLY_DELETE)
-async def test_a_restart_mid_payment_on_a_cart_deleted_meanwhile_starts_clean(
-    tmp_path: Path,
-) -> None:
-    path = tmp_path / "cart.json"
-    async with demo_rig() as rig:
-        kept = await _kept_order(rig, path, paying=True)
-        await rig.client.delete_cart(rig.location_id, kept.cart_id or "")
-        visit = _several(rig, path)
-        outcome = await visit.resume_saved()
-        assert outcome.kind == "gone" and outcome.cart is None
-        assert visit.location_id is None and not visit.state.has_order
-
-
 async def test_a_record_left_in_doubt_without_its_phase_resumes_the_open_order(
     tmp_path: Path,
 ) -> None:
@@ -201,6 +215,128 @@ async def test_a_record_in_doubt_while_paying_comes_back_to_the_payment(tmp_path
         outcome = await visit.resume_saved()
         assert outcome.kind == "locked" and visit.cart_id == kept.cart_id
         assert visit.state.order.phase is Phase.AWAITING_PAYMENT
+
+
+async def test_a_restart_for_a_way_no_longer_offered_keeps_the_lines_for_another_way(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "cart.json"
+    counter = Counter()
+    async with demo_rig() as rig:
+        kept = await _kept_order(rig, path)
+
+        async def way_switched_off(*_: Any, **__: Any) -> str:
+            raise InvalidRequestError(status=400, server_message="Pickup is not offered now")
+
+        monkeypatch.setattr(rig.client, "resume_cart", way_switched_off)
+        visit = _counted(rig, path, counter)
+        outcome = await visit.resume_saved()
+        assert outcome.kind == "way_gone" and visit.cart_id == kept.cart_id
+        assert outcome.cart is not None and outcome.cart.items[0].quantity == 2
+        assert visit.state.way_refused
+        # The order was counted by the run that started it; ended now, it counts as reset.
+        await visit.end()
+        assert counter.events == [OrderEvent.RESET]
+
+
+async def test_an_empty_kept_cart_is_dropped_and_a_several_location_kiosk_asks_again(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "cart.json"
+    async with demo_rig() as rig:
+        first = rig.visit(path)
+        await first.start("pickup")
+        assert load_saved_cart(path) is not None
+        visit = _several(rig, path)
+        outcome = await visit.resume_saved()
+        assert outcome.kind == "gone" and outcome.cart is None
+        assert visit.location_id is None and not visit.state.has_order
+        assert not path.exists()
+
+
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_LOCK)
+async def test_a_locked_cart_kept_by_an_older_kiosk_comes_back_to_its_payment(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "cart.json"
+    async with demo_rig() as rig:
+        kept = await _kept_order(rig, path, paying=True)
+        # An older kiosk's file: the cart and the location, no record of the order.
+        text = json.dumps({"cartId": kept.cart_id, "locationId": rig.location_id})
+        path.write_text(text, encoding="utf-8")
+        visit = rig.visit(path)
+        outcome = await visit.resume_saved()
+        assert outcome.kind == "locked" and visit.cart_id == kept.cart_id
+        assert outcome.cart is not None and outcome.cart.is_locked
+
+
+async def test_an_order_taken_up_at_its_payment_brings_back_its_name_and_counts_its_end(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "cart.json"
+    counter = Counter()
+    async with demo_rig() as rig:
+        first = rig.visit(path)
+        await first.start("pickup")
+        await first.add_item("prd_cookie", 1)
+        await first.checkout("Ada", "ada@example.com")
+        assert first.state.order.phase is Phase.AWAITING_PAYMENT
+        await first.quit()
+        visit = _counted(rig, path, counter)
+        outcome = await visit.resume_saved()
+        assert outcome.kind == "locked" and visit.cart_id == first.cart_id
+        assert visit.state.customer_name == "Ada"
+        await visit.end()
+        assert counter.events == [OrderEvent.RESET]
+
+
+async def _paid_while_down(rig: Rig, path: Path, card: str) -> Visit:
+    """An order handed to payment, then paid (or declined) on the phone while the kiosk was
+    down; returns the visit of the run before."""
+    first = rig.visit(path)
+    await first.start("pickup")
+    await first.add_item("prd_cookie", 1)
+    intent = await first.begin_payment()
+    assert intent is not None
+    await first.quit()
+    with contextlib.suppress(PaymentDeclinedError):
+        await rig.client.confirm_demo_payment(intent.client_secret, card)
+    return first
+
+
+async def test_a_payment_made_while_the_kiosk_was_down_is_shown_at_once(tmp_path: Path) -> None:
+    path = tmp_path / "cart.json"
+    async with demo_rig() as rig:
+        first = await _paid_while_down(rig, path, APPROVE)
+        visit = rig.visit(path)
+        outcome = await visit.resume_saved()
+        assert outcome.kind == "paid" and visit.cart_id == first.cart_id
+        assert visit.state.order.phase is Phase.PAID and visit.state.order.order_number
+
+
+@pytest.mark.only_dialect("v2", reason="v1 polls the cart, which says nothing of a decline")
+async def test_a_decline_while_the_kiosk_was_down_is_shown_at_once(tmp_path: Path) -> None:
+    path = tmp_path / "cart.json"
+    async with demo_rig() as rig:
+        first = await _paid_while_down(rig, path, DECLINE_CARD)
+        visit = rig.visit(path)
+        outcome = await visit.resume_saved()
+        assert outcome.kind == "declined" and visit.cart_id == first.cart_id
+        assert visit.state.order.phase is Phase.DECLINED
+
+
+async def test_a_restart_mid_payment_on_a_cart_gone_meanwhile_starts_clean(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "cart.json"
+    async with demo_rig() as rig:
+        kept = await _kept_order(rig, path, paying=True)
+        await rig.client.delete_cart(rig.location_id, kept.cart_id or "")
+        visit = _several(rig, path)
+        outcome = await visit.resume_saved()
+        assert outcome.kind == "gone" and outcome.cart is None
+        assert visit.location_id is None and not visit.state.has_order
+        assert load_saved_cart(path) is None
 
 
 async def test_every_choice_of_a_resumed_line_can_be_shown_by_its_name(tmp_path: Path) -> None:
