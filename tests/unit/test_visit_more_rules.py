@@ -6,18 +6,20 @@ Visit's public door on the embedded backend, on both dialects."""
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import pytest
 
 from kiosk.api import PaymentDeclinedError
+from kiosk.api.errors import StorefrontError
 from kiosk.api.models import AddressData
 from kiosk.demo.data import WESTSIDE
 from kiosk.demo.domain.payments import DECLINE_CARD
 from kiosk.ordering.clock import clock_text, set_region
 from kiosk.ordering.events import OrderEvent
 from kiosk.ordering.lifecycle import Phase
-from kiosk.ordering.visit import Visit
+from kiosk.ordering.visit import OrderTime, Visit
 from tests.support.ordering_rig import Rig, demo_rig
 
 # Each test on the legacy API and on 2.0 (tests/unit/conftest.py).
@@ -354,3 +356,93 @@ async def test_an_owners_intent_offered_on_the_visit_answers_what_the_owner_answ
         assert [(i.product_id, i.quantity) for i in cart.items] == [("prd_cookie", 2)]
         again = await refresh(visit)
         assert again is not None and again.id == cart.id
+
+
+@pytest.mark.only_dialect("v2", reason="v1 polls the cart, which says nothing of a decline")
+async def test_a_decline_on_the_customers_phone_is_counted_once_when_it_is_seen() -> None:
+    counter = Counter()
+    async with demo_rig() as rig:
+        visit = counted_visit(rig, counter)
+        await visit.start("pickup")
+        await visit.add_item("prd_cookie", 1)
+        intent = await visit.begin_payment()
+        assert intent is not None
+        with contextlib.suppress(PaymentDeclinedError):
+            await rig.client.confirm_demo_payment(intent.client_secret, DECLINE_CARD)
+        assert counter.events == [OrderEvent.STARTED]
+        assert await visit.check_payment() is Phase.DECLINED
+        assert await visit.check_payment() is Phase.DECLINED
+        assert counter.events == [OrderEvent.STARTED, OrderEvent.DECLINED]
+
+
+@pytest.mark.only_dialect("v2", reason="v1 polls the cart, which says nothing of a decline")
+@pytest.mark.xfail(
+    strict=True,
+    reason="real bug: a decline at the kiosk's demo card terminal is counted by "
+    "Paying.confirm_demo_payment and again by Visit._order_moved when the payment is checked "
+    "and 2.0's order-result says failed (kiosk.metrics shows two declines for one)",
+)
+async def test_a_decline_at_the_kiosks_card_terminal_is_counted_once() -> None:
+    counter = Counter()
+    async with demo_rig() as rig:
+        visit = counted_visit(rig, counter)
+        await visit.start("pickup")
+        await visit.add_item("prd_cookie", 1)
+        await visit.begin_payment()
+        with pytest.raises(PaymentDeclinedError):
+            await visit.confirm_demo_payment(DECLINE_CARD)
+        await visit.check_payment()
+        assert counter.events == [OrderEvent.STARTED, OrderEvent.DECLINED]
+
+
+async def test_a_time_the_server_refuses_has_its_slots_read_again_for_the_customer() -> None:
+    async with demo_rig() as rig:
+        visit = rig.visit()
+        await visit.start("pickup")
+        await visit.add_item("prd_cookie", 1)
+        assert visit.state.slots is None
+        with pytest.raises(StorefrontError):
+            await visit.set_order_time_later("2020-01-01", "03:00")
+        # The screen offers the slots the server holds now, never the one it refused.
+        assert visit.state.slots is not None and visit.state.slots.order_days
+        assert visit.state.order_time == OrderTime()
+
+
+async def test_a_customer_who_goes_back_and_picks_another_location_orders_there() -> None:
+    async with demo_rig() as rig:
+        visit = two_location_visit(rig)
+        visit.choose_location(rig.location_id)
+        assert visit.need_store().location_id == rig.location_id
+        visit.choose_location(WESTSIDE.id)
+        assert visit.location_id == WESTSIDE.id
+        assert visit.need_store().location_id == WESTSIDE.id
+        visit.choose_location(rig.location_id)
+        assert visit.need_store().location_id == rig.location_id
+
+
+async def test_once_the_locations_record_arrives_the_order_knows_its_slug_and_its_zone() -> None:
+    async with demo_rig() as rig:
+        visit = rig.visit()
+        store = visit.need_store()  # the order began before the record was read
+        location = await visit.load_location()
+        slug = location.restaurant_slug
+        assert slug and not store.is_ours(slug)
+        visit.choose_location(rig.location_id, location)
+        assert visit.need_store() is store
+        assert store.is_ours(slug)
+        assert store.local_clock.zone is not None
+        assert str(store.local_clock.zone) == location.timezone
+
+
+async def test_the_next_customer_is_not_told_of_the_last_customers_first_slot() -> None:
+    from tests.unit.test_customer_visit_rules import _closed_visit, _ClosedNow
+
+    async with demo_rig() as rig:
+        server = _ClosedNow(rig.client, None, closed=False, later_only=True)
+        visit = _closed_visit(rig, server)
+        await visit.start("pickup")
+        await visit.add_item("prd_cookie", 1)
+        assert await visit.schedule_if_required() is not None
+        assert visit.scheduled_first is not None
+        await visit.reset()
+        assert visit.scheduled_first is None and visit.asap_refused is None
