@@ -446,3 +446,42 @@ async def test_the_next_customer_is_not_told_of_the_last_customers_first_slot() 
         assert visit.scheduled_first is not None
         await visit.reset()
         assert visit.scheduled_first is None and visit.asap_refused is None
+
+
+async def test_the_welcome_forms_address_is_delivered_to_in_the_locations_country() -> None:
+    from kiosk.config import DeliveryZone
+
+    zone = DeliveryZone("Downtown", ("10007",), 40.7128, -74.006)
+    async with demo_rig() as rig:
+        visit = rig.visit()
+        visit.delivery_zones = (zone,)
+        location = await visit.load_location()
+        assert location.address_data is not None
+        abroad = location.address_data.model_copy(update={"country": "AU"})
+        visit.choose_location(rig.location_id, location.model_copy(update={"address_data": abroad}))
+        form = {"street": "1 Main St", "city": "New York", "state": "NY", "zip": "10007"}
+        cart = await visit.start_with_details("delivery", form)
+        assert cart is None or cart.id == visit.cart_id
+        assert visit.state.fulfillment_method == "delivery"
+        delivery = visit.state.delivery
+        assert delivery is not None
+        assert (delivery.street, delivery.zip_code, delivery.country) == (
+            "1 Main St",
+            "10007",
+            "AU",
+        )
+
+
+async def test_a_checkout_at_a_later_only_location_is_set_to_its_first_slot_first() -> None:
+    from tests.unit.test_customer_visit_rules import _closed_visit, _ClosedNow
+
+    async with demo_rig() as rig:
+        server = _ClosedNow(rig.client, None, closed=False, later_only=True)
+        visit = _closed_visit(rig, server)
+        await visit.start("pickup")
+        await visit.add_item("prd_cookie", 1)
+        result = await visit.checkout("Ada", "ada@example.com")
+        assert result is not None and visit.scheduled_first is not None
+        cart = visit.state.cart
+        assert cart is not None and (cart.pickup_type or "").upper() == "LATER"
+        assert (visit.state.customer_name, visit.state.email_address) == ("Ada", "ada@example.com")
