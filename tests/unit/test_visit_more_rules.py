@@ -485,3 +485,40 @@ async def test_a_checkout_at_a_later_only_location_is_set_to_its_first_slot_firs
         cart = visit.state.cart
         assert cart is not None and (cart.pickup_type or "").upper() == "LATER"
         assert (visit.state.customer_name, visit.state.email_address) == ("Ada", "ada@example.com")
+
+
+async def test_a_customer_who_picks_another_way_keeps_the_cart_and_its_lines() -> None:
+    async with demo_rig(WESTSIDE) as rig:
+        visit = rig.visit()
+        await visit.start("pickup")
+        await visit.add_item("prd_cookie", 2)
+        cart_id = visit.cart_id
+        cart = await visit.start_with_details("table_service", {"table": "5"})
+        assert cart is not None and cart.id == cart_id
+        assert [(i.product_id, i.quantity) for i in cart.items] == [("prd_cookie", 2)]
+        assert visit.state.table_number == "5"
+        again = await visit.start("pickup")
+        assert again is not None and again.id == cart_id and again.items
+
+
+async def test_an_order_set_for_later_goes_back_to_as_soon_as_possible() -> None:
+    async with demo_rig() as rig:
+        visit = rig.visit()
+        await visit.start("pickup")
+        await visit.add_item("prd_cookie", 1)
+        slot = (await visit.time_intervals()).order_days[1]
+        later = await visit.set_order_time_later(slot.value, slot.intervals[0])
+        assert later is not None and (later.pickup_type or "").upper() == "LATER"
+        assert visit.state.order_time == OrderTime(slot.value, slot.intervals[0])
+        now = await visit.set_order_time_asap()
+        assert now is not None and (now.pickup_type or "").upper() != "LATER"
+        assert visit.state.order_time == OrderTime() and visit.state.order_time.is_asap
+
+
+async def test_whether_delivery_is_offered_is_the_locations_servers_word() -> None:
+    async with demo_rig() as rig:
+        visit = rig.visit()
+        offer = visit.delivery_offer()
+        assert offer == visit.state.abilities.delivery
+        # 2.0 needs coordinates, which a kiosk without delivery zones cannot give.
+        assert offer.offered is (rig.dialect == "v1")
