@@ -522,3 +522,14 @@ async def test_whether_delivery_is_offered_is_the_locations_servers_word() -> No
         assert offer == visit.state.abilities.delivery
         # 2.0 needs coordinates, which a kiosk without delivery zones cannot give.
         assert offer.offered is (rig.dialect == "v1")
+
+
+async def test_no_suggestion_is_offered_when_the_recommendations_cannot_be_read() -> None:
+    async with demo_rig() as rig:
+        visit = rig.visit()
+        await visit.start("pickup")
+        await visit.add_item("prd_espresso", 1)
+        rig.faults(error_rate=1.0)
+        assert await visit.suggestion() is None  # an optional extra: the order goes on
+        rig.faults(error_rate=0.0)
+        assert await visit.suggestion() is not None
