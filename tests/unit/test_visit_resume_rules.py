@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from kiosk.api import PaymentDeclinedError
-from kiosk.api.errors import InvalidRequestError
+from kiosk.api.errors import InvalidRequestError, StorefrontError
 from kiosk.demo.data import WESTSIDE
 from kiosk.demo.domain.payments import DECLINE_CARD
 from kiosk.ordering.cart_store import load_saved_cart
@@ -365,3 +365,32 @@ async def test_a_discard_that_fails_is_told_as_not_confirmed() -> None:
 
     assert await quietly(failing()) is False
     assert await quietly(confirmed()) is True
+
+
+@pytest.mark.parametrize("trouble", ["gone", "unreachable"])
+async def test_a_restart_mid_payment_that_cannot_go_on_asks_the_server_nothing_more(
+    tmp_path: Path, trouble: str
+) -> None:
+    # The cart gone, or the server not answering: the restart asks where the payment stands (as
+    # one look would, retries included) and nothing more: no resume, no new cart, no delete.
+    path = tmp_path / "cart.json"
+    async with demo_rig() as rig:
+        kept = await _kept_order(rig, path, paying=True)
+        saved = load_saved_cart(path)
+        assert saved is not None and kept.cart_id
+        if trouble == "gone":
+            await rig.client.delete_cart(rig.location_id, kept.cart_id)
+        else:
+            rig.faults(error_rate=1.0)
+        look = rig.store()
+        look.restore(saved.cart_id, saved.order)
+        look.payment.restore(saved.cart_id, saved.order)
+        rig.transport.sent.clear()
+        with contextlib.suppress(StorefrontError):
+            await look.check_payment()
+        one_look = [r for r in rig.transport.sent if "/carts/" in r]
+        rig.transport.sent.clear()
+        visit = rig.visit(path)
+        outcome = await visit.resume_saved()
+        assert outcome.kind == ("gone" if trouble == "gone" else "failed")
+        assert [r for r in rig.transport.sent if "/carts/" in r] == one_look
