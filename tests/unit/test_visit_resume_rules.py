@@ -234,6 +234,11 @@ async def test_a_restart_for_a_way_no_longer_offered_keeps_the_lines_for_another
         assert outcome.kind == "way_gone" and visit.cart_id == kept.cart_id
         assert outcome.cart is not None and outcome.cart.items[0].quantity == 2
         assert visit.state.way_refused
+        # The customer takes a way the location offers: the same cart, the refusal answered.
+        monkeypatch.undo()
+        cart = await visit.start("pickup")
+        assert visit.state.way_refused is None
+        assert visit.cart_id == kept.cart_id and cart is not None and cart.items
         # The order was counted by the run that started it; ended now, it counts as reset.
         await visit.end()
         assert counter.events == [OrderEvent.RESET]
