@@ -533,3 +533,16 @@ async def test_no_suggestion_is_offered_when_the_recommendations_cannot_be_read(
         assert await visit.suggestion() is None  # an optional extra: the order goes on
         rig.faults(error_rate=0.0)
         assert await visit.suggestion() is not None
+
+
+async def test_a_way_the_location_does_not_offer_is_refused_and_the_customer_asked_again() -> None:
+    async with demo_rig() as rig:
+        visit = rig.visit()
+        with pytest.raises(StorefrontError):
+            await visit.start("table_service", table_number="3")
+        # The welcome screen shows the server's words and the ways it offers now.
+        assert visit.state.way_refused and "table_service" in visit.state.way_refused
+        assert visit.state.ways is not None
+        await visit.start("pickup")
+        assert visit.state.way_refused is None
+        assert visit.state.fulfillment_method == "pickup"
