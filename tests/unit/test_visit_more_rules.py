@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -546,3 +547,34 @@ async def test_a_way_the_location_does_not_offer_is_refused_and_the_customer_ask
         await visit.start("pickup")
         assert visit.state.way_refused is None
         assert visit.state.fulfillment_method == "pickup"
+
+
+class _SaysLaterOnly:
+    """The rig's client, as a server whose ordering session says something besides the cart
+    ("ordering for later only"); everything else is the real client's."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+
+    async def start_ordering_session(self, *args: Any, **kwargs: Any) -> Any:
+        session = await self._client.start_ordering_session(*args, **kwargs)
+        return session.model_copy(update={"error_message": "Ordering for later only"})
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+
+async def test_a_fresh_cart_the_server_said_something_about_is_read_once() -> None:
+    async with demo_rig() as rig:
+        server = _SaysLaterOnly(rig.client)
+        visit = Visit(
+            lambda _location_id: server,  # type: ignore[arg-type,return-value]
+            [rig.location_id],
+            wall_clock=rig.clock,
+            store_options={"sleep": rig.clock.sleep},
+        )
+        cart = await visit.start("pickup")
+        # The menu depends on the order's time: the cart the server holds now is read.
+        assert cart is not None and cart.id == visit.cart_id
+        assert visit.state.cart is not None
+        assert visit.state.session_message == "Ordering for later only"
