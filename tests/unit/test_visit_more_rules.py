@@ -578,3 +578,19 @@ async def test_a_fresh_cart_the_server_said_something_about_is_read_once() -> No
         assert cart is not None and cart.id == visit.cart_id
         assert visit.state.cart is not None
         assert visit.state.session_message == "Ordering for later only"
+
+
+async def test_a_refused_time_shows_the_cart_the_server_holds_now() -> None:
+    async with demo_rig() as rig:
+        visit = rig.visit()
+        await visit.start("pickup")
+        await visit.add_item("prd_cookie", 1)
+        cart_id = visit.cart_id or ""
+        # The cart changed on the server behind this screen's back (another device, staff).
+        await rig.client.add_item(rig.location_id, cart_id, "prd_espresso", 1)
+        assert [i.product_id for i in visit.cart.items] == ["prd_cookie"]  # type: ignore[union-attr]
+        with pytest.raises(StorefrontError):
+            await visit.set_order_time_later("2020-01-01", "03:00")
+        cart = visit.state.cart
+        assert cart is not None
+        assert sorted(i.product_id for i in cart.items) == ["prd_cookie", "prd_espresso"]
