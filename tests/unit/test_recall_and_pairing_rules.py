@@ -49,6 +49,16 @@ def test_the_window_runs_from_the_payment_and_a_number_told_after_it_starts_anew
     assert recent.get() == "42" and recent.remaining() == RECALL_WINDOW
 
 
+def test_the_number_is_offered_to_the_last_moment_of_its_window() -> None:
+    wall = Wall()
+    recent = RecentNumber(clock=wall)
+    recent.remember("42")
+    wall.at += RECALL_WINDOW - 0.5
+    assert recent.get() == "42"
+    recent.remember("42")
+    assert recent.remaining() == 0.5
+
+
 def test_no_number_leaves_the_last_one_offered() -> None:
     recent = RecentNumber(clock=Wall())
     recent.remember("42")
