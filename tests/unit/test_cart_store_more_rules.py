@@ -1,0 +1,205 @@
+"""More rules of the order's owner (CartStore) that the whole-module mutation run showed untested
+(docs/mutation.md, issue 32 item 8): its default patience with the server, the location's other
+names, the resume file following the cart, the last failure it tells. Through the store's
+public methods on the embedded demo backend, on both dialects unless a rule is one dialect's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kiosk.api import AmbiguousWriteError, Cart, RateLimitedError
+from kiosk.demo.domain.states import CART_TTL
+from kiosk.ordering.cart_store import CartStore, NoCartError, load_saved_cart
+from kiosk.ordering.lifecycle import OrderSnapshot, Phase
+from tests.support.ordering_rig import Rig, demo_rig
+
+pytestmark = pytest.mark.usefixtures("rig_dialect")
+
+APPROVE = "4242 4242 4242 4242"
+
+
+def lines(cart: Cart | None) -> list[tuple[str, int]]:
+    assert cart is not None
+    return [(i.product_id, i.quantity) for i in cart.items]
+
+
+async def with_cookies(rig: Rig, quantity: int = 1, **kw: Any) -> CartStore:
+    store = rig.store(**kw)
+    await store.start("pickup")
+    await store.add_item("prd_cookie", quantity)
+    return store
+
+
+def failing_first(client: Any, name: str, times: int, error: type[Exception]) -> list[int]:
+    """The client's `name` fails `times` times with `error` before the real call answers."""
+    real = getattr(client, name)
+    calls: list[int] = []
+
+    async def call(*args: Any, **kw: Any) -> Any:
+        calls.append(1)
+        if len(calls) <= times:
+            raise error() if error is not RateLimitedError else RateLimitedError(retry_after=1)
+        return await real(*args, **kw)
+
+    setattr(client, name, call)
+    return calls
+
+
+# ------------------------------------------------------------------ patience with the server
+
+
+@pytest.mark.parametrize(("limited", "sent"), [(20, True), (21, False)])
+async def test_a_write_held_back_by_the_rate_limit_is_waited_out_twenty_times_then_told(
+    limited: int, sent: bool
+) -> None:
+    async with demo_rig() as rig:
+        store = await with_cookies(rig)  # the store's own defaults
+        calls = failing_first(store.client, "set_tip", limited, RateLimitedError)
+        if sent:
+            await store.set_tip(percentage="18")
+        else:
+            with pytest.raises(RateLimitedError):
+                await store.set_tip(percentage="18")
+        assert len(calls) == min(limited + 1, 21)
+
+
+@pytest.mark.parametrize(("lost", "sent"), [(3, True), (4, False)])
+async def test_a_change_whose_answer_keeps_being_lost_is_sent_four_times_at_most(
+    lost: int, sent: bool
+) -> None:
+    async with demo_rig() as rig:
+        store = await with_cookies(rig)  # the store's own defaults
+        calls = failing_first(store.client, "set_tip", lost, AmbiguousWriteError)
+        if sent:
+            await store.set_tip(percentage="18")
+        else:
+            with pytest.raises(AmbiguousWriteError):
+                await store.set_tip(percentage="18")
+        assert len(calls) == min(lost + 1, 4)
+
+
+async def test_the_store_tells_its_last_failure_until_an_operation_succeeds() -> None:
+    async with demo_rig() as rig:
+        store = await with_cookies(rig)
+        assert store.last_error is None
+        failing_first(store.client, "set_tip", 21, RateLimitedError)
+        with pytest.raises(RateLimitedError) as failed:
+            await store.set_tip(percentage="18")
+        assert store.last_error is failed.value
+        await store.refresh()
+        assert store.last_error is None
+
+
+# ------------------------------------------------------------------ the location's names
+
+
+async def test_a_cart_kept_under_the_locations_slug_is_ours_once_its_record_is_known() -> None:
+    async with demo_rig() as rig:
+        first = await with_cookies(rig)
+        cart_id = first.cart_id or ""
+        # A store that knows the location only by its id, until the location's record arrives.
+        bare = CartStore(rig.client, rig.location_id, clock=rig.clock, sleep=rig.clock.sleep)
+        assert not bare.is_ours(rig.location.slug)
+        bare.know_location([rig.location_id, rig.location.slug, None], None)
+        assert bare.is_ours(rig.location.slug) and bare.is_ours(rig.location_id)
+        cart = await bare.resume(cart_id, rig.location.slug)
+        assert lines(cart) == [("prd_cookie", 1)]
+        assert bare.cart_id == cart_id
+
+
+async def test_a_cart_kept_under_a_name_that_is_not_the_locations_is_let_go() -> None:
+    async with demo_rig() as rig:
+        first = await with_cookies(rig)
+        bare = CartStore(rig.client, rig.location_id, clock=rig.clock, sleep=rig.clock.sleep)
+        assert await bare.resume(first.cart_id or "", rig.location.slug) is None
+        assert bare.cart_id is None
+
+
+# ------------------------------------------------------------------ the resume file
+
+
+async def test_the_resume_file_follows_the_cart_the_server_answers(tmp_path: Path) -> None:
+    path = tmp_path / "cart.json"
+    async with demo_rig() as rig:
+        store = await with_cookies(rig, cart_id_file=path)
+        other = await with_cookies(rig)
+        assert other.cart is not None and other.cart_id != store.cart_id
+        # The server answered with another cart (a resumed or replaced one): it is followed.
+        store.publish(other.cart)
+        assert store.cart_id == other.cart_id
+        saved = load_saved_cart(path)
+        assert saved is not None and saved.cart_id == other.cart_id
+
+
+# ------------------------------------------------------------------ a restored order
+
+
+async def test_a_restored_order_switched_to_another_way_shows_its_lines() -> None:
+    async with demo_rig() as rig:
+        first = await with_cookies(rig, 2)
+        # The kiosk restarts: the order as its resume file kept it, then the way is chosen again.
+        again = rig.store()
+        again.restore(first.cart_id or "", OrderSnapshot())
+        cart = await again.start("pickup")
+        # The server's cart is read (its fees may have changed with the way), never assumed empty.
+        assert lines(cart) == [("prd_cookie", 2)]
+        assert lines(again.cart) == [("prd_cookie", 2)]
+
+
+async def test_a_cart_the_server_says_expired_ends_the_order_and_leaves_nothing_to_resume(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "cart.json"
+    async with demo_rig() as rig:
+        store = await with_cookies(rig, cart_id_file=path)
+        assert load_saved_cart(path) is not None
+        await rig.clock.sleep(CART_TTL.total_seconds() + 1)
+        cart = await store.refresh()
+        assert cart is not None and cart.is_expired
+        assert store.phase is Phase.EXPIRED
+        assert load_saved_cart(path) is None
+        # The cart stays shown as the server holds it: its lines can be ordered again.
+        assert lines(store.cart) == [("prd_cookie", 1)]
+
+
+# ------------------------------------------------------------------ an order given up
+
+
+async def test_a_discarded_order_leaves_no_code_to_pay_and_nothing_to_resume(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "cart.json"
+    async with demo_rig() as rig:
+        store = await with_cookies(rig, cart_id_file=path)
+        await store.begin_payment()
+        assert store.payment_intent is not None and store.phase is Phase.AWAITING_PAYMENT
+        assert await store.discard() is True
+        assert store.payment_intent is None and store.payment.seconds_left() is None
+        with pytest.raises(NoCartError):
+            await store.payment.confirm_demo(APPROVE)
+        assert store.cart_id is None and store.cart is None
+        assert store.session_message is None
+        assert store.phase is Phase.ORDERING and store.order == OrderSnapshot()
+        assert load_saved_cart(path) is None
+
+
+async def test_a_discarded_order_is_heard_as_cancelled_then_as_a_new_order_once_each() -> None:
+    async with demo_rig() as rig:
+        store = await with_cookies(rig)
+        heard: list[Phase] = []
+        store.subscribe_order(lambda order: heard.append(order.phase))
+        await store.discard()
+        assert heard == [Phase.CANCELLED, Phase.ORDERING]
+
+
+async def test_a_saved_cart_the_server_no_longer_has_is_not_told_as_an_expired_order() -> None:
+    async with demo_rig() as rig:
+        store = rig.store()
+        heard: list[Phase] = []
+        store.subscribe_order(lambda order: heard.append(order.phase))
+        assert await store.resume("cart_that_never_was", rig.location_id) is None
+        assert store.cart_id is None
+        assert Phase.EXPIRED not in heard and store.phase is Phase.ORDERING
