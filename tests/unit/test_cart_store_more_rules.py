@@ -203,3 +203,52 @@ async def test_a_saved_cart_the_server_no_longer_has_is_not_told_as_an_expired_o
         assert await store.resume("cart_that_never_was", rig.location_id) is None
         assert store.cart_id is None
         assert Phase.EXPIRED not in heard and store.phase is Phase.ORDERING
+
+
+@pytest.mark.only_dialect(
+    "v1", reason="2.0 refuses a session on an expired cart (it is discarded first)"
+)
+async def test_a_new_cart_after_an_expired_one_is_paid_with_a_code_of_its_own() -> None:
+    async with demo_rig() as rig:
+        store = await with_cookies(rig)
+        old = await store.begin_payment()
+        old_cart = store.cart_id
+        await rig.clock.sleep(CART_TTL.total_seconds() + 1)
+        await store.check_payment()
+        assert store.phase is Phase.EXPIRED
+        await store.start("pickup")
+        # The server answered a new cart: the old code is not this order's (nothing is being
+        # paid until the new cart is handed off).
+        assert store.cart_id != old_cart
+        assert store.payment_intent is None
+        await store.add_item("prd_cookie", 1)
+        intent = await store.begin_payment()
+        assert intent is not old
+        await store.payment.confirm_demo(APPROVE)
+        await store.check_payment()
+        assert store.phase is Phase.PAID
+
+
+@pytest.mark.only_dialect(
+    "v1", reason="2.0 refuses a session on an expired cart (it is discarded first)"
+)
+async def test_the_old_orders_lines_are_never_shown_under_a_new_cart() -> None:
+    async with demo_rig() as rig:
+        store = await with_cookies(rig)
+        await rig.clock.sleep(CART_TTL.total_seconds() + 1)
+        await store.refresh()
+        assert store.phase is Phase.EXPIRED
+        shown: list[tuple[str | None, str | None]] = []
+        real = store.client.get_cart
+
+        async def get_cart(location_id: str, cart_id: str) -> Cart:
+            # While the new cart is read: the cart shown is this order's, or none yet.
+            shown.append((store.cart.id if store.cart else None, store.cart_id))
+            return await real(location_id, cart_id)
+
+        store.client.get_cart = get_cart  # type: ignore[method-assign]
+        heard: list[Cart | None] = []
+        store.subscribe(heard.append)
+        await store.start("pickup")
+        assert shown and all(cart in (None, cart_id) for cart, cart_id in shown)
+        assert heard[0] is None and store.cart is not None and not store.cart.items
