@@ -252,3 +252,34 @@ async def test_the_old_orders_lines_are_never_shown_under_a_new_cart() -> None:
         await store.start("pickup")
         assert shown and all(cart in (None, cart_id) for cart, cart_id in shown)
         assert heard[0] is None and store.cart is not None and not store.cart.items
+
+
+async def test_a_resumed_cart_is_kept_for_the_next_restart(tmp_path: Path) -> None:
+    path = tmp_path / "cart.json"
+    async with demo_rig() as rig:
+        first = await with_cookies(rig)
+        again = rig.store(cart_id_file=path)
+        assert lines(await again.resume(first.cart_id or "", rig.location_id)) == [
+            ("prd_cookie", 1)
+        ]
+        saved = load_saved_cart(path)
+        assert saved is not None and saved.cart_id == first.cart_id
+        assert saved.location_id == rig.location_id
+
+
+async def test_ending_a_visit_that_never_reached_its_cart_drops_the_kept_record(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "cart.json"
+    async with demo_rig() as rig:
+        first = await with_cookies(rig)
+        await first.begin_payment()
+        # A restart whose server could not be asked: the cart was let go, the record restored.
+        store = rig.store(cart_id_file=path)
+        store.restore(first.cart_id or "", first.order)
+        store.let_go()
+        assert store.cart_id is None and store.phase is Phase.AWAITING_PAYMENT
+        # The visit ends (idle reset): nothing to delete, and the next customer starts clean.
+        assert await store.discard() is True
+        assert store.order == OrderSnapshot() and store.cart is None
+        assert load_saved_cart(path) is None

@@ -5,9 +5,12 @@ no server."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from kiosk.api.errors import AmbiguousWriteError, RateLimitedError
+from kiosk.ordering.cart_writer import BUSY, IDLE, StoreStatus
 from tests.unit.test_cart_writer import Client, Owner, cart, writer
 
 
@@ -70,3 +73,46 @@ async def test_a_write_the_server_still_runs_is_checked_eight_times_two_seconds_
     assert client.reads == 8
     assert sum(slept) == 7 * 2.0
     assert told.value.details["reloaded"] is True
+
+
+async def test_a_cancelled_operation_leaves_the_status_line_idle_not_busy() -> None:
+    owner, client = Owner(), Client([cart(1)])
+    send, _ = writer(owner, client)
+    said: list[StoreStatus] = []
+    send.subscribe_status(said.append)
+
+    async def call() -> None:
+        raise asyncio.CancelledError
+
+    with pytest.raises(asyncio.CancelledError):
+        await send.run(lambda: send.write(call))
+    assert send.status == IDLE and said == [BUSY, IDLE]
+    # The next operation is counted from nothing: idle again once it is done.
+    assert await send.run(send.get) == cart(1)
+    assert send.status == IDLE
+
+
+async def test_a_cancelled_operation_leaves_the_line_busy_while_another_waits() -> None:
+    owner, client = Owner(), Client([cart(1)])
+    send, _ = writer(owner, client)
+    cancel_it, finish_it = asyncio.Event(), asyncio.Event()
+
+    async def cancelled() -> None:
+        await cancel_it.wait()
+        raise asyncio.CancelledError
+
+    async def queued() -> str:
+        await finish_it.wait()
+        return "done"
+
+    first = asyncio.ensure_future(send.run(cancelled))
+    second = asyncio.ensure_future(send.run(queued))
+    await asyncio.sleep(0)
+    cancel_it.set()
+    with pytest.raises(asyncio.CancelledError):
+        await first
+    # The second operation is still on its way: the line says busy, not idle.
+    assert send.status == BUSY
+    finish_it.set()
+    assert await second == "done"
+    assert send.status == IDLE
