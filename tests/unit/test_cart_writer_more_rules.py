@@ -10,7 +10,7 @@ import asyncio
 import pytest
 
 from kiosk.api.errors import AmbiguousWriteError, RateLimitedError
-from kiosk.ordering.cart_writer import BUSY, IDLE, StoreStatus
+from kiosk.ordering.cart_writer import BUSY, IDLE, CartWriter, StoreStatus
 from tests.unit.test_cart_writer import Client, Owner, cart, writer
 
 
@@ -116,3 +116,60 @@ async def test_a_cancelled_operation_leaves_the_line_busy_while_another_waits() 
     finish_it.set()
     assert await second == "done"
     assert send.status == IDLE
+
+
+def writer_on(clock: list[float], speed: float) -> tuple[CartWriter, list[float]]:
+    """A writer whose sleep moves its clock `speed` times what it slept (0: a clock that stands
+    still while it sleeps; 2: one that runs ahead)."""
+    slept: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        if len(slept) > 20:
+            raise AssertionError("the wait never ended")
+        clock[0] += seconds * speed
+
+    made = CartWriter(
+        Owner(),
+        Client([cart(0)]),  # type: ignore[arg-type]
+        "loc",
+        clock=lambda: clock[0],
+        sleep=sleep,
+    )
+    return made, slept
+
+
+async def test_a_wait_counts_down_what_it_slept_when_the_clock_stands_still() -> None:
+    send, slept = writer_on([0.0], speed=0)
+    said: list[StoreStatus] = []
+    send.subscribe_status(said.append)
+    await send.wait_out(3)
+    assert slept == [1.0, 1.0, 1.0]
+    assert [s.seconds_left for s in said if s.kind == "waiting"] == [3, 2, 1]
+
+
+async def test_a_wait_ends_when_the_clock_says_the_time_is_up_and_never_shows_0_s() -> None:
+    send, slept = writer_on([0.0], speed=2)
+    said: list[StoreStatus] = []
+    send.subscribe_status(said.append)
+    await send.wait_out(4)
+    # Each second slept moved the clock two: the four seconds are up after two sleeps.
+    assert slept == [1.0, 1.0]
+    assert [s.seconds_left for s in said if s.kind == "waiting"] == [4, 2]
+    assert send.status == BUSY
+
+
+async def test_a_rate_limit_that_says_no_time_is_waited_out_five_seconds() -> None:
+    owner, client = Owner(), Client([cart(1)])
+    send, slept = writer(owner, client)
+    calls = 0
+
+    async def call() -> str:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise RateLimitedError()  # no Retry-After, and the budget knows no reset
+        return "done"
+
+    assert await send.run(lambda: send.write(call)) == "done"
+    assert sum(slept) == 5.0
