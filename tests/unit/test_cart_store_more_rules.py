@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from kiosk.api import AmbiguousWriteError, Cart, RateLimitedError
+from kiosk.api import AmbiguousWriteError, Cart, PaymentDeclinedError, RateLimitedError
+from kiosk.api.models import OrderProgress
 from kiosk.demo.domain.states import CART_TTL
 from kiosk.ordering.cart_store import CartStore, NoCartError, load_saved_cart
 from kiosk.ordering.lifecycle import OrderSnapshot, Phase
@@ -19,6 +20,7 @@ from tests.support.ordering_rig import Rig, demo_rig
 pytestmark = pytest.mark.usefixtures("rig_dialect")
 
 APPROVE = "4242 4242 4242 4242"
+DECLINE = "4000 0000 0000 0002"
 
 
 def lines(cart: Cart | None) -> list[tuple[str, int]]:
@@ -283,3 +285,29 @@ async def test_ending_a_visit_that_never_reached_its_cart_drops_the_kept_record(
         assert await store.discard() is True
         assert store.order == OrderSnapshot() and store.cart is None
         assert load_saved_cart(path) is None
+
+
+# ------------------------------------------------------------------ what a look said
+
+
+@pytest.mark.only_dialect("v2", reason="v1 has no payment poll: its cart never says a decline")
+async def test_a_declined_card_is_recorded_with_its_code_once_per_attempt() -> None:
+    async with demo_rig() as rig:
+        store = await with_cookies(rig)
+        await store.begin_payment()
+        with pytest.raises(PaymentDeclinedError):
+            await store.payment.confirm_demo(DECLINE)
+        await store.check_payment()
+        assert store.phase is Phase.DECLINED and store.order.failure_code
+        told = store.order.failure_code
+        # The same failed attempt said again: the decline stands as it was told.
+        await store.check_payment()
+        assert store.phase is Phase.DECLINED and store.order.failure_code == told
+
+
+async def test_a_decline_said_without_a_code_is_recorded_as_failed() -> None:
+    async with demo_rig() as rig:
+        store = await with_cookies(rig)
+        await store.begin_payment()
+        store.heard(OrderProgress("failed"))
+        assert store.phase is Phase.DECLINED and store.order.failure_code == "FAILED"
