@@ -311,3 +311,37 @@ async def test_a_decline_said_without_a_code_is_recorded_as_failed() -> None:
         await store.begin_payment()
         store.heard(OrderProgress("failed"))
         assert store.phase is Phase.DECLINED and store.order.failure_code == "FAILED"
+
+
+async def test_after_pay_again_the_old_decline_is_not_told_twice_and_a_new_attempt_clears_it() -> (
+    None
+):
+    async with demo_rig() as rig:
+        store = await with_cookies(rig)
+        await store.begin_payment()
+        store.heard(OrderProgress("failed", failure_code="CARD_DECLINED"))
+        assert store.phase is Phase.DECLINED
+        # The customer tries again on the hosted page: the decline shows until the server decides.
+        store.heard(OrderProgress("payment_pending"))
+        assert store.phase is Phase.DECLINED and store.order.failure_code == "CARD_DECLINED"
+        # "Pay again": a new code; until the new attempt starts the server may still say the old
+        # one failed, and that is not a second decline.
+        store.want_new_code()
+        await store.payment.renew()
+        assert store.phase is Phase.AWAITING_PAYMENT
+        store.heard(OrderProgress("failed", failure_code="CARD_DECLINED"))
+        assert store.phase is Phase.AWAITING_PAYMENT
+        assert store.order.failure_code == "CARD_DECLINED"
+        # The server says the new attempt is under way: the old decline is cleared.
+        heard: list[str | None] = []
+        store.subscribe_order(lambda order: heard.append(order.failure_code))
+        store.heard(OrderProgress("payment_pending"))
+        assert store.phase is Phase.AWAITING_PAYMENT and store.order.failure_code is None
+        assert heard == [None]
+        # Said again: nothing more is recorded.
+        store.heard(OrderProgress("payment_pending"))
+        assert heard == [None]
+        # A decline of the new attempt is told.
+        store.heard(OrderProgress("failed", failure_code="INSUFFICIENT_FUNDS"))
+        assert store.phase is Phase.DECLINED
+        assert store.order.failure_code == "INSUFFICIENT_FUNDS"
