@@ -10,7 +10,13 @@ from typing import Any
 
 import pytest
 
-from kiosk.api import AmbiguousWriteError, Cart, PaymentDeclinedError, RateLimitedError
+from kiosk.api import (
+    AmbiguousWriteError,
+    Cart,
+    NotFoundError,
+    PaymentDeclinedError,
+    RateLimitedError,
+)
 from kiosk.api.models import OrderProgress
 from kiosk.demo.domain.states import CART_TTL
 from kiosk.ordering.cart_store import CartStore, NoCartError, load_saved_cart
@@ -345,3 +351,16 @@ async def test_after_pay_again_the_old_decline_is_not_told_twice_and_a_new_attem
         store.heard(OrderProgress("failed", failure_code="INSUFFICIENT_FUNDS"))
         assert store.phase is Phase.DECLINED
         assert store.order.failure_code == "INSUFFICIENT_FUNDS"
+
+
+async def test_a_look_that_finds_the_cart_gone_tells_the_order_expired() -> None:
+    async with demo_rig() as rig:
+        store = rig.store()
+        # Back on the order (ORDERING) with a cart the server no longer has.
+        store.take_up("cart_the_server_lost")
+        heard: list[Phase] = []
+        store.subscribe_order(lambda order: heard.append(order.phase))
+        with pytest.raises(NotFoundError):
+            await store.check_payment()
+        assert Phase.EXPIRED in heard
+        assert store.cart_id is None and store.phase is Phase.ORDERING
