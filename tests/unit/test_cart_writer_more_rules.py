@@ -9,7 +9,7 @@ import asyncio
 
 import pytest
 
-from kiosk.api.errors import AmbiguousWriteError, RateLimitedError
+from kiosk.api.errors import AmbiguousWriteError, RateLimitedError, ServerError
 from kiosk.ordering.cart_writer import BUSY, IDLE, CartWriter, StoreStatus
 from tests.unit.test_cart_writer import Client, Owner, cart, writer
 
@@ -173,3 +173,47 @@ async def test_a_rate_limit_that_says_no_time_is_waited_out_five_seconds() -> No
 
     assert await send.run(lambda: send.write(call)) == "done"
     assert sum(slept) == 5.0
+
+
+async def test_a_set_the_server_still_runs_waits_reads_the_cart_then_goes_again() -> None:
+    owner, client = Owner(), Client([cart(1)])
+    send, slept = writer(owner, client)
+    said: list[StoreStatus] = []
+    send.subscribe_status(said.append)
+    sent: list[int] = []
+
+    async def call() -> str:
+        sent.append(client.reads)
+        if len(sent) == 1:
+            raise AmbiguousWriteError(code="IDEMPOTENCY_IN_PROGRESS")
+        return "done"
+
+    assert await send.run(lambda: send.write(call)) == "done"
+    # The first send is let finish (a pause said as checking the order, not as a rate limit),
+    # the cart read, and only then the same set sent again.
+    assert sum(slept) == 2.0
+    waiting = [s.message for s in said if s.kind == "waiting"]
+    assert waiting == [
+        "Checking your order with the restaurant: 2 s",
+        "Checking your order with the restaurant: 1 s",
+    ]
+    assert sent == [0, 1] and owner.cart == cart(1)
+
+
+@pytest.mark.parametrize("readable", [True, False])
+async def test_a_set_given_up_says_whether_the_cart_shown_is_the_servers(readable: bool) -> None:
+    owner, client = Owner(), Client([cart(1)])
+    if not readable:
+
+        async def unreadable(location_id: str, cart_id: str) -> None:
+            raise ServerError()
+
+        client.get_cart = unreadable  # type: ignore[method-assign]
+    send, _ = writer(owner, client)
+
+    async def call() -> None:
+        raise AmbiguousWriteError()
+
+    with pytest.raises(AmbiguousWriteError) as told:
+        await send.run(lambda: send.write(call))
+    assert told.value.details["reloaded"] is readable
