@@ -19,7 +19,8 @@ from kiosk.api import (
 )
 from kiosk.api.models import OrderProgress
 from kiosk.demo.domain.states import CART_TTL
-from kiosk.ordering.cart_store import CartStore, NoCartError, load_saved_cart
+from kiosk.ordering.cart_store import CartStore, NoCartError, load_saved_cart, store_at
+from kiosk.ordering.clock import LocationClock
 from kiosk.ordering.lifecycle import OrderSnapshot, Phase
 from tests.support.ordering_rig import Rig, demo_rig
 
@@ -364,3 +365,38 @@ async def test_a_look_that_finds_the_cart_gone_tells_the_order_expired() -> None
             await store.check_payment()
         assert Phase.EXPIRED in heard
         assert store.cart_id is None and store.phase is Phase.ORDERING
+
+
+# ------------------------------------------------------------------ a store for a location
+
+
+async def test_a_store_for_a_location_knows_its_id_and_slug_and_tells_time_on_its_clock() -> None:
+    async with demo_rig() as rig:
+        location = await rig.client.get_location(rig.location_id)
+        slug = location.restaurant_slug
+        assert slug and location.timezone
+        for key in (location.id, slug):
+            store = store_at(
+                rig.client,
+                key,
+                location,
+                clock=rig.clock,
+                cart_id_file=None,
+                options={"sleep": rig.clock.sleep},
+            )
+            assert store.is_ours(location.id) and store.is_ours(slug)
+            # Time of day is the location's (New York: 11:00 at the rig's start), not UTC's.
+            assert (
+                store.local_clock.date_and_time()
+                == LocationClock(location, rig.clock).date_and_time()
+            )
+            assert (
+                store.local_clock.date_and_time()[1]
+                != LocationClock(None, rig.clock).date_and_time()[1]
+            )
+        # A store for another key than the record's takes none of the record's names.
+        other = store_at(
+            rig.client, "loc_elsewhere", location, clock=rig.clock, cart_id_file=None, options={}
+        )
+        assert other.is_ours("loc_elsewhere")
+        assert not other.is_ours(location.id) and not other.is_ours(slug)
