@@ -9,8 +9,15 @@ import asyncio
 
 import pytest
 
-from kiosk.api.errors import AmbiguousWriteError, RateLimitedError, ServerError
-from kiosk.ordering.cart_writer import BUSY, IDLE, CartWriter, StoreStatus
+from kiosk.api.errors import (
+    AmbiguousWriteError,
+    ConflictError,
+    NotFoundError,
+    RateLimitedError,
+    ServerError,
+)
+from kiosk.api.models import Cart
+from kiosk.ordering.cart_writer import BUSY, IDLE, CartWriter, Landed, StoreStatus
 from tests.unit.test_cart_writer import Client, Owner, cart, writer
 
 
@@ -217,3 +224,151 @@ async def test_a_set_given_up_says_whether_the_cart_shown_is_the_servers(readabl
     with pytest.raises(AmbiguousWriteError) as told:
         await send.run(lambda: send.write(call))
     assert told.value.details["reloaded"] is readable
+
+
+# ------------------------------------------------------------------ reading the cart after an error
+
+
+async def test_a_quiet_reread_publishes_the_cart_and_says_the_screen_shows_the_servers() -> None:
+    owner, client = Owner(), Client([cart(2)])
+    send, _ = writer(owner, client)
+    assert await send.reread_quietly() is True
+    assert owner.cart == cart(2) and owner.told == ["publish"]
+
+
+async def test_a_quiet_reread_of_a_cart_gone_tells_the_owner_and_of_no_cart_reads_nothing() -> None:
+    owner, client = Owner(), Client([cart(2)])
+
+    async def gone(location_id: str, cart_id: str) -> None:
+        raise NotFoundError()
+
+    client.get_cart = gone  # type: ignore[method-assign]
+    send, _ = writer(owner, client)
+    assert await send.reread_quietly() is True
+    assert owner.told == ["gone"]
+    owner.cart_id = None
+    assert await send.reread_quietly() is True
+    assert owner.told == ["gone"]
+
+
+async def test_a_quiet_reread_that_fails_says_the_screen_may_not_be_the_servers() -> None:
+    owner, client = Owner(), Client([cart(2)])
+
+    async def down(location_id: str, cart_id: str) -> None:
+        raise ServerError()
+
+    client.get_cart = down  # type: ignore[method-assign]
+    send, _ = writer(owner, client)
+    assert await send.reread_quietly() is False
+    assert owner.told == [] and owner.cart is None
+
+
+# ------------------------------------------------------------------ a write in doubt
+
+
+class Reads(Client):
+    """A fake client whose cart reads answer in turn: a Cart, or an error raised."""
+
+    def __init__(self, answers: list[Cart | Exception]) -> None:
+        super().__init__([])
+        self.answers = answers
+
+    async def get_cart(self, location_id: str, cart_id: str) -> Cart:  # type: ignore[override]
+        self.reads += 1
+        answer = self.answers[min(self.reads, len(self.answers)) - 1]
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+
+async def test_a_write_in_doubt_whose_reads_fail_then_show_it_landed_is_landed() -> None:
+    owner, client = Owner(), Reads([ServerError(), cart(1)])
+    send, slept = writer(owner, client)
+
+    async def call() -> None:
+        raise AmbiguousWriteError()
+
+    result = await send.run(lambda: send.write(call, landed=lambda c: bool(c.items), key="add"))
+    assert isinstance(result, Landed)
+    assert client.reads == 2 and sum(slept) == 2.0
+    assert owner.told == ["doubt", "publish", "settled"]
+
+
+async def test_a_write_in_doubt_whose_reads_all_fail_is_told_unsure_and_checked_before_again() -> (
+    None
+):
+    owner, client = Owner(), Reads([ServerError()])
+    send, _ = writer(owner, client, settle_reads=3)
+    sent = 0
+
+    async def call() -> None:
+        nonlocal sent
+        sent += 1
+        raise AmbiguousWriteError()
+
+    with pytest.raises(AmbiguousWriteError) as told:
+        await send.run(lambda: send.write(call, landed=lambda c: bool(c.items), key="add"))
+    assert client.reads == 3 and sent == 1
+    # Nothing could be read: the screen's cart is not the server's, and the cart is read first.
+    assert told.value.details["reloaded"] is False and send.stale is True
+    assert owner.told == ["doubt", "settled"]
+    # The customer repeats it: the server's cart (now readable) shows it landed; not sent again.
+    client.answers = [cart(1)]
+    client.reads = 0
+
+    async def again() -> None:
+        nonlocal sent
+        sent += 1
+
+    result = await send.run(lambda: send.write(again, landed=lambda c: bool(c.items), key="add"))
+    assert isinstance(result, Landed) and sent == 1
+
+
+async def test_a_write_in_doubt_whose_cart_is_gone_is_not_read_again() -> None:
+    owner, client = Owner(), Reads([NotFoundError()])
+    send, _ = writer(owner, client)
+
+    async def call() -> None:
+        raise AmbiguousWriteError()
+
+    with pytest.raises(NotFoundError):
+        await send.run(lambda: send.write(call, landed=lambda c: bool(c.items)))
+    assert client.reads == 1
+    assert owner.told == ["doubt", "settled"]
+
+
+async def test_a_write_in_doubt_the_cart_shows_did_not_land_is_sent_again_at_once() -> None:
+    owner, client = Owner(), Reads([cart(0), cart(1)])
+    send, slept = writer(owner, client)
+    sent = 0
+
+    async def call() -> str:
+        nonlocal sent
+        sent += 1
+        if sent == 1:
+            raise AmbiguousWriteError()
+        return "done"
+
+    assert await send.run(lambda: send.write(call, landed=lambda c: bool(c.items))) == "done"
+    assert sent == 2 and client.reads == 1 and slept == []
+
+
+# ------------------------------------------------------------------ a conflict, retold
+
+
+async def test_a_conflict_with_nothing_seen_changed_says_the_order_was_updated() -> None:
+    owner, client = Owner(), Client([cart(1)])
+    owner.cart = cart(1)
+    send, _ = writer(owner, client)
+
+    async def call() -> None:
+        raise ConflictError(
+            code="CART_CONFLICT", status=409, details={"requestId": "r1"}, endpoint="add_item"
+        )
+
+    with pytest.raises(ConflictError) as told:
+        await send.run(lambda: send.write(call))
+    assert "(it was updated)" in told.value.message
+    assert told.value.status == 409 and told.value.code == "CART_CONFLICT"
+    assert told.value.endpoint == "add_item" and told.value.details["requestId"] == "r1"
+    assert told.value.details["changes"] == []
