@@ -79,7 +79,8 @@ async def test_a_write_the_server_still_runs_is_checked_eight_times_two_seconds_
     # Eight reads of the cart, with a pause of two seconds (counted down) between two of them.
     assert client.reads == 8
     assert sum(slept) == 7 * 2.0
-    assert told.value.details["reloaded"] is True
+    # Every read answered (the write was still running): the cart shown is the server's.
+    assert told.value.details["reloaded"] is True and told.value.__cause__ is None
 
 
 async def test_a_cancelled_operation_leaves_the_status_line_idle_not_busy() -> None:
@@ -311,6 +312,8 @@ async def test_a_write_in_doubt_whose_reads_all_fail_is_told_unsure_and_checked_
     assert client.reads == 3 and sent == 1
     # Nothing could be read: the screen's cart is not the server's, and the cart is read first.
     assert told.value.details["reloaded"] is False and send.stale is True
+    # What failed is the error's cause, chained as its __cause__ too.
+    assert isinstance(told.value.cause, ServerError) and told.value.__cause__ is told.value.cause
     assert owner.told == ["doubt", "settled"]
     # The customer repeats it: the server's cart (now readable) shows it landed; not sent again.
     client.answers = [cart(1)]
