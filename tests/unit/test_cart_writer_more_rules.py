@@ -299,6 +299,7 @@ async def test_a_write_in_doubt_whose_reads_all_fail_is_told_unsure_and_checked_
     None
 ):
     owner, client = Owner(), Reads([ServerError()])
+    owner.cart = cart(0)  # the cart shown before the write
     send, _ = writer(owner, client, settle_reads=3)
     sent = 0
 
@@ -314,8 +315,9 @@ async def test_a_write_in_doubt_whose_reads_all_fail_is_told_unsure_and_checked_
     assert told.value.details["reloaded"] is False and send.stale is True
     # What failed is the error's cause, chained as its __cause__ too.
     assert isinstance(told.value.cause, ServerError) and told.value.__cause__ is told.value.cause
-    assert owner.told == ["doubt", "settled"]
-    # The customer repeats it: the server's cart (now readable) shows it landed; not sent again.
+    assert owner.told == ["doubt", "settled"] and owner.cart == cart(0)
+    # The customer repeats it: the cart shown may be old, so the server's is read (and shown):
+    # it shows the first one landed, and nothing is sent again.
     client.answers = [cart(1)]
     client.reads = 0
 
@@ -325,6 +327,7 @@ async def test_a_write_in_doubt_whose_reads_all_fail_is_told_unsure_and_checked_
 
     result = await send.run(lambda: send.write(again, landed=lambda c: bool(c.items), key="add"))
     assert isinstance(result, Landed) and sent == 1
+    assert client.reads == 1 and owner.cart == cart(1)
 
 
 async def test_a_write_in_doubt_whose_cart_is_gone_is_not_read_again() -> None:
@@ -371,7 +374,9 @@ async def test_a_conflict_with_nothing_seen_changed_says_the_order_was_updated()
 
     with pytest.raises(ConflictError) as told:
         await send.run(lambda: send.write(call))
-    assert "(it was updated)" in told.value.message
+    assert told.value.message == (
+        "Your order was changed elsewhere (it was updated). Please check it and try again."
+    )
     assert told.value.status == 409 and told.value.code == "CART_CONFLICT"
     assert told.value.endpoint == "add_item" and told.value.details["requestId"] == "r1"
     assert told.value.details["changes"] == []
