@@ -13,6 +13,7 @@ import pytest
 from kiosk.api import (
     AmbiguousWriteError,
     Cart,
+    ConflictError,
     NotFoundError,
     PaymentDeclinedError,
     RateLimitedError,
@@ -22,7 +23,13 @@ from kiosk.demo.domain.states import CART_TTL
 from kiosk.ordering.cart_store import CartStore, NoCartError, load_saved_cart, store_at
 from kiosk.ordering.clock import LocationClock
 from kiosk.ordering.lifecycle import OrderSnapshot, Phase
-from tests.support.ordering_rig import Rig, demo_rig
+from tests.support.ordering_rig import (
+    V1_ONLY_LOCK,
+    V1_ONLY_POLL,
+    V1_ONLY_VALIDATE,
+    Rig,
+    demo_rig,
+)
 
 pytestmark = pytest.mark.usefixtures("rig_dialect")
 
@@ -400,3 +407,63 @@ async def test_a_store_for_a_location_knows_its_id_and_slug_and_tells_time_on_it
         )
         assert other.is_ours("loc_elsewhere")
         assert not other.is_ours(location.id) and not other.is_ours(slug)
+
+
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_LOCK)
+async def test_a_cart_being_paid_for_is_refused_changes_without_asking_the_server() -> None:
+    async with demo_rig() as rig:
+        store = await with_cookies(rig)
+        await store.begin_payment()
+        assert store.cart is not None and store.cart.is_locked
+        rig.reset_counts()
+        with pytest.raises(ConflictError) as refused:
+            await store.add_item("prd_brownie", 1)
+        assert refused.value.code == "CART_LOCKED"
+        assert refused.value.message == "Your order is being paid for and can't be changed now."
+        assert rig.total() == 0
+
+
+async def test_the_same_way_to_order_chosen_again_records_nothing_new() -> None:
+    async with demo_rig() as rig:
+        store = await with_cookies(rig)
+        heard: list[OrderSnapshot] = []
+        store.subscribe_order(heard.append)
+        await store.start("pickup")
+        assert heard == []
+        assert store.order.way is not None and store.order.way.method == "pickup"
+
+
+async def test_a_decline_said_while_back_on_the_order_leaves_the_order_open() -> None:
+    async with demo_rig() as rig:
+        store = await with_cookies(rig)
+        # Back on the order (a kept code): the old attempt is said to have failed.
+        store.heard(OrderProgress("failed", failure_code="CARD_DECLINED"))
+        assert store.phase is Phase.ORDERING and store.order.failure_code is None
+
+
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_POLL)
+async def test_a_cart_that_became_an_order_is_never_deleted_when_the_visit_ends() -> None:
+    async with demo_rig() as rig:
+        store = await with_cookies(rig)
+        await store.begin_payment()
+        await store.payment.confirm_demo(APPROVE)
+        # Read (the cart says COMPLETED) before any look told the order paid.
+        cart = await store.refresh()
+        assert cart is not None and cart.is_completed and store.phase is not Phase.PAID
+        rig.transport.sent.clear()
+        assert await store.discard() is True
+        assert not [s for s in rig.transport.sent if s.startswith("DELETE")]
+
+
+@pytest.mark.only_dialect("v1", reason=V1_ONLY_VALIDATE)
+async def test_a_checkout_the_server_finds_invalid_goes_back_to_the_order() -> None:
+    async with demo_rig() as rig:
+        store = await with_cookies(rig)
+        await store.add_item("prd_espresso", 1)
+        rig.backend.set_sold_out("prd_cookie", True)
+        result = await store.checkout("Ada", "ada@example.com")
+        assert result.intent is None and result.unavailable
+        assert store.phase is Phase.ORDERING
+        # The order can be changed: the sold-out line removed.
+        cart = await store.remove_item(result.unavailable[0])
+        assert lines(cart) == [("prd_espresso", 1)]
