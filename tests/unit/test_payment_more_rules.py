@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import math
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
+from kiosk.api.errors import ServerError
 from kiosk.ordering.lifecycle import OrderSnapshot, Phase
 from kiosk.ordering.payment import (
     PaymentOutcome,
@@ -77,3 +79,38 @@ async def test_each_tick_says_the_time_to_pay_the_next_look_and_the_codes_time_l
                 left = intent.expires_at.timestamp() - (t0 + tick.elapsed)
                 assert tick.handoff_seconds_left == math.floor(left)
         assert [t.seconds_left for t in ticks][:2] == [7, 6]
+
+
+@pytest.mark.usefixtures("rig_dialect")
+async def test_while_asking_still_there_the_time_to_pay_says_0_and_the_question_counts_down() -> (
+    None
+):
+    async with demo_rig() as rig:
+        store = await paying_a_cookie(rig)
+        ticks: list[PaymentTick] = []
+        session = PaymentSession(store, timeout=4, ask_for=3)
+        result = await session.run(on_tick=ticks.append)
+        assert result.outcome is PaymentOutcome.ABANDONED
+        asking = [t for t in ticks if t.asking_left is not None]
+        assert [t.asking_left for t in asking] == [3, 2, 1]
+        assert {t.seconds_left for t in asking} == {0}
+
+
+@pytest.mark.only_dialect("v2", reason="a 2.0 hand-off stops working at its expiresAt")
+@pytest.mark.usefixtures("rig_dialect")
+async def test_a_code_that_could_not_be_renewed_says_0_s_left_once_it_stopped_working() -> None:
+    async with demo_rig() as rig:
+        store = await paying_a_cookie(rig)
+        intent = store.payment_intent
+        assert intent is not None and intent.expires_at is not None
+        await rig.clock.sleep(intent.expires_at.timestamp() - 2.5 - rig.clock())
+
+        async def refused() -> Any:
+            raise ServerError()
+
+        store.payment.renew = refused  # type: ignore[method-assign]
+        ticks: list[PaymentTick] = []
+        session = PaymentSession(store, timeout=6, schedule=PollSchedule(intervals=(30.0,)))
+        await session.run(on_tick=ticks.append)
+        said = [t.handoff_seconds_left for t in ticks]
+        assert said[:3] == [2, 1, 0] and set(said[3:]) == {0}
