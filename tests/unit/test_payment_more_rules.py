@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from kiosk.api.errors import ServerError
+from kiosk.api.models import OrderProgress
 from kiosk.ordering.lifecycle import OrderSnapshot, Phase
 from kiosk.ordering.payment import (
     PaymentOutcome,
@@ -114,3 +115,22 @@ async def test_a_code_that_could_not_be_renewed_says_0_s_left_once_it_stopped_wo
         await session.run(on_tick=ticks.append)
         said = [t.handoff_seconds_left for t in ticks]
         assert said[:3] == [2, 1, 0] and set(said[3:]) == {0}
+
+
+@pytest.mark.usefixtures("rig_dialect")
+async def test_after_a_look_slower_than_the_interval_the_next_look_is_said_to_be_now() -> None:
+    async with demo_rig() as rig:
+        store = await paying_a_cookie(rig)
+
+        async def slow_look() -> OrderProgress:
+            await rig.clock.sleep(3.0)  # the server took three seconds to answer
+            return OrderProgress("payment_pending")
+
+        store.check_payment = slow_look  # type: ignore[method-assign]
+        ticks: list[PaymentTick] = []
+        session = PaymentSession(store, timeout=6, schedule=PollSchedule(intervals=(2.0,)))
+        await session.run(on_tick=ticks.append)
+        assert ticks[0].next_poll_in == 2
+        # The look was due at 4 s and it is 5 s: the next one is now, not in a second.
+        after_look = next(t for t in ticks if t.polls == 1)
+        assert after_look.next_poll_in == 0
