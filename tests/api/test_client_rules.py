@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
 import pytest
+from pydantic import SecretStr
 
-from kiosk.api import StorefrontClient
+from kiosk.api import StorefrontClient, StorefrontError
 from kiosk.api.errors import NotFoundError, ResponseFormatError
 
 from .conftest import ClientFactory, Server, ok, spec_cart
@@ -79,3 +81,36 @@ async def test_a_validate_that_says_the_cart_is_gone_is_not_a_missing_route(
     assert len(server.requests) == 1
     # Not remembered as a route this server lacks: the next checkout asks again.
     assert client.offers("validate")
+
+
+# A processor's client secret not shaped like "pi_..._secret_...": only its value can scrub it.
+PLAIN_SECRET = "cs_live_a1B2c3D4e5F6g7H8"
+
+
+def _echoing(text: str) -> httpx.Response:
+    return ok({"message": f"Refused: {text}", "code": "BAD_REQUEST"}, status=400)
+
+
+def _shown(exc: StorefrontError) -> str:
+    return f"{exc} {exc!r} {exc.message} {exc.server_message} {exc.details}"
+
+
+async def test_a_client_secret_handed_out_never_shows_in_a_later_refusal(
+    client: StorefrontClient, server: Server
+) -> None:
+    server.reply(ok({"clientSecret": PLAIN_SECRET, "amount": 99}), _echoing(PLAIN_SECRET))
+    await client.create_payment_intent("loc_1", "cart_1")
+    with pytest.raises(StorefrontError) as refused:
+        await client.get_cart("loc_1", "cart_1")
+    assert PLAIN_SECRET not in _shown(refused.value)
+
+
+async def test_a_client_secret_paid_with_after_a_restart_never_shows_in_a_later_refusal(
+    client: StorefrontClient, server: Server
+) -> None:
+    # This client never created the intent (the terminal restarted): paying tells it the secret.
+    server.reply(ok({"success": True}), _echoing(PLAIN_SECRET))
+    await client.confirm_demo_payment(SecretStr(PLAIN_SECRET), "4242 4242 4242 4242")
+    with pytest.raises(StorefrontError) as refused:
+        await client.get_cart("loc_1", "cart_1")
+    assert PLAIN_SECRET not in _shown(refused.value)
