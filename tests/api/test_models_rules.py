@@ -19,6 +19,7 @@ from kiosk.api import (
     FulfillmentMethod,
     MenuProduct,
     ModifierGroup,
+    OrderingSession,
     ProductDetail,
     normalize_fulfillment,
 )
@@ -203,3 +204,21 @@ def test_a_product_opened_keeps_the_diet_words_the_menu_showed() -> None:
     detail = ProductDetail.from_listed(listed)
     assert raw_tags(detail) == raw_tags(listed)
     assert {"peanuts", "dairy", "vegan"} <= set(raw_tags(detail))
+
+
+# ---------------------------------------------------------------- ordering sessions
+
+
+@pytest.mark.parametrize(
+    ("reply", "started"),
+    [
+        ({"cartId": "cart_1"}, True),
+        ({"cartId": "cart_1", "errorMessage": "Ordering is closed"}, False),
+        ({"cartId": "", "errorMessage": None}, False),
+        ({"errorMessage": "Ordering is closed"}, False),
+    ],
+)
+def test_an_ordering_session_starts_only_with_a_cart_and_no_refusal(
+    reply: dict[str, Any], started: bool
+) -> None:
+    assert OrderingSession.model_validate(reply).ok is started
