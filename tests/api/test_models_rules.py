@@ -20,6 +20,7 @@ from kiosk.api import (
     MenuProduct,
     ModifierGroup,
     OrderingSession,
+    OrderProgress,
     ProductDetail,
     normalize_fulfillment,
 )
@@ -222,3 +223,35 @@ def test_an_ordering_session_starts_only_with_a_cart_and_no_refusal(
     reply: dict[str, Any], started: bool
 ) -> None:
     assert OrderingSession.model_validate(reply).ok is started
+
+
+@pytest.mark.parametrize(
+    ("state", "failed", "completed"),
+    [("failed", True, False), ("completed", False, True), ("payment_pending", False, False)],
+)
+def test_a_payment_poll_says_failed_only_for_a_failed_order(
+    state: str, failed: bool, completed: bool
+) -> None:
+    progress = OrderProgress(state=state, order_number="A12" if completed else None)
+    assert (progress.failed, progress.completed) == (failed, completed)
+
+
+# ---------------------------------------------------------------- the cart
+
+
+@pytest.mark.parametrize(
+    ("status", "locked_at", "editable"),
+    [
+        ("OPEN", None, True),
+        ("open", None, True),
+        ("OPEN", "2026-11-29T10:00:00Z", False),  # locked by its lockedAt (spec)
+        ("LOCKED", None, False),
+        ("COMPLETED", None, False),
+        ("EXPIRED", None, False),
+    ],
+)
+def test_a_cart_is_open_for_edits_only_when_open_and_not_locked(
+    status: str, locked_at: str | None, editable: bool
+) -> None:
+    cart = Cart.model_validate({"id": "c", "status": status, "lockedAt": locked_at})
+    assert cart.is_open is editable
