@@ -7,9 +7,11 @@ from typing import Any
 
 import httpx
 import pytest
+from pydantic import SecretStr
 
-from kiosk.api import StorefrontClient, StorefrontError, key_identity
+from kiosk.api import RetryPolicy, StorefrontClient, StorefrontError, key_identity
 from kiosk.api.errors import InvalidRequestError, ResponseFormatError
+from kiosk.api.v2 import StorefrontClientV2
 
 from .conftest import BASE, ClientFactory, FakeClock, Server, ok, spec_cart
 
@@ -154,3 +156,27 @@ def test_a_key_is_known_by_a_short_identity_never_by_itself() -> None:
     one, other = key_identity("sk_live_one"), key_identity("sk_live_other")
     assert len(one) == 8 and int(one, 16) >= 0 and one != other
     assert key_identity("sk_live_one") == one and "sk_live_one" not in one
+
+
+async def test_a_cart_token_restored_after_a_restart_never_shows_in_a_refusal(
+    server: Server,
+) -> None:
+    # 2.0: the token comes back from the terminal's resume file, not from a server answer, so
+    # only the request's own credential header can scrub it from what the server echoes.
+    token = "tok-RESTORED-7f3a9c2e11"
+    server.reply(
+        ok({"id": "loc_1", "slug": "downtown"}),  # 2.0 reads the location's id first
+        ok({"message": f"token {token} is not valid here", "code": "BAD"}, status=400),
+    )
+    client = StorefrontClientV2(
+        "http://demo/api/v1/storefront",
+        transport=httpx.MockTransport(server),
+        retry=RetryPolicy(random=lambda: 0.0),
+    )
+    async with client:
+        client.restore_cart_access("cart_1", SecretStr(token))
+        with pytest.raises(StorefrontError) as refused:
+            await client.get_cart("loc_1", "cart_1")
+    assert server.last.headers["X-Cart-Token"] == token
+    error = refused.value
+    assert token not in f"{error} {error!r} {error.message} {error.server_message} {error.details}"
