@@ -10,9 +10,10 @@ from typing import Any
 import httpx
 import pytest
 
-from kiosk.api import APIConnectionError
+from kiosk.api import APIConnectionError, RetryPolicy, StorefrontError
 from kiosk.api.cache import DiskReads, MemoryCache, Timed, cache_rules
 from kiosk.api.sender import ClientStats
+from kiosk.api.v2 import StorefrontClientV2
 from kiosk.diskcache import DiskCache
 
 from .conftest import ClientFactory, FakeClock, Server, ok
@@ -130,3 +131,55 @@ async def test_an_answer_given_without_its_bytes_is_kept_with_its_etag(
     await reads.fetch("location", "loc_1", (), 60.0, call, dict, kept=lambda data: None)
     entry = disk.get(reads.key("location", "loc_1"))
     assert entry is not None and entry.data == LOCATION and entry.etag == '"v7"'
+
+
+async def test_a_not_modified_for_an_entry_that_no_longer_reads_is_read_again_in_full(
+    make_client: ClientFactory, server: Server, disk: DiskCache, clock: FakeClock
+) -> None:
+    renamed = {**LOCATION, "restaurantDisplayName": "Demo Cafe (new)"}
+    server.reply(
+        ok(LOCATION, headers={"ETag": '"v1"'}),
+        httpx.Response(304, headers={"ETag": '"v1"'}),
+        ok(renamed, headers={"ETag": '"v2"'}),
+    )
+    first = make_client(disk_cache=disk)
+    await first.get_location("loc_1")
+    # Another kiosk version rewrote the entry, same ETag, in a shape this one cannot read.
+    disk.put(first.disk_key("location", "loc_1"), {"restaurant": "?"}, ttl=0.0, etag='"v1"')
+    clock.now += 1
+    location = await make_client(disk_cache=disk).get_location("loc_1")
+    assert location.restaurant_display_name == "Demo Cafe (new)"
+    assert "If-None-Match" not in server.last.headers
+
+
+def _v2_terminal(server: Server, clock: FakeClock, disk: DiskCache) -> StorefrontClientV2:
+    return StorefrontClientV2(
+        "http://demo/api/v1/storefront",
+        transport=httpx.MockTransport(server),
+        clock=clock.time,
+        sleep=clock.sleep,
+        retry=RetryPolicy(random=lambda: 0.0),
+        disk_cache=disk,
+    )
+
+
+@pytest.mark.parametrize("then", ["not modified", "unreachable"])
+async def test_a_location_known_by_its_slug_is_named_by_its_id_after_a_read_from_disk(
+    server: Server, clock: FakeClock, disk: DiskCache, then: str
+) -> None:
+    # 2.0 names a location by its id everywhere but its own read: a terminal set up with the
+    # slug learns the id from that read, also when the answer is the one kept on disk.
+    server.reply(ok({"id": "loc_dt", "slug": "downtown"}, headers={"ETag": '"v1"'}))
+    async with _v2_terminal(server, clock, disk) as first:
+        await first.get_location("downtown")
+    clock.now += 3601  # the kept location is stale: revalidated, or served while offline
+    if then == "not modified":
+        server.reply(httpx.Response(304, headers={"ETag": '"v1"'}))
+    else:
+        server.default = httpx.ConnectError
+    async with _v2_terminal(server, clock, disk) as second:
+        await second.get_location("downtown")
+        server.default = httpx.ConnectError  # only the path asked matters here
+        with pytest.raises(StorefrontError):
+            await second.get_cart("downtown", "cart_1")
+    assert "/locations/loc_dt/" in server.last.url.path
