@@ -10,7 +10,7 @@ import pytest
 from pydantic import SecretStr
 
 from kiosk.api import RetryPolicy, StorefrontClient, StorefrontError, key_identity
-from kiosk.api.errors import InvalidRequestError, ResponseFormatError
+from kiosk.api.errors import InvalidRequestError, NotFoundError, ResponseFormatError
 from kiosk.api.v2 import StorefrontClientV2
 
 from .conftest import BASE, ClientFactory, FakeClock, Server, ok, spec_cart
@@ -70,7 +70,11 @@ async def test_a_broken_metrics_listener_never_breaks_an_order(
 
 def test_the_client_keeps_the_settings_it_was_given(make_client: ClientFactory) -> None:
     transport = httpx.MockTransport(lambda request: httpx.Response(200))
-    client = make_client(transport=transport, timeout=4.0, deadline=12.0, max_wait=7.0)
+    policy = RetryPolicy(max_attempts=2, random=lambda: 0.0)
+    client = make_client(
+        transport=transport, timeout=4.0, deadline=12.0, max_wait=7.0, retry=policy
+    )
+    assert client.retry is policy
     assert (client.timeout, client.deadline, client.max_wait) == (4.0, 12.0, 7.0)
     assert client.transport is transport
     assert client.base_url == BASE and not client.is_closed
@@ -83,8 +87,8 @@ def test_the_client_keeps_the_settings_it_was_given(make_client: ClientFactory) 
 
 async def test_a_closed_client_says_so(make_client: ClientFactory) -> None:
     client = make_client()
-    async with client:
-        assert not client.is_closed
+    async with client as opened:
+        assert opened is client and not client.is_closed
     assert client.is_closed
 
 
@@ -180,3 +184,19 @@ async def test_a_cart_token_restored_after_a_restart_never_shows_in_a_refusal(
     assert server.last.headers["X-Cart-Token"] == token
     error = refused.value
     assert token not in f"{error} {error!r} {error.message} {error.server_message} {error.details}"
+
+
+async def test_answers_and_errors_are_stamped_with_the_clock_the_client_was_given(
+    make_client: ClientFactory, clock: FakeClock
+) -> None:
+    assert make_client().clock() == clock.now
+
+
+async def test_a_read_retried_after_a_server_error_that_then_finds_no_cart_says_so(
+    client: StorefrontClient, server: Server
+) -> None:
+    # Only a retried delete may take a 404 as its own earlier attempt landing: a read may not.
+    server.reply(httpx.Response(503), ok({"message": "Not found", "code": "CART_NOT_FOUND"}, 404))
+    with pytest.raises(NotFoundError):
+        await client.get_cart("loc_1", "cart_1")
+    assert len(server.requests) == 2
