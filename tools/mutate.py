@@ -17,7 +17,7 @@ shared two-core machine gives. This runner does the same thing on a reproducible
         [--extra tests/new_test_file.py ...]   # tests written since the map, run for every mutant
     .venv/bin/python tools/mutate.py show ID        # the mutant's diff
     .venv/bin/python tools/mutate.py equivalent ID "why nothing observable changes"
-    .venv/bin/python tools/mutate.py score .mutation/results-NAME.json   # with the named equivalents
+    .venv/bin/python tools/mutate.py score .mutation/results-NAME.json  # named equivalents apart
     .venv/bin/python tools/mutate.py check          # every named equivalent still names its mutant
 
 It needs `coverage` in the venv (`uv pip install coverage`); it is not a dependency of the kiosk.
@@ -429,7 +429,8 @@ def run(args: argparse.Namespace) -> None:
         # The same sample again after new tests: a killed mutant stays killed (tests were only
         # added), so only the others are run again.
         earlier = json.loads(Path(args.rerun).read_text())
-        again = {r["id"] for r in earlier["results"] if r["outcome"] not in ("killed", "timeout")}
+        settled = ("killed",) if args.timeouts_again else ("killed", "timeout")
+        again = {r["id"] for r in earlier["results"] if r["outcome"] not in settled}
         chosen = [m for m in every if m.id in again]
         # Everything else keeps its earlier outcome (--only narrows what runs, not the score).
         running = {m.id for m in chosen}
@@ -542,7 +543,8 @@ def name_equivalent(mid: str, why: str) -> None:
         sys.exit("say why nothing observable changes")
     path = _equivalents_file(m)
     EQUIVALENTS.mkdir(exist_ok=True)
-    text = path.read_text() if path.exists() else f"# Equivalent mutants of {m.file}: ID | FINGERPRINT | why\n"
+    head = f"# Equivalent mutants of {m.file}: ID | FINGERPRINT | why\n"
+    text = path.read_text() if path.exists() else head
     path.write_text(text + f"{mid} | {fingerprint(m)} | {' '.join(why.split())}\n")
     print(f"{os.path.relpath(path, ROOT)}: {mid}")
 
@@ -554,13 +556,14 @@ def score(files: list[str]) -> None:
         results = json.loads(Path(name).read_text())["results"]
         scored = [r for r in results if r["outcome"] != "unpatchable"]
         killed = [r for r in scored if r["outcome"] in ("killed", "timeout")]
+        timeouts = sum(1 for r in scored if r["outcome"] == "timeout")
         alive = [r for r in scored if r["outcome"] not in ("killed", "timeout")]
         equivalent = [r for r in alive if r["id"] in named]
         left = len(scored) - len(equivalent)
         print(
             f"{name}: {len(killed)}/{len(scored)} = {100 * len(killed) / max(len(scored), 1):.1f}%;"
             f" without the {len(equivalent)} named equivalents {len(killed)}/{left} ="
-            f" {100 * len(killed) / max(left, 1):.1f}%"
+            f" {100 * len(killed) / max(left, 1):.1f}% ({timeouts} of the killed by a timeout)"
         )
         for r in alive:
             if r["id"] not in named:
@@ -590,6 +593,9 @@ def main() -> None:
     p_run.add_argument("--timeout", type=float, default=120)
     p_run.add_argument("--name", default="latest")
     p_run.add_argument("--rerun", help="a results file: run its mutants not killed again")
+    # A timeout kills a mutant (an endless loop), but on a loaded machine a survivor's many
+    # tests can outlast the limit too: run the timeouts again (with a longer --timeout).
+    p_run.add_argument("--timeouts-again", action="store_true")
     # Test files newer than the map (run with every mutant, without mapping them again).
     p_run.add_argument("--extra", nargs="*", default=[])
     p_show = sub.add_parser("show")
@@ -614,7 +620,8 @@ def main() -> None:
         score(args.results)
     elif args.cmd == "check":
         wrong = check_equivalents()
-        print("\n".join(wrong) or f"{len(read_equivalents())} named equivalents, each names its mutant")
+        named = len(read_equivalents())
+        print("\n".join(wrong) or f"{named} named equivalents, each names its mutant")
         sys.exit(1 if wrong else 0)
     elif args.cmd == "count":
         every = enumerate_mutants()
