@@ -1,0 +1,221 @@
+"""The sender's rules at their edges (kiosk/api/sender.py): the rate budget's window and its
+refusals, the exact moment a wait or a deadline ends, which failures are resent and which are in
+doubt, and what the staff screen's counters say. Each rule is tested on both sides of its boundary;
+test_sender.py has the main paths."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import httpx
+import pytest
+
+from kiosk.api import ENDPOINTS, RateLimitedError, RetryPolicy
+from kiosk.api.sender import ClientStats, RateBudget, Sender
+
+from .conftest import BASE, EPOCH, FakeClock, Server, ok
+
+READ = ENDPOINTS["location"]
+
+
+SenderFactory = Callable[..., Sender]
+
+
+@pytest.fixture
+async def make_sender(clock: FakeClock, server: Server) -> AsyncIterator[SenderFactory]:
+    """Senders over the recording server, on the fake clock; keywords override their rules."""
+    made: list[httpx.AsyncClient] = []
+
+    def make(**kw: Any) -> Sender:
+        http = httpx.AsyncClient(base_url=BASE + "/", transport=httpx.MockTransport(server))
+        made.append(http)
+        kw.setdefault("retry", RetryPolicy(random=lambda: 0.0))
+        kw.setdefault("timeout", 10.0)
+        kw.setdefault("deadline", 30.0)
+        kw.setdefault("max_wait", 30.0)
+        kw.setdefault("rate_budget", RateBudget(200, clock.time))
+        kw.setdefault("stats", ClientStats())
+        return Sender(http, clock=clock.time, timer=clock.time, sleep=clock.sleep, **kw)
+
+    yield make
+    for http in made:
+        await http.aclose()
+
+
+async def read(sender: Sender, **kw: Any) -> Any:
+    return await sender.send(READ, "locations/l", _json, headers={}, **kw)
+
+
+def _json(response: httpx.Response) -> Any:
+    return response.json() if response.content else None
+
+
+def counted(clock: FakeClock, limit: int = 3, window: float = 10.0) -> RateBudget:
+    """The kiosk's own count of what it sent (Storefront 2.0 sends no X-RateLimit-* headers)."""
+    return RateBudget(limit, clock.time, self_counted=True, window=window)
+
+
+def send_at(budget: RateBudget, clock: FakeClock, *times: float) -> None:
+    for at in times:
+        clock.now = EPOCH + at
+        budget.note_sent()
+
+
+# ---------------------------------------------------------------- the kiosk's own count
+
+
+def test_a_request_leaves_the_window_exactly_when_the_window_has_passed() -> None:
+    clock = FakeClock()
+    budget = counted(clock, limit=3, window=10.0)
+    send_at(budget, clock, 0.0, 4.0)
+    clock.now = EPOCH + 9.999
+    assert budget.remaining == 1
+    clock.now = EPOCH + 10.0  # the first request was sent a whole window ago
+    assert budget.remaining == 2
+    clock.now = EPOCH + 14.0
+    assert budget.remaining == 3
+
+
+def test_the_seconds_until_the_count_frees_up_follow_the_oldest_request() -> None:
+    clock = FakeClock()
+    budget = counted(clock, limit=3, window=10.0)
+    assert budget.seconds_until_reset() is None  # nothing sent: nothing to wait for
+    send_at(budget, clock, 0.0, 4.0)
+    clock.now = EPOCH + 6.0
+    assert budget.seconds_until_reset() == 4.0
+    clock.now = EPOCH + 10.0
+    assert budget.seconds_until_reset() == 4.0  # the first has left; the second leaves at 14
+    clock.now = EPOCH + 13.5
+    assert budget.seconds_until_reset() == 0.5
+    clock.now = EPOCH + 14.0
+    assert budget.seconds_until_reset() is None
+
+
+def test_once_the_server_counts_the_kiosks_own_count_is_set_aside() -> None:
+    clock = FakeClock()
+    budget = counted(clock, limit=3, window=10.0)
+    send_at(budget, clock, 0.0, 1.0)
+    budget.update(_headers(remaining="50"))
+    assert budget.remaining == 50
+    assert budget.seconds_until_reset() is None  # the server said no reset time
+
+
+def test_a_bare_refusal_holds_the_budget_at_nothing_for_its_wait_and_no_longer() -> None:
+    clock = FakeClock()
+    budget = counted(clock, limit=3, window=10.0)
+    send_at(budget, clock, 0.0)
+    wait = budget.note_refused()
+    assert wait == 1.0  # the count had room: the server's burst, a second
+    assert budget.remaining == 0 and budget.is_low
+    assert budget.seconds_until_reset() == 1.0
+    clock.now += 0.5
+    assert budget.remaining == 0 and budget.seconds_until_reset() == 0.5
+    clock.now += 0.5  # the wait is over: the count speaks again
+    assert budget.remaining == 2
+    assert budget.seconds_until_reset() == 9.0
+
+
+def test_an_answer_ends_a_refusals_hold() -> None:
+    clock = FakeClock()
+    budget = counted(clock, limit=3, window=10.0)
+    send_at(budget, clock, 0.0)
+    budget.note_refused()
+    budget.note_answered()
+    assert budget.remaining == 2
+
+
+def test_a_refusal_on_a_full_window_waits_for_the_oldest_request_still_in_it() -> None:
+    clock = FakeClock()
+    budget = counted(clock, limit=2, window=10.0)
+    send_at(budget, clock, 0.0, 5.0, 6.0)
+    clock.now = EPOCH + 10.5  # the first has left the window; the two left fill it
+    assert budget.note_refused() == 4.5  # until the one sent at 5 leaves
+    assert budget.remaining == 0
+
+
+def test_a_refusal_with_nothing_counted_waits_a_second() -> None:
+    clock = FakeClock()
+    budget = counted(clock, limit=2, window=10.0)
+    assert budget.note_refused() == 1.0
+
+
+def test_a_refusal_on_a_full_window_whose_oldest_is_leaving_waits_at_least_a_second() -> None:
+    clock = FakeClock()
+    budget = counted(clock, limit=2, window=10.0)
+    send_at(budget, clock, 0.0, 1.0)
+    clock.now = EPOCH + 9.75
+    assert budget.note_refused() == 1.0
+
+
+async def test_an_answer_before_a_refusals_wait_is_over_frees_the_budget_at_once(
+    make_sender: SenderFactory, server: Server, clock: FakeClock
+) -> None:
+    budget = counted(clock, limit=10, window=600.0)
+    sender = make_sender(rate_budget=budget, max_wait=0.5)
+    server.reply(httpx.Response(429))
+    with pytest.raises(RateLimitedError) as info:
+        await read(sender)  # a second's wait: more than this sender sleeps, so raised
+    assert info.value.retry_after == 1.0 and budget.remaining == 0
+    server.reply(ok({"id": "l"}))
+    await read(sender)  # answered within that second: the server has room after all
+    assert budget.remaining == 8
+
+
+# ---------------------------------------------------------------- the server's headers
+
+
+def test_the_servers_window_is_full_again_exactly_at_its_reset_time() -> None:
+    clock = FakeClock()
+    budget = RateBudget(100, clock.time)
+    budget.update(_headers(remaining="5", reset=str(int(EPOCH + 60))))
+    clock.now = EPOCH + 59.5
+    assert budget.remaining == 5 and budget.is_low
+    clock.now = EPOCH + 60
+    assert budget.remaining == 100 and not budget.is_low
+
+
+def _headers(**values: str) -> Any:
+    return httpx.Headers({f"x-ratelimit-{k}": v for k, v in values.items()})
+
+
+def test_the_budget_is_low_below_a_fifth_of_the_limit_not_at_it() -> None:
+    clock = FakeClock()
+    budget = RateBudget(100, clock.time)
+    budget.update(_headers(remaining="20"))
+    assert not budget.is_low
+    budget.update(_headers(remaining="19"))
+    assert budget.is_low
+
+
+def test_a_limit_header_of_one_is_read_and_of_zero_is_not() -> None:
+    clock = FakeClock()
+    budget = RateBudget(100, clock.time)
+    budget.update(_headers(limit="0"))
+    assert budget.limit == 100
+    budget.update(_headers(limit="1"))
+    assert budget.limit == 1
+
+
+def test_a_reset_from_the_epoch_threshold_on_is_a_unix_time_below_it_seconds_from_now() -> None:
+    clock = FakeClock()
+    budget = RateBudget(100, clock.time)
+    budget.update(_headers(reset="1000000000"))
+    assert budget.reset_at == 1_000_000_000
+    budget.update(_headers(reset="999999999"))
+    assert budget.reset_at == EPOCH + 999_999_999
+
+
+# ---------------------------------------------------------------- what the staff screen counts
+
+
+def test_the_counters_start_from_nothing_again_after_a_reset() -> None:
+    stats = ClientStats()
+    for name in ClientStats.__dataclass_fields__:
+        value = getattr(stats, name)
+        if isinstance(value, int):
+            setattr(stats, name, 7)
+        else:
+            value["GET"] += 3
+    stats.reset()
+    assert stats == ClientStats()
