@@ -149,6 +149,8 @@ def test_a_success_answer_that_says_it_failed_reports_the_status_its_body_claims
     body = {"success": False, "code": "NOT_FOUND", "message": "No such cart", key: 404}
     error = error_from_response(200, json.dumps(body).encode())
     assert type(error) is NotFoundError and error.status == 404
+    body[key] = 400  # the first error status
+    assert error_from_response(200, json.dumps(body).encode()).status == 400
     for claimed in (200, True, "404"):
         body[key] = claimed
         assert error_from_response(200, json.dumps(body).encode()).status == 200
@@ -161,3 +163,39 @@ def test_a_request_id_is_kept_only_when_it_is_a_text() -> None:
         assert "requestId" not in error.details and error.request_id is None
     said = error_from_response(404, b'{"code": "NOT_FOUND", "requestId": "req-1"}')
     assert said.request_id == "req-1"
+
+
+def test_a_field_named_beside_the_message_is_the_refusals_field() -> None:
+    body = b'{"code": "VALIDATION_ERROR", "message": "Bad email", "field": "emailAddress"}'
+    assert error_from_response(400, body).field == "emailAddress"
+
+
+@pytest.mark.parametrize("status", [300, 301, 302, 307])
+def test_a_redirect_is_a_plain_failure_not_a_problem_with_the_order(status: int) -> None:
+    # httpx follows no redirect: a proxy's 3xx is the service's trouble, not the customer's.
+    error = error_from_response(status, b"")
+    assert type(error) is StorefrontError and error.status == status
+    assert error.message == StorefrontError.default_message
+
+
+def test_the_last_success_status_still_reads_a_body_that_says_it_failed() -> None:
+    error = error_from_response(299, b'{"success": false, "code": "NOT_FOUND"}')
+    assert type(error) is NotFoundError
+
+
+def test_a_details_code_that_is_not_a_text_is_no_code() -> None:
+    error = error_from_response(400, b'{"message": "Bad", "details": {"code": 5}}')
+    assert error.code is None and error.message == "Bad"
+
+
+def test_every_field_a_schema_check_names_is_listed_for_the_screens() -> None:
+    problems = [
+        "emailAddress: 'x' does not match '^.+@.+$'",
+        "(root): 'customerName' is a required property",
+    ]
+    body = json.dumps({"code": "VALIDATION_ERROR", "details": {"problems": problems}}).encode()
+    error = error_from_response(400, body)
+    assert error.field == "emailAddress"
+    assert error.details["fields"] == "emailAddress,customerName"
+    one = json.dumps({"code": "VALIDATION_ERROR", "details": {"problems": problems[:1]}})
+    assert "fields" not in error_from_response(400, one.encode()).details
