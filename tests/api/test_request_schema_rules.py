@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from kiosk.api.errors import InvalidRequestError
-from kiosk.api.request_schema import check_body, extract, field_limit, required_fields
+from kiosk.api.request_schema import check_body, extract, field_limit, main, required_fields
 
 CART = "/locations/{locationId}/carts/{cartId}"
 ROOM = f"PUT {CART}/set-room"
@@ -116,3 +116,10 @@ def test_an_order_time_in_neither_shape_names_no_field() -> None:
     assert odd.field is None and odd.details == {"rule": "oneOf", "origin": "kiosk"}
     check_body(ORDER_TIME, {"pickupType": "ASAP"})
     check_body(ORDER_TIME, {"pickupType": "LATER", "orderDate": "2026-08-10", "orderTime": "12:00"})
+
+
+def test_the_regeneration_command_says_how_it_is_used(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 2
+    assert main(["a.json", "b.json"]) == 2
+    said = capsys.readouterr()
+    assert said.out == "" and said.err.startswith("usage: python -m kiosk.api.request_schema ")

@@ -333,12 +333,13 @@ async def test_a_5xx_wait_ending_exactly_at_the_deadline_is_not_taken(
     make_sender: SenderFactory, server: Server, clock: FakeClock
 ) -> None:
     sender = make_sender(deadline=4.0)
-    server.reply(httpx.Response(503, headers={"Retry-After": "4"}), ok({"id": "l"}))
+    server.reply(httpx.Response(503, headers={"Retry-After": "4"}))
     with pytest.raises(ServerError) as info:
         await read(sender)
     assert clock.sleeps == [] and info.value.retry_after == 4.0
     server.reply(httpx.Response(503, headers={"Retry-After": "3.5"}), ok({"id": "l"}))
     assert await read(sender) == {"id": "l"}
+    assert clock.sleeps == [3.5]
 
 
 async def test_a_5xx_given_up_names_no_wait_the_server_did_not_ask_for(
@@ -462,3 +463,53 @@ async def test_no_attempt_goes_out_once_the_deadline_is_reached(
     with pytest.raises(ServerError):
         await read(sender)
     assert len(server.requests) == 1
+
+
+async def test_a_429_wait_ending_exactly_at_the_deadline_is_not_slept(
+    make_sender: SenderFactory, server: Server, clock: FakeClock
+) -> None:
+    sender = make_sender(deadline=4.0)
+    server.reply(httpx.Response(429, json={"retryAfter": 4}))
+    with pytest.raises(RateLimitedError):
+        await read(sender)
+    assert clock.sleeps == [] and len(server.requests) == 1
+    server.reply(httpx.Response(429, json={"retryAfter": 3.5}), ok({"id": "l"}))
+    assert await read(sender) == {"id": "l"}
+    assert clock.sleeps == [3.5]
+
+
+async def test_a_429_on_the_last_attempt_is_raised_whatever_came_before(
+    make_sender: SenderFactory, server: Server, clock: FakeClock
+) -> None:
+    sender = make_sender()
+    server.reply(
+        httpx.ConnectError,
+        httpx.ConnectError,
+        httpx.ConnectError,
+        httpx.Response(429, json={"retryAfter": 1}),
+        ok({"id": "l"}),
+    )
+    with pytest.raises(RateLimitedError):
+        await read(sender)
+    assert len(server.requests) == 4 and clock.sleeps == [0.5, 1.0, 2.0]
+
+
+async def test_a_delete_answered_5xx_then_gone_is_done(
+    make_sender: SenderFactory, server: Server
+) -> None:
+    # The 5xx may have deleted it: the 404 that follows is the delete done, not a failure.
+    sender = make_sender()
+    server.reply(httpx.Response(503), httpx.Response(404, json={"code": "NOT_FOUND"}))
+    assert await sender.send(DELETE, "carts/c", _json, headers={}, gone_is_done=True) is None
+    assert len(server.requests) == 2
+
+
+async def test_a_keyed_write_answered_5xx_then_still_running_is_in_doubt(
+    make_sender: SenderFactory, server: Server
+) -> None:
+    sender = make_sender()
+    busy = {"code": "IDEMPOTENCY_IN_PROGRESS", "message": "still running"}
+    server.reply(httpx.Response(502), httpx.Response(409, json=busy))
+    with pytest.raises(AmbiguousWriteError) as info:
+        await write(sender, key="k-9")
+    assert info.value.code == "IDEMPOTENCY_IN_PROGRESS" and info.value.status == 409
