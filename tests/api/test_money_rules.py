@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from kiosk.api import MoneyError, parse_money
+from kiosk.api import MoneyError, format_money, parse_money
 
 
 def test_a_refused_value_of_forty_characters_is_repeated_whole_a_longer_one_cut() -> None:
@@ -17,3 +17,10 @@ def test_a_refused_value_of_forty_characters_is_repeated_whole_a_longer_one_cut(
     with pytest.raises(MoneyError) as info:
         parse_money(longer)
     assert repr("y" * 37 + "...") in str(info.value)
+
+
+def test_a_language_with_its_own_symbol_for_the_currency_keeps_it() -> None:
+    # Tongan writes the Australian dollar "AUD$": its own symbol, which holds the bare code, so
+    # it is not the bare code that the default locale's "A$" replaces (Spanish writes "AUD").
+    assert format_money(1250, "aud", "to") == "AUD$\xa012.50"
+    assert format_money(1250, "aud", "es") == "12,50\xa0A$"

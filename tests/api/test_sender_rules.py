@@ -247,6 +247,7 @@ def test_the_counters_start_from_nothing_again_after_a_reset() -> None:
         ({"Retry-After": " 2.5 "}, 2.5),
         ({"X-RateLimit-Reset": "4"}, 4.0),  # a gateway's seconds from now
         ({"X-RateLimit-Reset": "-4"}, 0.0),
+        ({"X-RateLimit-Reset": "1000000000"}, 0.0),  # a Unix time, long past
         ({"Retry-After": "soon", "X-RateLimit-Reset": "6"}, 6.0),
     ],
 )
