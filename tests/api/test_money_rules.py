@@ -24,3 +24,9 @@ def test_a_language_with_its_own_symbol_for_the_currency_keeps_it() -> None:
     # it is not the bare code that the default locale's "A$" replaces (Spanish writes "AUD").
     assert format_money(1250, "aud", "to") == "AUD$\xa012.50"
     assert format_money(1250, "aud", "es") == "12,50\xa0A$"
+
+
+@pytest.mark.parametrize("odd", [5.0, True, "500", None])
+def test_only_whole_minor_units_are_formatted(odd: object) -> None:
+    with pytest.raises(MoneyError):
+        format_money(odd, "usd")  # type: ignore[arg-type]
