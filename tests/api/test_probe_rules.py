@@ -1,9 +1,11 @@
-"""The doctor's probe at its edges (kiosk/api/probe.py): one try per version, whatever failed; its
-connections closed when it is done; the base URL kept as given but for its trailing slashes."""
+"""The doctor's probe at its edges (kiosk/api/probe.py): one try per version within 8 s, whatever
+failed; its connections closed when it is done; the base URL kept as given but for its trailing
+slashes."""
 
 from __future__ import annotations
 
 import httpx
+import pytest
 
 from kiosk.api.probe import dialect_base, probe_dialects
 from kiosk.api.v2 import StorefrontClientV2
@@ -17,10 +19,12 @@ class Wire(httpx.MockTransport):
 
     def __init__(self) -> None:
         self.paths: list[str] = []
+        self.timeouts: list[float] = []
         self.closed = 0
         super().__init__(self.handle)
 
     def handle(self, request: httpx.Request) -> httpx.Response:
+        self.timeouts.append(request.extensions["timeout"]["read"])
         if request.url.path not in self.paths:
             self.paths.append(request.url.path)
             raise httpx.ConnectError("refused", request=request)
@@ -39,6 +43,7 @@ async def test_a_version_that_cannot_be_reached_is_tried_once_and_said_unreachab
     assert all(a.detail.startswith("unreachable") for a in answers)
     assert wire.paths == ["/api/v1/storefront/locations/loc_1", "/api/v1/locations/loc_1"]
     assert wire.closed == 2  # each version's client closed when its answer is in
+    assert wire.timeouts == pytest.approx([8.0, 8.0], abs=0.5)  # a diagnosis wants it prompt
     await client.aclose()
 
 
