@@ -476,8 +476,12 @@ class Sender:
         # X-RateLimit-Reset rides on every response; on a 5xx it says when the budget refills,
         # not when the server recovers, so only an explicit wait is honoured.
         told = told_wait(response, failure, self._clock, rate_reset=False)
-        wait = told if told is not None else self.retry.backoff(state.attempt)
+        # A longer wait the server asks for is honoured, a shorter one is not: a failing server
+        # answering "Retry-After: 0" would otherwise get a keyed write back to back until the
+        # deadline (thousands of requests), not the backoff's handful.
+        wait = self.retry.backoff(state.attempt)
         if told is not None:
+            wait = max(wait, told)
             failure.retry_after = told
         if wait > self.max_wait or state.attempt >= self._max_attempts(state):
             raise failure

@@ -343,6 +343,22 @@ async def test_a_5xx_wait_ending_exactly_at_the_deadline_is_not_taken(
     assert clock.sleeps == [3.5]
 
 
+async def test_a_failing_server_asking_for_no_wait_still_gets_the_backoff_not_a_flood(
+    make_sender: SenderFactory, server: Server, clock: FakeClock
+) -> None:
+    # A keyed write is bounded by the deadline alone: "Retry-After: 0" on every 503 sent it back
+    # to back until the deadline (10,000 tries). A shorter wait than the backoff's is not taken;
+    # a longer one still is.
+    sender = make_sender(deadline=10.0)
+    server.default = httpx.Response(503, headers={"Retry-After": "0"})
+    with pytest.raises(ServerError):
+        await write(sender, key="k-0")
+    assert clock.sleeps == [0.5, 1.0, 2.0, 4.0] and len(server.requests) == 5
+    server.reply(httpx.Response(503, headers={"Retry-After": "0.2"}), ok({"id": "l"}))
+    assert await read(sender) == {"id": "l"}
+    assert clock.sleeps[-1] == 0.5
+
+
 async def test_a_5xx_given_up_names_no_wait_the_server_did_not_ask_for(
     make_sender: SenderFactory, server: Server, clock: FakeClock
 ) -> None:
