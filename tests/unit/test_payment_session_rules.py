@@ -5,6 +5,7 @@ time, and a refused renewal asked again at a steady pace."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -14,7 +15,13 @@ import pytest
 from kiosk.api.errors import RateLimitedError, ServerError
 from kiosk.api.models import OrderProgress
 from kiosk.ordering.lifecycle import Phase
-from kiosk.ordering.payment import PaymentOutcome, PaymentSession, PaymentTick, PollSchedule
+from kiosk.ordering.payment import (
+    PaymentOutcome,
+    PaymentSession,
+    PaymentTick,
+    PollSchedule,
+    watch_kept_handoff,
+)
 from tests.support.ordering_rig import demo_rig
 from tests.unit.test_payment_rules import paying_a_cookie
 
@@ -134,3 +141,40 @@ async def test_after_a_failed_look_only_a_rate_limits_wait_is_honoured(
         times = look_times(rig, store, fail)
         await PaymentSession(store, timeout=50).run()
         assert times[1] - times[0] == pytest.approx(gap)
+
+
+async def kept_code(rig: Any) -> Any:
+    """A cookie checked out, then the customer back on the order with the code kept."""
+    store = rig.store()
+    await store.start("pickup")
+    await store.add_item("prd_cookie", 1)
+    result = await store.checkout("Ana", "ana@example.com")
+    assert result.intent is not None
+    store.back_to_order()
+    assert store.phase is Phase.ORDERING and store.order.checkout_url is not None
+    return store
+
+
+@pytest.mark.parametrize(
+    ("state", "gap"),
+    [
+        ("payment_pending", 10.0),  # the customer is choosing, not paying: the slow pace
+        ("order_pending", 1.0),  # paid, the order being placed: its number is one look away
+    ],
+)
+async def test_a_kept_code_is_looked_at_slowly_until_the_order_is_being_placed(
+    state: str, gap: float
+) -> None:
+    async with demo_rig() as rig:
+        store = await kept_code(rig)
+        looked: list[float] = []
+
+        async def look() -> OrderProgress:
+            looked.append(rig.clock())
+            if len(looked) == 3:
+                store.heard(OrderProgress("completed", order_number="A12"))
+            return OrderProgress(state)
+
+        phase = await watch_kept_handoff(store, look, every=10, wall_clock=rig.clock)
+        assert phase is Phase.PAID
+        assert [b - a for a, b in itertools.pairwise(looked)] == [gap, gap]
