@@ -178,3 +178,13 @@ async def test_a_kept_code_is_looked_at_slowly_until_the_order_is_being_placed(
         phase = await watch_kept_handoff(store, look, every=10, wall_clock=rig.clock)
         assert phase is Phase.PAID
         assert [b - a for a, b in itertools.pairwise(looked)] == [gap, gap]
+
+
+async def test_the_visits_payment_wait_does_not_ask_still_there_unless_told_to() -> None:
+    async with demo_rig() as rig:
+        visit = rig.visit()
+        await visit.start("pickup")
+        await visit.add_item("prd_cookie", 1)
+        await visit.begin_payment()
+        result = await visit.wait_for_payment(timeout=3)
+        assert result.outcome is PaymentOutcome.TIMED_OUT
