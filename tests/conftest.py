@@ -42,13 +42,51 @@ for _name, (_quick, _whole) in BUDGETS.items():
     os.environ.setdefault(_name, _whole if _FULL else _quick)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """A test of a module with an example budget (EXAMPLES, or its BOUNDED settings) is marked
-    `fuzz` (`-m fuzz` runs them alone; CI runs them at the full budget)."""
+    `fuzz` (`-m fuzz` runs them alone; CI runs them at the full budget). Under xdist, the tests
+    that wait on a real clock go first (clock_bound_first)."""
     for item in items:
         module = getattr(item, "module", None)
         if module is not None and (hasattr(module, "EXAMPLES") or hasattr(module, "BOUNDED")):
             item.add_marker(pytest.mark.fuzz)
+    workers = getattr(config, "workerinput", {}).get("workercount", 0)
+    if workers > 1:
+        items[:] = clock_bound_first(items, workers, os.cpu_count() or 1)
+
+
+def clock_bound_first(items: list[pytest.Item], workers: int, cores: int) -> list[pytest.Item]:
+    """The tests marked `clock_bound` (an sshd noticing a frozen link, a browser, pip: ~190 s in
+    all, each mostly asleep) at the head of the first workers' shares, in chains of about equal
+    seconds. xdist's worksteal gives each worker a contiguous share in collection order (the
+    pending count over the workers left) and steals from the end of a share: left where they were
+    collected they ran last, one after another on one worker, 70 s after the others had finished.
+    One chain per worker beyond the cores, so the other workers keep the cores busy meanwhile.
+    The same order in every worker (xdist requires it): it depends on the collection alone."""
+    marked = [i for i in items if i.get_closest_marker("clock_bound")]
+    if not marked:
+        return items
+    rest = [i for i in items if not i.get_closest_marker("clock_bound")]
+    chains: list[list[pytest.Item]] = [[] for _ in range(max(1, min(workers - cores, workers)))]
+    seconds = [0.0] * len(chains)
+
+    def cost(item: pytest.Item) -> float:
+        mark = item.get_closest_marker("clock_bound")
+        return float(mark.kwargs.get("seconds", 30)) if mark else 0.0
+
+    for item in sorted(marked, key=cost, reverse=True):
+        chain = seconds.index(min(seconds))
+        chains[chain].append(item)
+        seconds[chain] += cost(item)
+    ordered: list[pytest.Item] = []
+    left = len(items)
+    for worker in range(workers):
+        share = left // (workers - worker)
+        head = chains[worker] if worker < len(chains) else []
+        ordered += head + rest[: share - len(head)]
+        del rest[: share - len(head)]
+        left -= share
+    return ordered + rest
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

@@ -246,6 +246,7 @@ class Tab:
         self.wait_for(then)
 
 
+@pytest.mark.clock_bound(seconds=24)
 def test_the_browser_demo(
     serve: Serve, playwright_browser: Any, artifacts: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -114,6 +114,7 @@ def kiosk(venv: Path, home: Path, *argv: str) -> subprocess.CompletedProcess[str
     )
 
 
+@pytest.mark.clock_bound(seconds=12)
 def test_a_counter_install_from_the_wheel(counter_venv: tuple[Path, float], tmp_path: Path) -> None:
     venv, install_seconds = counter_venv
     print(f"\nthe wheel built and installed into a fresh venv in {install_seconds:.1f} s")

@@ -210,6 +210,7 @@ def as_user(user: str, *argv: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.clock_bound(seconds=14)
 def test_the_readme_pipx_line_gives_a_kiosk_every_user_can_run(
     wheels: tuple[Path, Path], other_user: str
 ) -> None:

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
+import pytest
 
 from kiosk.api import Cart, RetryPolicy, StorefrontError
 from kiosk.config import Settings
@@ -174,6 +175,7 @@ def test_200_orders_survive_the_faults() -> None:
         assert not any(bad in failure.message for bad in NOT_FOR_CUSTOMERS), failure
 
 
+@pytest.mark.clock_bound(seconds=16)
 async def test_r_after_an_unconfirmed_add_does_not_double_the_line(tmp_path: Path) -> None:
     async with demo_rig() as rig:
         services = KioskServices(

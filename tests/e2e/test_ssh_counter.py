@@ -169,6 +169,7 @@ def holder(home: Path) -> int:
     return int(json.loads(home.joinpath(*TERMINAL, "kiosk.json").read_text())["pid"])
 
 
+@pytest.mark.clock_bound(seconds=8)
 def test_a_counter_over_ssh_survives_the_network(counter: tuple[Any, Sshd, Path]) -> None:
     backend, sshd, home = counter
     env = {"TERM": "xterm-256color"}
@@ -259,6 +260,7 @@ def order_a_cookie(app: PtyApp, backend: Any) -> str:
     return cart_id
 
 
+@pytest.mark.clock_bound(seconds=25)
 def test_a_frozen_counter_keeps_its_order_past_the_idle_reset(
     counter: tuple[Any, Sshd, Path],
 ) -> None:
@@ -296,6 +298,7 @@ def promised_seconds(text: str, what: str) -> int:
     return int(found.group(1))
 
 
+@pytest.mark.clock_bound(seconds=41)
 def test_sshd_hangs_up_a_frozen_client_within_what_the_block_says(tmp_path: Path) -> None:
     """The shipped block's ClientAlive settings on this machine's sshd: a frozen client (SIGSTOP,
     no FIN) on a still screen is hung up within the seconds the block's comment and docs/ssh.md
@@ -346,6 +349,7 @@ def counter_without_client_alive(tmp_path: Path) -> Iterator[tuple[Any, Sshd, Pa
     app.state.backend.close()
 
 
+@pytest.mark.clock_bound(seconds=47)
 def test_the_kiosk_leaves_a_dead_terminal_on_its_own_clock(
     counter_without_client_alive: tuple[Any, Sshd, Path],
 ) -> None:
