@@ -477,9 +477,7 @@ def run(args: argparse.Namespace) -> None:
         )
     out = OUT / f"results-{args.name}.json"
     out.write_text(json.dumps({"seed": args.seed, "counts": counts, "results": results}, indent=1))
-    killed = counts.get("killed", 0) + counts.get("timeout", 0)
-    scored = len(results) - counts.get("unpatchable", 0)
-    print(f"\n{counts}\nscore: {killed}/{scored} = {100 * killed / max(scored, 1):.1f}% -> {out}")
+    print(f"\n{counts} -> {out}")
     score([str(out)])
 
 
