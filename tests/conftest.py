@@ -63,21 +63,20 @@ def clock_bound_first(items: list[pytest.Item], workers: int, cores: int) -> lis
     collected they ran last, one after another on one worker, 70 s after the others had finished.
     One chain per worker beyond the cores, so the other workers keep the cores busy meanwhile.
     The same order in every worker (xdist requires it): it depends on the collection alone."""
-    marked = [i for i in items if i.get_closest_marker("clock_bound")]
-    if not marked:
+    cost = {
+        i: float(m.kwargs.get("seconds", 30))
+        for i in items
+        if (m := i.get_closest_marker("clock_bound"))
+    }
+    if not cost:
         return items
-    rest = [i for i in items if not i.get_closest_marker("clock_bound")]
-    chains: list[list[pytest.Item]] = [[] for _ in range(max(1, min(workers - cores, workers)))]
+    rest = [i for i in items if i not in cost]
+    chains: list[list[pytest.Item]] = [[] for _ in range(max(1, workers - cores))]
     seconds = [0.0] * len(chains)
-
-    def cost(item: pytest.Item) -> float:
-        mark = item.get_closest_marker("clock_bound")
-        return float(mark.kwargs.get("seconds", 30)) if mark else 0.0
-
-    for item in sorted(marked, key=cost, reverse=True):
+    for item in sorted(cost, key=cost.__getitem__, reverse=True):
         chain = seconds.index(min(seconds))
         chains[chain].append(item)
-        seconds[chain] += cost(item)
+        seconds[chain] += cost[item]
     ordered: list[pytest.Item] = []
     left = len(items)
     for worker in range(workers):
