@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from textual import events
+from textual import events, on
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import ActiveBinding, Binding
@@ -29,7 +29,7 @@ from kiosk.i18n import N_, _, language
 from kiosk.tui.contract import Kiosk, kiosk_of
 from kiosk.tui.errors import Failure, describe, rate_limit_wait
 from kiosk.tui.labels import offered_by, offered_methods
-from kiosk.tui.widgets.chrome import Banner, FullName, KioskFooter, KioskHeader
+from kiosk.tui.widgets.chrome import Banner, FullName, KioskFooter, KioskHeader, StatusLine
 from kiosk.tui.widgets.rowlist import RowList
 
 if TYPE_CHECKING:
@@ -137,6 +137,17 @@ class KioskScreen(Screen[Any]):
         # Before the first frame (a resize comes after it): drawn at one density and redrawn at
         # the other, the rows below jumped, and a tap in between landed on the wrong row.
         self.apply_density()
+
+    def on_compose(self) -> None:
+        # The screen's density class before its children are mounted and styled (Textual calls
+        # this before its own handler, which composes): added after (on_mount), it restyled
+        # every node of the screen once more.
+        self.set_class(self.compact, "-compact", update=False)
+
+    @on(events.ScreenResume)
+    def _status_lines_catch_up(self) -> None:
+        for line in self.query(StatusLine):
+            line.catch_up()
 
     def on_resize(self, event: events.Resize) -> None:
         self.apply_density(event.size.height < self.COMPACT_BELOW_HEIGHT)
