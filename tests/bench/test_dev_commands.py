@@ -120,6 +120,16 @@ def test_dev_test_whole_suite(figures: Figures) -> None:
     failed = [line for line in done.stdout.splitlines() if line.startswith(("FAILED", "ERROR"))]
     assert done.returncode == 0, "\n".join([summary, *failed])
     workers = re.search(r"(\d+) workers", done.stdout)
+    # The interpreter ./dev made the venv from (the system's Python where it can: ./dev).
+    python = subprocess.run(
+        [
+            str(ROOT / ".venv/bin/python"),
+            "-c",
+            "import sys; print(sys.base_prefix, sys.version.split()[0])",
+        ],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     figures.add(
         "15 suite",
         "`./dev test`, the whole suite, wall time",
@@ -128,5 +138,6 @@ def test_dev_test_whole_suite(figures: Figures) -> None:
         goal=f"<= {SUITE_GOAL:g} s",
         passed=seconds <= SUITE_GOAL,
         note=f"{counts.get('passed', 0)} passed, {counts.get('skipped', 0)} skipped; "
-        f"{workers.group(1) if workers else '?'} workers on {os.cpu_count()} CPUs",
+        f"{workers.group(1) if workers else '?'} workers on {os.cpu_count()} CPUs; "
+        f"Python {python}",
     )

@@ -484,6 +484,8 @@ def _fake_dev(tmp_path: Path) -> tuple[Path, Path, Path]:
     fake = tmp_path / "fake-python"
     fake.write_text(
         "#!/usr/bin/env bash\n"
+        # What it says it is (./dev's stamp, line 3): FAKE_ID.
+        'if [ "$1" = "-c" ]; then echo "${FAKE_ID:-fake 3.11}"; exit 0; fi\n'
         'if [ "$1 $2" = "-m venv" ]; then\n'
         '  dir="${!#}"\n'
         f'  echo "venv $*" >>{calls}\n'
@@ -533,6 +535,30 @@ def test_dev_installs_only_what_each_command_needs_and_remembers_it(tmp_path: Pa
     assert installs(dev("kiosk", "doctor")) == [".[demo,dev,serve]"]
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'y'\n")
     assert installs(dev("demo")) == [".[demo,dev,serve]"]
+
+
+def test_dev_makes_the_venv_again_from_another_interpreter(tmp_path: Path) -> None:
+    """The stamp names the interpreter the venv was made from: a venv from another one (the
+    system's Python chosen over pyenv's, or PYTHON changed) is made again, and then kept."""
+    fake, uv, calls = _fake_dev(tmp_path)
+
+    def dev(made_from: str) -> list[str]:
+        calls.unlink(missing_ok=True)
+        env = {**os.environ, "PYTHON": str(fake), "DEV_UV": str(uv), "FAKE_ID": made_from}
+        done = subprocess.run(
+            ["bash", str(tmp_path / "dev"), "demo"], capture_output=True, text=True, env=env
+        )
+        assert done.returncode == 0, done.stderr
+        return calls.read_text().splitlines()
+
+    assert dev("/root/.pyenv/versions/3.11.7 3.11.7")[0].startswith("venv -m venv")
+    assert dev("/root/.pyenv/versions/3.11.7 3.11.7") == ["kiosk demo"]
+    (tmp_path / ".venv" / "left-over").write_text("")
+    again = dev("/usr 3.11.2")
+    assert again[0].startswith("venv -m venv") and again[-1] == "kiosk demo"
+    assert not (tmp_path / ".venv" / "left-over").exists()  # a new venv, not one patched
+    assert (tmp_path / ".venv" / ".installed").read_text().splitlines()[2] == "/usr 3.11.2"
+    assert dev("/usr 3.11.2") == ["kiosk demo"]
 
 
 def test_dev_installs_with_uv_where_it_has_one_and_pip_when_uv_fails(tmp_path: Path) -> None:
