@@ -164,8 +164,21 @@ def test_the_documented_bodies_are_the_ones_the_handlers_parse() -> None:
 
 # --- schemathesis, driven by our own documents ---------------------------------------------------
 
-v2_schema = schemathesis.openapi.from_asgi(V2_DOC, APP)
-v1_schema = schemathesis.openapi.from_asgi(V1_DOC, APP).include(
+
+@pytest.fixture(scope="module")
+def our_v2_schema() -> Any:
+    return schemathesis.openapi.from_asgi(V2_DOC, APP)
+
+
+@pytest.fixture(scope="module")
+def our_v1_schema() -> Any:
+    return schemathesis.openapi.from_asgi(V1_DOC, APP)
+
+
+# Lazy schemas: each operation's cases are built when its test runs (one subtest an operation),
+# not by every xdist worker at collection (test_schemathesis_v2.py says why).
+v2_schema = schemathesis.pytest.from_fixture("our_v2_schema")
+v1_schema = schemathesis.pytest.from_fixture("our_v1_schema").include(
     # The /demo controls would set faults and sold-outs under the run; they have their own tests.
     path_regex=r"^/api/v1/(locations|merchant)/"
 )
