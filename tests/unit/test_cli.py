@@ -561,6 +561,24 @@ def test_dev_makes_the_venv_again_from_another_interpreter(tmp_path: Path) -> No
     assert dev("/usr 3.11.2") == ["kiosk demo"]
 
 
+def test_dev_compiles_the_packages_for_the_tests_not_for_the_demo(tmp_path: Path) -> None:
+    """uv compiles nothing unless asked: the demo's first start compiles what it imports; the
+    tests' install asks uv to compile (else four workers compiled the same modules at once)."""
+    fake, uv, calls = _fake_dev(tmp_path)
+    env = {**os.environ, "PYTHON": str(fake), "DEV_UV": str(uv)}
+
+    def uv_line(*argv: str) -> str:
+        calls.unlink(missing_ok=True)
+        done = subprocess.run(
+            ["bash", str(tmp_path / "dev"), *argv], capture_output=True, text=True, env=env
+        )
+        assert done.returncode == 0, done.stderr
+        return next(line for line in calls.read_text().splitlines() if line.startswith("uv "))
+
+    assert "--compile-bytecode" not in uv_line("demo")
+    assert "--compile-bytecode" in uv_line("test", "-q")
+
+
 def test_dev_installs_with_uv_where_it_has_one_and_pip_when_uv_fails(tmp_path: Path) -> None:
     """With a uv (DEV_UV, on PATH, or fetched once into the user's cache) ./dev makes the venv
     without pip (0.1 s, not ensurepip's 7 s) and installs with uv (issue 36: `./dev demo` on a
