@@ -230,6 +230,18 @@ class Rig(BackendViews):
         )
 
 
+async def cookie_order(owner: CartStore | Visit) -> None:
+    """The rule tests' usual order: pickup, one cookie (on a CartStore or a Visit)."""
+    await owner.start("pickup")
+    await owner.add_item("prd_cookie", 1)
+
+
+async def cookie_handed_off(owner: CartStore | Visit) -> Any:
+    """`cookie_order`, handed off for payment: the payment intent."""
+    await cookie_order(owner)
+    return await owner.begin_payment()
+
+
 @asynccontextmanager
 async def demo_rig(
     location: DemoLocation = DOWNTOWN,

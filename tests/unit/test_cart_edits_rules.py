@@ -19,7 +19,7 @@ from kiosk.ordering.cart_edits import WayGoneError
 from kiosk.ordering.cart_store import CartStore, load_saved_cart
 from kiosk.ordering.lifecycle import OrderSnapshot, WayToOrder
 from kiosk.ordering.modifiers import SelectionState
-from tests.support.ordering_rig import Rig, demo_rig
+from tests.support.ordering_rig import Rig, cookie_order, demo_rig
 
 pytestmark = pytest.mark.usefixtures("rig_dialect")
 
@@ -251,8 +251,7 @@ async def test_an_add_repeated_after_its_outcome_was_unknown_is_not_doubled_howe
 ):
     async with demo_rig() as rig:
         store = rig.store(settle_reads=1)
-        await store.start("pickup")
-        await store.add_item("prd_cookie", 1)
+        await cookie_order(store)
         detail = await rig.client.get_product(rig.location_id, "prd_latte")
         chosen = SelectionState.for_product(detail).select(("grp_drink_size", "opt_size_large"))
         written = chosen.to_request()

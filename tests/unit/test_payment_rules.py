@@ -22,7 +22,7 @@ from kiosk.ordering.payment import (
     counter_code,
     offers_counter,
 )
-from tests.support.ordering_rig import Rig, demo_rig
+from tests.support.ordering_rig import Rig, cookie_handed_off, demo_rig
 
 
 def test_the_counter_code_is_the_carts_last_six_characters_in_capitals() -> None:
@@ -33,9 +33,7 @@ def test_the_counter_code_is_the_carts_last_six_characters_in_capitals() -> None
 async def paying_a_cookie(rig: Rig) -> CartStore:
     """A pickup order of one cookie, handed off for payment."""
     store = rig.store()
-    await store.start("pickup")
-    await store.add_item("prd_cookie", 1)
-    await store.begin_payment()
+    await cookie_handed_off(store)
     return store
 
 

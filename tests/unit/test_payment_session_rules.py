@@ -22,7 +22,7 @@ from kiosk.ordering.payment import (
     PollSchedule,
     watch_kept_handoff,
 )
-from tests.support.ordering_rig import demo_rig
+from tests.support.ordering_rig import cookie_handed_off, cookie_order, demo_rig
 from tests.unit.test_payment_rules import paying_a_cookie
 
 pytestmark = pytest.mark.usefixtures("rig_dialect")
@@ -146,8 +146,7 @@ async def test_after_a_failed_look_only_a_rate_limits_wait_is_honoured(
 async def kept_code(rig: Any) -> Any:
     """A cookie checked out, then the customer back on the order with the code kept."""
     store = rig.store()
-    await store.start("pickup")
-    await store.add_item("prd_cookie", 1)
+    await cookie_order(store)
     result = await store.checkout("Ana", "ana@example.com")
     assert result.intent is not None
     store.back_to_order()
@@ -183,8 +182,6 @@ async def test_a_kept_code_is_looked_at_slowly_until_the_order_is_being_placed(
 async def test_the_visits_payment_wait_does_not_ask_still_there_unless_told_to() -> None:
     async with demo_rig() as rig:
         visit = rig.visit()
-        await visit.start("pickup")
-        await visit.add_item("prd_cookie", 1)
-        await visit.begin_payment()
+        await cookie_handed_off(visit)
         result = await visit.wait_for_payment(timeout=3)
         assert result.outcome is PaymentOutcome.TIMED_OUT

@@ -21,7 +21,7 @@ from kiosk.ordering.clock import clock_text, set_region
 from kiosk.ordering.events import OrderEvent
 from kiosk.ordering.lifecycle import Phase
 from kiosk.ordering.visit import OrderTime, Visit
-from tests.support.ordering_rig import Rig, demo_rig
+from tests.support.ordering_rig import Rig, cookie_handed_off, cookie_order, demo_rig
 
 # Each test on the legacy API and on 2.0 (tests/unit/conftest.py).
 pytestmark = pytest.mark.usefixtures("rig_dialect")
@@ -62,8 +62,7 @@ async def test_an_order_is_counted_started_once_however_often_its_way_changes() 
     counter = Counter()
     async with demo_rig() as rig:
         visit = counted_visit(rig, counter)
-        await visit.start("pickup")
-        await visit.add_item("prd_cookie", 1)
+        await cookie_order(visit)
         await visit.start("pickup")  # the same way chosen again on the welcome screen
         assert counter.events == [OrderEvent.STARTED]
 
@@ -72,9 +71,7 @@ async def test_a_paid_order_is_counted_paid_once_and_a_start_over_after_it_is_no
     counter = Counter()
     async with demo_rig() as rig:
         visit = counted_visit(rig, counter)
-        await visit.start("pickup")
-        await visit.add_item("prd_cookie", 1)
-        await visit.begin_payment()
+        await cookie_handed_off(visit)
         await visit.confirm_demo_payment(APPROVE)
         assert await visit.check_payment() is Phase.PAID
         await visit.check_payment()
@@ -103,9 +100,7 @@ async def test_each_decline_is_counted_once_and_the_order_then_paid() -> None:
     counter = Counter()
     async with demo_rig() as rig:
         visit = counted_visit(rig, counter)
-        await visit.start("pickup")
-        await visit.add_item("prd_cookie", 1)
-        await visit.begin_payment()
+        await cookie_handed_off(visit)
         with pytest.raises(PaymentDeclinedError):
             await visit.confirm_demo_payment(DECLINE_CARD)
         await visit.refresh()
@@ -121,8 +116,7 @@ async def test_an_open_order_ended_is_counted_as_its_reason_once(reason: OrderEv
     counter = Counter()
     async with demo_rig() as rig:
         visit = counted_visit(rig, counter)
-        await visit.start("pickup")
-        await visit.add_item("prd_cookie", 1)
+        await cookie_order(visit)
         assert await visit.end(reason) is True
         assert await visit.end(reason) is True  # nothing open any more: not counted again
         assert counter.events == [OrderEvent.STARTED, reason]
@@ -147,9 +141,7 @@ async def test_an_order_taken_up_open_is_counted_paid_when_it_is_paid() -> None:
     counter = Counter()
     async with demo_rig() as rig:
         visit = counted_visit(rig, counter)
-        await visit.start("pickup")
-        await visit.add_item("prd_cookie", 1)
-        await visit.begin_payment()
+        await cookie_handed_off(visit)
         counter.events.clear()
         visit.order_resumed(paid=False)
         await visit.confirm_demo_payment(APPROVE)
@@ -165,8 +157,7 @@ async def test_the_visit_answers_its_location_cart_status_and_clock() -> None:
         visit = rig.visit()
         assert visit.location_id == rig.location_id
         assert visit.payment_intent is None
-        await visit.start("pickup")
-        await visit.add_item("prd_cookie", 1)
+        await cookie_order(visit)
         assert visit.cart is visit.state.cart and visit.cart is not None
         assert visit.cart_id == visit.state.cart_id and visit.cart_id is not None
         assert visit.status is visit.state.status and visit.status.kind == "idle"
@@ -206,8 +197,7 @@ async def test_a_kiosk_of_several_locations_has_none_chosen_until_the_customer_p
         assert await visit.end() is True
         visit.choose_location(rig.location_id)
         assert visit.location_id == rig.location_id
-        await visit.start("pickup")
-        await visit.add_item("prd_cookie", 1)
+        await cookie_order(visit)
         cart_id = visit.cart_id
         assert cart_id is not None
         # The next customer of a several-location kiosk chooses the location again.
@@ -254,8 +244,7 @@ async def test_staff_cannot_leave_a_kiosk_serving_no_location() -> None:
 async def test_the_customers_details_are_kept_on_the_visit_and_sent_to_the_cart() -> None:
     async with demo_rig() as rig:
         visit = rig.visit()
-        await visit.start("pickup")
-        await visit.add_item("prd_cookie", 1)
+        await cookie_order(visit)
         cart = await visit.set_customer("Ada Okafor", "ada@example.com")
         assert cart is not None
         assert (visit.state.customer_name, visit.state.email_address) == (
@@ -271,8 +260,7 @@ async def test_the_customers_details_are_kept_on_the_visit_and_sent_to_the_cart(
 async def test_a_fixed_kiosks_next_customer_writes_through_the_same_store_after_a_reset() -> None:
     async with demo_rig() as rig:
         visit = rig.visit()
-        await visit.start("pickup")
-        await visit.add_item("prd_cookie", 1)
+        await cookie_order(visit)
         store = visit.need_store()
         # The next customer's writes queue behind the discard on the same store (its lock).
         assert await visit.reset() is True
@@ -283,8 +271,7 @@ async def test_a_fixed_kiosks_next_customer_writes_through_the_same_store_after_
 async def test_staff_moving_the_kiosk_to_another_location_orders_there_next() -> None:
     async with demo_rig() as rig:
         visit = rig.visit()
-        await visit.start("pickup")
-        await visit.add_item("prd_cookie", 1)
+        await cookie_order(visit)
         assert await visit.serve_locations([WESTSIDE.id]) is True
         assert visit.location_ids == [WESTSIDE.id]
         assert visit.location_id == WESTSIDE.id and visit.fixed_location
@@ -329,9 +316,7 @@ async def test_the_last_paid_orders_number_is_still_offered_after_a_restart(
     path = tmp_path / "cart.json"
     async with demo_rig() as rig:
         visit = rig.visit(path)
-        await visit.start("pickup")
-        await visit.add_item("prd_cookie", 1)
-        await visit.begin_payment()
+        await cookie_handed_off(visit)
         await visit.confirm_demo_payment(APPROVE)
         assert await visit.check_payment() is Phase.PAID
         number = visit.state.order.order_number
@@ -364,9 +349,7 @@ async def test_a_decline_on_the_customers_phone_is_counted_once_when_it_is_seen(
     counter = Counter()
     async with demo_rig() as rig:
         visit = counted_visit(rig, counter)
-        await visit.start("pickup")
-        await visit.add_item("prd_cookie", 1)
-        intent = await visit.begin_payment()
+        intent = await cookie_handed_off(visit)
         assert intent is not None
         with contextlib.suppress(PaymentDeclinedError):
             await rig.client.confirm_demo_payment(intent.client_secret, DECLINE_CARD)
@@ -387,9 +370,7 @@ async def test_a_decline_at_the_kiosks_card_terminal_is_counted_once() -> None:
     counter = Counter()
     async with demo_rig() as rig:
         visit = counted_visit(rig, counter)
-        await visit.start("pickup")
-        await visit.add_item("prd_cookie", 1)
-        await visit.begin_payment()
+        await cookie_handed_off(visit)
         with pytest.raises(PaymentDeclinedError):
             await visit.confirm_demo_payment(DECLINE_CARD)
         await visit.check_payment()
@@ -399,8 +380,7 @@ async def test_a_decline_at_the_kiosks_card_terminal_is_counted_once() -> None:
 async def test_a_time_the_server_refuses_has_its_slots_read_again_for_the_customer() -> None:
     async with demo_rig() as rig:
         visit = rig.visit()
-        await visit.start("pickup")
-        await visit.add_item("prd_cookie", 1)
+        await cookie_order(visit)
         assert visit.state.slots is None
         with pytest.raises(StorefrontError):
             await visit.set_order_time_later("2020-01-01", "03:00")
@@ -441,8 +421,7 @@ async def test_the_next_customer_is_not_told_of_the_last_customers_first_slot() 
     async with demo_rig() as rig:
         server = _ClosedNow(rig.client, None, closed=False, later_only=True)
         visit = _closed_visit(rig, server)
-        await visit.start("pickup")
-        await visit.add_item("prd_cookie", 1)
+        await cookie_order(visit)
         assert await visit.schedule_if_required() is not None
         assert visit.scheduled_first is not None
         await visit.reset()
@@ -479,8 +458,7 @@ async def test_a_checkout_at_a_later_only_location_is_set_to_its_first_slot_firs
     async with demo_rig() as rig:
         server = _ClosedNow(rig.client, None, closed=False, later_only=True)
         visit = _closed_visit(rig, server)
-        await visit.start("pickup")
-        await visit.add_item("prd_cookie", 1)
+        await cookie_order(visit)
         result = await visit.checkout("Ada", "ada@example.com")
         assert result is not None and visit.scheduled_first is not None
         cart = visit.state.cart
@@ -505,8 +483,7 @@ async def test_a_customer_who_picks_another_way_keeps_the_cart_and_its_lines() -
 async def test_an_order_set_for_later_goes_back_to_as_soon_as_possible() -> None:
     async with demo_rig() as rig:
         visit = rig.visit()
-        await visit.start("pickup")
-        await visit.add_item("prd_cookie", 1)
+        await cookie_order(visit)
         slot = (await visit.time_intervals()).order_days[1]
         later = await visit.set_order_time_later(slot.value, slot.intervals[0])
         assert later is not None and (later.pickup_type or "").upper() == "LATER"
@@ -583,8 +560,7 @@ async def test_a_fresh_cart_the_server_said_something_about_is_read_once() -> No
 async def test_a_refused_time_shows_the_cart_the_server_holds_now() -> None:
     async with demo_rig() as rig:
         visit = rig.visit()
-        await visit.start("pickup")
-        await visit.add_item("prd_cookie", 1)
+        await cookie_order(visit)
         cart_id = visit.cart_id or ""
         # The cart changed on the server behind this screen's back (another device, staff).
         await rig.client.add_item(rig.location_id, cart_id, "prd_espresso", 1)

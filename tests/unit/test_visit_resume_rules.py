@@ -24,7 +24,7 @@ from kiosk.ordering.modifiers import SelectionState
 from kiosk.ordering.selections import echoed_name, echoed_options
 from kiosk.ordering.visit import Visit
 from kiosk.ordering.visit_resume import quietly
-from tests.support.ordering_rig import V1_ONLY_LOCK, Rig, demo_rig
+from tests.support.ordering_rig import V1_ONLY_LOCK, Rig, cookie_handed_off, cookie_order, demo_rig
 
 # Each test on the legacy API and on 2.0 (tests/unit/conftest.py).
 pytestmark = pytest.mark.usefixtures("rig_dialect")
@@ -282,8 +282,7 @@ async def test_an_order_taken_up_at_its_payment_brings_back_its_name_and_counts_
     counter = Counter()
     async with demo_rig() as rig:
         first = rig.visit(path)
-        await first.start("pickup")
-        await first.add_item("prd_cookie", 1)
+        await cookie_order(first)
         await first.checkout("Ada", "ada@example.com")
         assert first.state.order.phase is Phase.AWAITING_PAYMENT
         await first.quit()
@@ -299,9 +298,7 @@ async def _paid_while_down(rig: Rig, path: Path, card: str) -> Visit:
     """An order handed to payment, then paid (or declined) on the phone while the kiosk was
     down; returns the visit of the run before."""
     first = rig.visit(path)
-    await first.start("pickup")
-    await first.add_item("prd_cookie", 1)
-    intent = await first.begin_payment()
+    intent = await cookie_handed_off(first)
     assert intent is not None
     await first.quit()
     with contextlib.suppress(PaymentDeclinedError):
