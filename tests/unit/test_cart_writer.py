@@ -6,6 +6,7 @@ again; a write whose answer was lost is settled by reading the cart, the doubt t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -75,6 +76,30 @@ def writer(owner: Owner, client: Client, **options: Any) -> tuple[CartWriter, li
         **options,  # type: ignore[arg-type]
     )
     return made, slept
+
+
+class FailsThen:
+    """A write that raises `error()` on its first `times` calls, then answers "done"."""
+
+    def __init__(self, error: Callable[[], Exception], times: int) -> None:
+        self.error = error
+        self.times = times
+        self.calls = 0
+
+    async def __call__(self) -> str:
+        self.calls += 1
+        if self.calls <= self.times:
+            raise self.error()
+        return "done"
+
+
+async def sent(send: CartWriter, call: FailsThen, *, answered: bool) -> None:
+    """`call` through the writer: "done" when `answered`, else its error raised to the caller."""
+    if answered:
+        assert await send.run(lambda: send.write(call)) == "done"
+    else:
+        with pytest.raises(type(call.error())):
+            await send.run(lambda: send.write(call))
 
 
 async def test_a_rate_limited_write_is_waited_out_with_a_countdown_and_sent_again() -> None:

@@ -18,7 +18,7 @@ from kiosk.api.errors import (
 )
 from kiosk.api.models import Cart
 from kiosk.ordering.cart_writer import BUSY, IDLE, CartWriter, Landed, StoreStatus
-from tests.unit.test_cart_writer import Client, Owner, cart, writer
+from tests.unit.test_cart_writer import Client, FailsThen, Owner, cart, sent, writer
 
 
 @pytest.mark.parametrize(("limited", "answered"), [(20, True), (21, False)])
@@ -27,21 +27,9 @@ async def test_the_writer_waits_out_twenty_rate_limits_of_one_write_then_tells_i
 ) -> None:
     owner, client = Owner(), Client([cart(1)])
     send, _ = writer(owner, client)  # its own defaults
-    calls = 0
-
-    async def call() -> str:
-        nonlocal calls
-        calls += 1
-        if calls <= limited:
-            raise RateLimitedError(retry_after=1)
-        return "done"
-
-    if answered:
-        assert await send.run(lambda: send.write(call)) == "done"
-    else:
-        with pytest.raises(RateLimitedError):
-            await send.run(lambda: send.write(call))
-    assert calls == min(limited + 1, 21)
+    call = FailsThen(lambda: RateLimitedError(retry_after=1), limited)
+    await sent(send, call, answered=answered)
+    assert call.calls == min(limited + 1, 21)
 
 
 @pytest.mark.parametrize(("lost", "answered"), [(3, True), (4, False)])
@@ -50,21 +38,9 @@ async def test_the_writer_sends_a_set_whose_answer_is_lost_four_times_at_most(
 ) -> None:
     owner, client = Owner(), Client([cart(1)])
     send, _ = writer(owner, client)  # its own defaults
-    calls = 0
-
-    async def call() -> str:
-        nonlocal calls
-        calls += 1
-        if calls <= lost:
-            raise AmbiguousWriteError()
-        return "done"
-
-    if answered:
-        assert await send.run(lambda: send.write(call)) == "done"
-    else:
-        with pytest.raises(AmbiguousWriteError):
-            await send.run(lambda: send.write(call))
-    assert calls == min(lost + 1, 4)
+    call = FailsThen(AmbiguousWriteError, lost)
+    await sent(send, call, answered=answered)
+    assert call.calls == min(lost + 1, 4)
 
 
 async def test_a_write_the_server_still_runs_is_checked_eight_times_two_seconds_apart() -> None:

@@ -11,7 +11,7 @@ from kiosk.api.errors import AmbiguousWriteError, ConflictError, RateLimitedErro
 from kiosk.api.models import Cart
 from kiosk.ordering.cart_changes import cart_changes
 from kiosk.ordering.cart_writer import BUSY, IDLE, StoreStatus
-from tests.unit.test_cart_writer import Client, Owner, cart, writer
+from tests.unit.test_cart_writer import Client, FailsThen, Owner, cart, sent, writer
 
 
 @pytest.mark.parametrize(("failures", "answered"), [(3, True), (4, False)])
@@ -20,22 +20,10 @@ async def test_a_set_whose_outcome_stays_unknown_goes_again_as_often_as_allowed(
 ) -> None:
     owner, client = Owner(), Client([cart(1)])
     send, _ = writer(owner, client, max_ambiguous_retries=3)
-    calls = 0
-
-    async def call() -> str:
-        nonlocal calls
-        calls += 1
-        if calls <= failures:
-            raise AmbiguousWriteError()
-        return "done"
-
-    if answered:
-        assert await send.run(lambda: send.write(call)) == "done"
-    else:
-        with pytest.raises(AmbiguousWriteError):
-            await send.run(lambda: send.write(call))
+    call = FailsThen(AmbiguousWriteError, failures)
+    await sent(send, call, answered=answered)
     # The first send and up to three repeats, never a fifth.
-    assert calls == min(failures + 1, 4)
+    assert call.calls == min(failures + 1, 4)
 
 
 async def test_a_write_cancelled_on_the_wire_leaves_the_cart_to_be_read_before_trusting_it() -> (
