@@ -34,7 +34,7 @@ class StatusLine(Static):
     Every screen has one, and the status changes twice a request: only the lines a customer can
     see follow it (their screen's or one showing through those above it). Each change of the
     others restyled and laid out a header nobody saw (about 5 % of a journey's CPU); they catch
-    up when their screen comes back (KioskScreen.on_screen_resume)."""
+    up when their screen comes back (KioskScreen._status_lines_catch_up)."""
 
     def on_mount(self) -> None:
         self.watch(self.app, "status_text", self._show)
